@@ -1,0 +1,376 @@
+//! Legal move generation, generic over the rule set.
+//!
+//! The generator is fully legal (no make-and-test except for en passant):
+//! royal moves are tested square by square, pinned units keep to their
+//! pin line, and in check other units must capture the checker or block.
+//! Pairs fit in with two observations: a whole pair moves like a piece
+//! whose pattern is the union of its components' patterns, and a split
+//! leaves a piece on the from-square, so it never uncovers a line: pins
+//! do not restrict splits.
+
+use crate::attacks::{self, between, line};
+use crate::bitboard::Bitboard;
+use crate::board::Board;
+use crate::moves::{Move, MoveSink};
+use crate::position::{Position, ep_victim};
+use crate::types::{Color, Role, Square, UnitCode};
+use crate::variant::{Q_ONLY, Rules};
+
+/// What every part of the generator needs to know about the position.
+struct Ctx<'a> {
+    pos: &'a Position,
+    b: &'a Board,
+    us: Color,
+    them: Color,
+    ours: Bitboard,
+    theirs: Bitboard,
+    occ: Bitboard,
+    ksq: Square,
+    /// Squares a non-royal move must end on (all, or block/capture).
+    target: Bitboard,
+    pinned: Bitboard,
+    /// Friendly single non-king pieces: what ChessMerge/Chessplus merge onto.
+    merge_onto: Bitboard,
+}
+
+pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
+    let b = &pos.board;
+    let us = pos.turn;
+    let them = us.other();
+    let ours = b.color(us);
+    let theirs = b.color(them);
+    let occ = ours | theirs;
+    let Some(ksq) = b.royal(us) else { return };
+    let checkers = b.attackers_to(ksq, them, occ);
+    let mut ctx = Ctx {
+        pos,
+        b,
+        us,
+        them,
+        ours,
+        theirs,
+        occ,
+        ksq,
+        target: Bitboard::FULL,
+        pinned: Bitboard::EMPTY,
+        merge_onto: if R::PAIRS {
+            ours & !b.pairs & !b.role(Role::King)
+        } else {
+            Bitboard::EMPTY
+        },
+    };
+
+    gen_royal::<R, S>(&ctx, checkers, sink);
+    if checkers.more_than_one() {
+        return;
+    }
+    if let Some(checker) = checkers.first() {
+        ctx.target = between(ksq, checker) | checkers;
+    } else {
+        gen_castling(&ctx, sink);
+    }
+    ctx.pinned = pinned(&ctx);
+
+    let movers = ours & !Bitboard::from_square(ksq);
+    let singles = movers & !b.pairs;
+    gen_single_pawns::<R, S>(&ctx, singles & b.role(Role::Pawn), sink);
+    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+        for sq in singles & b.role(role) {
+            let mut dests = attacks::attacks(role, us, sq, occ) & (!ours | merge_targets::<R>(&ctx, role));
+            dests &= ctx.target & pin_mask(&ctx, sq);
+            sink.push_targets(Move::whole(sq, sq), dests);
+        }
+    }
+    if R::PAIRS {
+        for sq in movers & b.pairs {
+            gen_pair::<R, S>(&ctx, sq, b.code(sq), sink);
+        }
+    }
+}
+
+/// Friendly squares a single non-pawn piece of `role` may merge onto.
+#[inline]
+fn merge_targets<R: Rules>(ctx: &Ctx, role: Role) -> Bitboard {
+    if !R::PAIRS {
+        Bitboard::EMPTY
+    } else if R::FUSION {
+        // A rook, bishop or knight fuses with a friendly simple piece of
+        // another type, the king included.
+        let b = ctx.b;
+        let simple = b.role(Role::King) | b.role(Role::Rook) | b.role(Role::Bishop) | b.role(Role::Knight);
+        if matches!(role, Role::Rook | Role::Bishop | Role::Knight) {
+            ctx.ours & !b.pairs & simple & !b.role(role)
+        } else {
+            Bitboard::EMPTY
+        }
+    } else {
+        ctx.merge_onto
+    }
+}
+
+#[inline]
+fn pin_mask(ctx: &Ctx, sq: Square) -> Bitboard {
+    if ctx.pinned.contains(sq) {
+        line(ctx.ksq, sq).without(ctx.ksq)
+    } else {
+        Bitboard::FULL
+    }
+}
+
+/// Our units that alone stand between our royal unit and an enemy slider.
+fn pinned(ctx: &Ctx) -> Bitboard {
+    let b = ctx.b;
+    let queens = b.role(Role::Queen);
+    let snipers = ((attacks::rook_attacks(ctx.ksq, Bitboard::EMPTY) & (b.role(Role::Rook) | queens))
+        | (attacks::bishop_attacks(ctx.ksq, Bitboard::EMPTY) & (b.role(Role::Bishop) | queens)))
+        & ctx.theirs;
+    let mut pinned = Bitboard::EMPTY;
+    for s in snipers {
+        let blockers = between(ctx.ksq, s) & ctx.occ;
+        if !blockers.more_than_one() {
+            pinned |= blockers & ctx.ours;
+        }
+    }
+    pinned
+}
+
+/// Pawn pushes of a pawn (or pawn-carrying unit) on `sq`: the one- and
+/// two-square steps to empty squares, plus, when `may_merge`, steps onto
+/// a friendly single piece.
+#[inline]
+fn pawn_pushes<R: Rules>(ctx: &Ctx, sq: Square, may_merge: bool) -> Bitboard {
+    let white = ctx.us == Color::White;
+    let one = Bitboard::from_square(sq).forward(white);
+    let landing = if may_merge { !ctx.occ | ctx.merge_onto } else { !ctx.occ };
+    let mut dests = one & landing;
+    if R::DOUBLE_STEP && sq.rank() == if white { 1 } else { 6 } && (one & ctx.occ).is_empty() {
+        dests |= one.forward(white) & landing;
+    }
+    dests
+}
+
+fn gen_single_pawns<R: Rules, S: MoveSink>(ctx: &Ctx, pawns: Bitboard, sink: &mut S) {
+    let last = Bitboard::rank(ctx.us.last_rank());
+    for sq in pawns {
+        let mut dests = pawn_pushes::<R>(ctx, sq, R::PAWN_MERGES)
+            | (attacks::pawn_attacks(ctx.us, sq) & ctx.theirs);
+        dests &= ctx.target & pin_mask(ctx, sq);
+        let base = Move::whole(sq, sq);
+        push_pawn_moves::<R, S>(ctx, base, dests, last, sink);
+        if R::EN_PASSANT {
+            gen_en_passant(ctx, sq, base, sink);
+        }
+    }
+}
+
+/// Pushes pawn moves, expanding promotions on the last rank.
+#[inline]
+fn push_pawn_moves<R: Rules, S: MoveSink>(ctx: &Ctx, base: Move, dests: Bitboard, last: Bitboard, sink: &mut S) {
+    sink.push_targets(base, dests & !last);
+    let promoting = dests & last;
+    if promoting.any() {
+        if R::PAIR_PROMOTES_TO_QUEEN_ONLY {
+            // Chessplus: a pawn stepping onto a friendly piece there makes a
+            // pair on the last rank, which becomes a queen.
+            sink.push_promotions(base, promoting & !ctx.ours, R::PROMOTIONS);
+            sink.push_promotions(base, promoting & ctx.ours, Q_ONLY);
+        } else {
+            sink.push_promotions(base, promoting, R::PROMOTIONS);
+        }
+    }
+}
+
+/// An en passant capture by the pawn pattern of the unit on `from`, if
+/// the en passant square is in reach and the capture is legal.
+#[inline]
+fn gen_en_passant<S: MoveSink>(ctx: &Ctx, from: Square, base: Move, sink: &mut S) {
+    if let Some(ep) = ctx.pos.ep
+        && attacks::pawn_attacks(ctx.us, from).contains(ep)
+    {
+        let m = base.with_to(ep).with_en_passant();
+        if en_passant_is_legal(ctx, m) {
+            sink.push(m);
+        }
+    }
+}
+
+/// Make-and-test for en passant, which can uncover lines in odd ways.
+fn en_passant_is_legal(ctx: &Ctx, m: Move) -> bool {
+    let victim = ep_victim(m);
+    let mut occ = ctx.occ.without(victim).with(m.to());
+    if !m.is_split() {
+        occ = occ.without(m.from());
+    }
+    (ctx.b.attackers_to(ctx.ksq, ctx.them, occ) & !Bitboard::from_square(victim)).is_empty()
+}
+
+fn gen_pair<R: Rules, S: MoveSink>(ctx: &Ctx, sq: Square, code: UnitCode, sink: &mut S) {
+    let (a, b) = (code.first(), code.second().expect("pair"));
+    let us = ctx.us;
+    let last = Bitboard::rank(us.last_rank());
+    let has_pawn = b == Role::Pawn;
+
+    // Whole moves: the union of both patterns; a pair never merges.
+    let mut dests = Bitboard::EMPTY;
+    for role in [a, b] {
+        dests |= if role == Role::Pawn {
+            pawn_pushes::<R>(ctx, sq, false) | (attacks::pawn_attacks(us, sq) & ctx.theirs)
+        } else {
+            attacks::attacks(role, us, sq, ctx.occ) & !ctx.ours
+        };
+    }
+    let base = Move::whole(sq, sq);
+    if R::EN_PASSANT
+        && has_pawn
+        && let Some(ep) = ctx.pos.ep
+        && attacks::pawn_attacks(us, sq).contains(ep)
+    {
+        // One string, one move: reaching the en passant square is the
+        // en passant capture, even if the other pattern could go there.
+        dests = dests.without(ep);
+        gen_en_passant(ctx, sq, base, sink);
+    }
+    dests &= ctx.target & pin_mask(ctx, sq);
+    if has_pawn {
+        sink.push_targets(base, dests & !last);
+        let promo = if R::PAIR_PROMOTES_TO_QUEEN_ONLY { Q_ONLY } else { R::PROMOTIONS };
+        sink.push_promotions(base, dests & last, promo);
+    } else {
+        sink.push_targets(base, dests);
+    }
+
+    // Split moves: one component leaves under its own pattern.
+    if R::FUSION {
+        if ctx.b.is_attacked(sq, ctx.them, ctx.occ) {
+            return;
+        }
+        for role in [a, b] {
+            let dests = attacks::attacks(role, us, sq, ctx.occ) & !ctx.occ & ctx.target;
+            sink.push_targets(Move::split_of(role, sq, sq), dests);
+        }
+        return;
+    }
+    for role in [a, b] {
+        if role == b && a == b {
+            break; // two identical pieces: one split move per destination
+        }
+        let base = Move::split_of(role, sq, sq);
+        if role == Role::Pawn {
+            let dests = (pawn_pushes::<R>(ctx, sq, true) | (attacks::pawn_attacks(us, sq) & ctx.theirs)) & ctx.target;
+            push_pawn_moves::<R, S>(ctx, base, dests, last, sink);
+            if R::EN_PASSANT {
+                gen_en_passant(ctx, sq, base, sink);
+            }
+        } else {
+            let dests = attacks::attacks(role, us, sq, ctx.occ) & (!ctx.ours | ctx.merge_onto) & ctx.target;
+            sink.push_targets(base, dests);
+        }
+    }
+}
+
+/// Moves of the royal unit: a king, or in Fusion a royal compound.
+fn gen_royal<R: Rules, S: MoveSink>(ctx: &Ctx, checkers: Bitboard, sink: &mut S) {
+    let b = ctx.b;
+    let ksq = ctx.ksq;
+    let without_royal = ctx.occ.without(ksq);
+    let safe = |sq: Square, occ: Bitboard| !b.is_attacked(sq, ctx.them, occ);
+
+    let mut king_dests = Bitboard::EMPTY;
+    for to in attacks::king_attacks(ksq) & !ctx.ours {
+        if safe(to, without_royal) {
+            king_dests = king_dests.with(to);
+        }
+    }
+    sink.push_targets(Move::whole(ksq, ksq), king_dests);
+
+    if !R::FUSION {
+        return;
+    }
+    let code = b.code(ksq);
+    let Some(other) = code.second() else { return };
+    // A royal compound also moves as its other component, never passing
+    // through an attacked square (tested with the royal unit lifted off).
+    let adjacent = attacks::king_attacks(ksq);
+    let mut dests = Bitboard::EMPTY;
+    match other {
+        Role::Knight => {
+            for to in attacks::knight_attacks(ksq) & !ctx.ours {
+                if safe(to, without_royal) {
+                    let (i1, i2) = knight_passes(ksq, to);
+                    if safe(i1, without_royal) || safe(i2, without_royal) {
+                        dests = dests.with(to);
+                    }
+                }
+            }
+        }
+        _ => {
+            for to in attacks::attacks(other, ctx.us, ksq, ctx.occ) & !ctx.ours & !adjacent {
+                if safe(to, without_royal) && between(ksq, to).all_safe(|s| safe(s, without_royal)) {
+                    dests = dests.with(to);
+                }
+            }
+        }
+    }
+    sink.push_targets(Move::whole(ksq, ksq), dests);
+
+    // Fission of the royal compound, only when it is not attacked; the
+    // component stays on the square, so only a leaving king needs a test.
+    if checkers.is_empty() {
+        let mut king_split = Bitboard::EMPTY;
+        for to in adjacent & !ctx.occ {
+            if safe(to, ctx.occ) {
+                king_split = king_split.with(to);
+            }
+        }
+        sink.push_targets(Move::split_of(Role::King, ksq, ksq), king_split);
+        let other_dests = attacks::attacks(other, ctx.us, ksq, ctx.occ) & !ctx.occ;
+        sink.push_targets(Move::split_of(other, ksq, ksq), other_dests);
+    }
+}
+
+/// The two squares a knight's move from `from` to `to` may pass over:
+/// one orthogonal step then a diagonal one, or the reverse.
+pub(crate) fn knight_passes(from: Square, to: Square) -> (Square, Square) {
+    let df = to.file() as i8 - from.file() as i8;
+    let dr = to.rank() as i8 - from.rank() as i8;
+    let at = |f: i8, r: i8| {
+        Square::from_coords((from.file() as i8 + f) as u8, (from.rank() as i8 + r) as u8).expect("on board")
+    };
+    if df.abs() == 2 {
+        (at(df.signum(), 0), at(df.signum(), dr))
+    } else {
+        (at(0, dr.signum()), at(df, dr.signum()))
+    }
+}
+
+fn gen_castling<S: MoveSink>(ctx: &Ctx, sink: &mut S) {
+    let rank = ctx.us.back_rank();
+    let rights = ctx.pos.castling & Bitboard::rank(rank);
+    if rights.is_empty() {
+        return;
+    }
+    let ksq = ctx.ksq;
+    let code = ctx.b.code(ksq);
+    if ksq.file() != 4 || ksq.rank() != rank || code.is_pair() {
+        return;
+    }
+    for corner in rights {
+        if (between(ksq, corner) & ctx.occ).any() {
+            continue;
+        }
+        let kingside = corner.file() == 7;
+        let pass = Square::from_coords(if kingside { 5 } else { 3 }, rank).expect("sq");
+        let land = Square::from_coords(if kingside { 6 } else { 2 }, rank).expect("sq");
+        if !ctx.b.is_attacked(pass, ctx.them, ctx.occ) && !ctx.b.is_attacked(land, ctx.them, ctx.occ) {
+            sink.push(Move::castle(ksq, land));
+        }
+    }
+}
+
+impl Bitboard {
+    /// Whether `f` holds for every square of the set.
+    #[inline]
+    fn all_safe(self, f: impl Fn(Square) -> bool) -> bool {
+        self.into_iter().all(f)
+    }
+}
