@@ -310,8 +310,9 @@ mod tests {
     fn lines_and_between() {
         let a1 = Square::new(0);
         let h8 = Square::new(63);
-        let e4: Square = "e4".parse().unwrap();
-        assert!(aligned(a1, h8, e4));
+        let d4: Square = "d4".parse().unwrap();
+        assert!(aligned(a1, h8, d4));
+        assert!(!aligned(a1, h8, "e4".parse().unwrap()));
         assert_eq!(between(a1, h8).count(), 6);
         assert_eq!(line(a1, h8).count(), 8);
         assert!(between(a1, "b3".parse().unwrap()).is_empty());

@@ -111,19 +111,6 @@ impl Board {
         self.attackers_to(sq, by, occupied).any()
     }
 
-    /// Every square `by` attacks (pawns: their captures).
-    pub(crate) fn attacked_squares(&self, by: Color, occupied: Bitboard) -> Bitboard {
-        let mut result = Bitboard::EMPTY;
-        for sq in self.color(by) {
-            let code = self.code(sq);
-            result |= attacks::attacks(code.first(), by, sq, occupied);
-            if let Some(s) = code.second() {
-                result |= attacks::attacks(s, by, sq, occupied);
-            }
-        }
-        result
-    }
-
     /// The unit of `color` that holds a king (its royal unit), if any.
     #[inline]
     pub(crate) fn royal(&self, color: Color) -> Option<Square> {

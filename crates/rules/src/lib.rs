@@ -21,18 +21,23 @@
 pub mod attacks;
 mod bitboard;
 mod board;
+mod game;
 mod movegen;
 mod moves;
 mod perft;
+pub mod pgn;
 mod position;
+mod san;
 mod types;
 mod uci;
 mod variant;
 mod zobrist;
 
 pub use bitboard::Bitboard;
+pub use game::Game;
 pub use moves::{MAX_MOVES, Move, MoveList};
 pub use perft::{perft, perft_divide};
 pub use position::{FenError, FenField, Position, START_FEN};
+pub use san::Outcome;
 pub use types::{Color, ParseSquareError, ParseVariantError, Piece, Role, Square, Unit, Variant};
 pub use uci::MoveError;

@@ -5,7 +5,6 @@
 use crate::types::{Role, Variant};
 
 pub(crate) trait Rules: 'static {
-    const VARIANT: Variant;
     /// Units may be pairs at all.
     const PAIRS: bool;
     /// Fusion Chess: compounds of different simple pieces, royal
@@ -36,7 +35,6 @@ pub(crate) struct FusionRules;
 pub(crate) struct StandardRules;
 
 impl Rules for ChessMergeRules {
-    const VARIANT: Variant = Variant::ChessMerge;
     const PAIRS: bool = true;
     const FUSION: bool = false;
     const DOUBLE_STEP: bool = false;
@@ -47,7 +45,6 @@ impl Rules for ChessMergeRules {
 }
 
 impl Rules for ChessplusRules {
-    const VARIANT: Variant = Variant::Chessplus;
     const PAIRS: bool = true;
     const FUSION: bool = false;
     const DOUBLE_STEP: bool = true;
@@ -58,7 +55,6 @@ impl Rules for ChessplusRules {
 }
 
 impl Rules for FusionRules {
-    const VARIANT: Variant = Variant::Fusion;
     const PAIRS: bool = true;
     const FUSION: bool = true;
     const DOUBLE_STEP: bool = true;
@@ -69,7 +65,6 @@ impl Rules for FusionRules {
 }
 
 impl Rules for StandardRules {
-    const VARIANT: Variant = Variant::Standard;
     const PAIRS: bool = false;
     const FUSION: bool = false;
     const DOUBLE_STEP: bool = true;

@@ -1,0 +1,171 @@
+//! Property tests over random playouts in every variant.
+
+use chessmerge_rules::{Color, Game, Move, Position, Role, Variant, pgn};
+use std::collections::HashSet;
+
+/// A small deterministic generator (no dependency needed).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn piece_count(pos: &Position) -> u32 {
+    let mut n = 0;
+    for i in 0..64 {
+        if let Some(u) = pos.unit_at(chessmerge_rules::Square::new(i)) {
+            n += if u.is_pair() { 2 } else { 1 };
+        }
+    }
+    n
+}
+
+/// Whether the move ends with a pawn-carrying pair promoting into one
+/// piece (the only way besides captures that pieces leave the board).
+fn pair_promotes(pos: &Position, m: Move) -> bool {
+    m.promotion().is_some()
+        && (pos.moving_unit(m).is_some_and(|u| u.is_pair()) || pos.is_merge(m))
+}
+
+fn playouts(variant: Variant, games: usize, plies: usize, seed: u64, mut check: impl FnMut(&Position, Move, &Position)) {
+    let mut rng = Rng(seed);
+    for _ in 0..games {
+        let mut pos = Position::new(variant);
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[rng.below(moves.len())];
+            let next = pos.play(m);
+            check(&pos, m, &next);
+            pos = next;
+        }
+    }
+}
+
+#[test]
+fn no_duplicate_moves_and_unique_strings() {
+    for variant in Variant::ALL {
+        playouts(variant, 40, 150, 7, |pos, _, _| {
+            let moves = pos.legal_moves();
+            let strings: HashSet<String> = moves.iter().map(|m| m.to_string()).collect();
+            assert_eq!(strings.len(), moves.len(), "duplicate move string in {variant} {}", pos.fen());
+        });
+    }
+}
+
+#[test]
+fn no_move_leaves_the_royal_unit_attacked() {
+    for variant in Variant::ALL {
+        playouts(variant, 40, 150, 11, |pos, m, next| {
+            let mover = pos.turn();
+            assert!(
+                !next.is_attacked(next.royal_square(mover), mover.other()),
+                "{variant}: {m} from {} leaves the royal unit attacked",
+                pos.fen()
+            );
+        });
+    }
+}
+
+#[test]
+fn merge_fen_round_trips() {
+    for variant in Variant::ALL {
+        playouts(variant, 40, 150, 13, |_, _, next| {
+            let fen = next.fen();
+            let back = Position::from_fen(variant, &fen).unwrap_or_else(|e| panic!("{variant} {fen}: {e}"));
+            assert_eq!(back.fen(), fen);
+            assert_eq!(back.zobrist(), next.zobrist(), "{variant} {fen}: key differs after reading back");
+        });
+    }
+}
+
+#[test]
+fn piece_counts_fall_only_by_captures_and_pair_promotions() {
+    for variant in Variant::ALL {
+        playouts(variant, 40, 150, 17, |pos, m, next| {
+            let before = piece_count(pos);
+            let after = piece_count(next);
+            let captured = pos.captured(m).map_or(0, |u| if u.is_pair() { 2 } else { 1 });
+            let promoted = u32::from(pair_promotes(pos, m) && !(variant != Variant::Chessplus && pos.is_merge(m)));
+            assert_eq!(
+                after + captured + promoted,
+                before,
+                "{variant}: {m} from {} changed the piece count unexpectedly",
+                pos.fen()
+            );
+        });
+    }
+}
+
+#[test]
+fn readable_notation_and_merge_uci_give_the_same_position() {
+    for variant in Variant::ALL {
+        playouts(variant, 25, 120, 19, |pos, m, next| {
+            let san = pos.san(m);
+            let parsed = pos.parse_san(&san).unwrap_or_else(|e| panic!("{variant} {}: {san}: {e}", pos.fen()));
+            assert_eq!(parsed, m, "{variant} {}: {san}", pos.fen());
+            assert_eq!(pos.play(parsed).fen(), next.fen());
+            let via_uci = pos.play_uci(&m.to_string()).expect("own Merge-UCI is legal");
+            assert_eq!(via_uci.fen(), next.fen());
+        });
+    }
+}
+
+#[test]
+fn zobrist_keys_match_positions() {
+    // Incremental keys equal keys computed from scratch (via FEN), and
+    // equal positions reached by different orders share keys.
+    for variant in Variant::ALL {
+        let a = Position::new(variant).play_uci("g1f3").unwrap().play_uci("g8f6").unwrap().play_uci("b1c3").unwrap();
+        let b = Position::new(variant).play_uci("b1c3").unwrap().play_uci("g8f6").unwrap().play_uci("g1f3").unwrap();
+        assert_eq!(a.zobrist(), b.zobrist());
+        assert_ne!(a.zobrist(), Position::new(variant).zobrist());
+    }
+}
+
+#[test]
+fn pgn_round_trips_random_games() {
+    let mut rng = Rng(23);
+    for variant in Variant::ALL {
+        for _ in 0..8 {
+            let mut game = Game::new(Position::new(variant));
+            for _ in 0..80 {
+                if game.outcome().is_some() {
+                    break;
+                }
+                let moves = game.position().legal_moves();
+                let m = moves[rng.below(moves.len())];
+                game.play(m).unwrap();
+            }
+            let text = pgn::write(&game, &[("White".into(), "a".into())], "*");
+            let back = pgn::read(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(back.game.moves(), game.moves(), "{text}");
+            assert_eq!(back.game.position().fen(), game.position().fen());
+            assert_eq!(back.tag("White"), Some("a"));
+        }
+    }
+}
+
+#[test]
+fn playouts_reach_pairs_and_promotions() {
+    // Guards the playouts above against testing nothing interesting.
+    let mut pairs = 0;
+    let mut pair_moves = 0;
+    playouts(Variant::ChessMerge, 40, 150, 29, |pos, m, next| {
+        pairs += next.pairs().count();
+        if pos.moving_unit(m).is_some_and(|u| u.is_pair()) || m.is_split() {
+            pair_moves += 1;
+        }
+        let _ = (Color::White, Role::Pawn);
+    });
+    assert!(pairs > 1000 && pair_moves > 500, "pairs {pairs}, pair moves {pair_moves}");
+}
