@@ -27,7 +27,11 @@ fn main() -> ExitCode {
             // clap prints help/version to stdout (exit 0) and usage errors to
             // stderr (exit 2).
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     match run(cli) {

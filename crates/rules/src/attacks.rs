@@ -301,7 +301,10 @@ mod tests {
             for sq in 0..64 {
                 let s = Square::new(sq as u8);
                 assert_eq!(rook_attacks(s, Bitboard(occ)).0, slide(sq, occ, &ROOK_DIRS));
-                assert_eq!(bishop_attacks(s, Bitboard(occ)).0, slide(sq, occ, &BISHOP_DIRS));
+                assert_eq!(
+                    bishop_attacks(s, Bitboard(occ)).0,
+                    slide(sq, occ, &BISHOP_DIRS)
+                );
             }
         }
     }

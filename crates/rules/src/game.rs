@@ -124,7 +124,10 @@ impl Game {
             let key = *self.keys.last().expect("never empty");
             // Only positions since the last irreversible move can repeat.
             let window = (pos.halfmove_clock() as usize + 1).min(self.keys.len());
-            let seen = self.keys[self.keys.len() - window..].iter().filter(|&&k| k == key).count();
+            let seen = self.keys[self.keys.len() - window..]
+                .iter()
+                .filter(|&&k| k == key)
+                .count();
             if seen >= 3 {
                 return Some(Outcome::Repetition);
             }

@@ -76,7 +76,8 @@ pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
     gen_single_pawns::<R, S>(&ctx, singles & b.role(Role::Pawn), sink);
     for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
         for sq in singles & b.role(role) {
-            let mut dests = attacks::attacks(role, us, sq, occ) & (!ours | merge_targets::<R>(&ctx, role));
+            let mut dests =
+                attacks::attacks(role, us, sq, occ) & (!ours | merge_targets::<R>(&ctx, role));
             dests &= ctx.target & pin_mask(&ctx, sq);
             sink.push_targets(Move::whole(sq, sq), dests);
         }
@@ -97,7 +98,8 @@ fn merge_targets<R: Rules>(ctx: &Ctx, role: Role) -> Bitboard {
         // A rook, bishop or knight fuses with a friendly simple piece of
         // another type, the king included.
         let b = ctx.b;
-        let simple = b.role(Role::King) | b.role(Role::Rook) | b.role(Role::Bishop) | b.role(Role::Knight);
+        let simple =
+            b.role(Role::King) | b.role(Role::Rook) | b.role(Role::Bishop) | b.role(Role::Knight);
         if matches!(role, Role::Rook | Role::Bishop | Role::Knight) {
             ctx.ours & !b.pairs & simple & !b.role(role)
         } else {
@@ -121,7 +123,8 @@ fn pin_mask(ctx: &Ctx, sq: Square) -> Bitboard {
 fn pinned(ctx: &Ctx) -> Bitboard {
     let b = ctx.b;
     let queens = b.role(Role::Queen);
-    let snipers = ((attacks::rook_attacks(ctx.ksq, Bitboard::EMPTY) & (b.role(Role::Rook) | queens))
+    let snipers = ((attacks::rook_attacks(ctx.ksq, Bitboard::EMPTY)
+        & (b.role(Role::Rook) | queens))
         | (attacks::bishop_attacks(ctx.ksq, Bitboard::EMPTY) & (b.role(Role::Bishop) | queens)))
         & ctx.theirs;
     let mut pinned = Bitboard::EMPTY;
@@ -141,7 +144,11 @@ fn pinned(ctx: &Ctx) -> Bitboard {
 fn pawn_pushes<R: Rules>(ctx: &Ctx, sq: Square, may_merge: bool) -> Bitboard {
     let white = ctx.us == Color::White;
     let one = Bitboard::from_square(sq).forward(white);
-    let landing = if may_merge { !ctx.occ | ctx.merge_onto } else { !ctx.occ };
+    let landing = if may_merge {
+        !ctx.occ | ctx.merge_onto
+    } else {
+        !ctx.occ
+    };
     let mut dests = one & landing;
     if R::DOUBLE_STEP && sq.rank() == if white { 1 } else { 6 } && (one & ctx.occ).is_empty() {
         dests |= one.forward(white) & landing;
@@ -165,7 +172,13 @@ fn gen_single_pawns<R: Rules, S: MoveSink>(ctx: &Ctx, pawns: Bitboard, sink: &mu
 
 /// Pushes pawn moves, expanding promotions on the last rank.
 #[inline]
-fn push_pawn_moves<R: Rules, S: MoveSink>(ctx: &Ctx, base: Move, dests: Bitboard, last: Bitboard, sink: &mut S) {
+fn push_pawn_moves<R: Rules, S: MoveSink>(
+    ctx: &Ctx,
+    base: Move,
+    dests: Bitboard,
+    last: Bitboard,
+    sink: &mut S,
+) {
     sink.push_targets(base, dests & !last);
     let promoting = dests & last;
     if promoting.any() {
@@ -233,7 +246,11 @@ fn gen_pair<R: Rules, S: MoveSink>(ctx: &Ctx, sq: Square, code: UnitCode, sink: 
     dests &= ctx.target & pin_mask(ctx, sq);
     if has_pawn {
         sink.push_targets(base, dests & !last);
-        let promo = if R::PAIR_PROMOTES_TO_QUEEN_ONLY { Q_ONLY } else { R::PROMOTIONS };
+        let promo = if R::PAIR_PROMOTES_TO_QUEEN_ONLY {
+            Q_ONLY
+        } else {
+            R::PROMOTIONS
+        };
         sink.push_promotions(base, dests & last, promo);
     } else {
         sink.push_targets(base, dests);
@@ -256,13 +273,16 @@ fn gen_pair<R: Rules, S: MoveSink>(ctx: &Ctx, sq: Square, code: UnitCode, sink: 
         }
         let base = Move::split_of(role, sq, sq);
         if role == Role::Pawn {
-            let dests = (pawn_pushes::<R>(ctx, sq, true) | (attacks::pawn_attacks(us, sq) & ctx.theirs)) & ctx.target;
+            let dests = (pawn_pushes::<R>(ctx, sq, true)
+                | (attacks::pawn_attacks(us, sq) & ctx.theirs))
+                & ctx.target;
             push_pawn_moves::<R, S>(ctx, base, dests, last, sink);
             if R::EN_PASSANT {
                 gen_en_passant(ctx, sq, base, sink);
             }
         } else {
-            let dests = attacks::attacks(role, us, sq, ctx.occ) & (!ctx.ours | ctx.merge_onto) & ctx.target;
+            let dests =
+                attacks::attacks(role, us, sq, ctx.occ) & (!ctx.ours | ctx.merge_onto) & ctx.target;
             sink.push_targets(base, dests);
         }
     }
@@ -305,7 +325,8 @@ fn gen_royal<R: Rules, S: MoveSink>(ctx: &Ctx, checkers: Bitboard, sink: &mut S)
         }
         _ => {
             for to in attacks::attacks(other, ctx.us, ksq, ctx.occ) & !ctx.ours & !adjacent {
-                if safe(to, without_royal) && between(ksq, to).all_safe(|s| safe(s, without_royal)) {
+                if safe(to, without_royal) && between(ksq, to).all_safe(|s| safe(s, without_royal))
+                {
                     dests = dests.with(to);
                 }
             }
@@ -334,7 +355,8 @@ pub(crate) fn knight_passes(from: Square, to: Square) -> (Square, Square) {
     let df = to.file() as i8 - from.file() as i8;
     let dr = to.rank() as i8 - from.rank() as i8;
     let at = |f: i8, r: i8| {
-        Square::from_coords((from.file() as i8 + f) as u8, (from.rank() as i8 + r) as u8).expect("on board")
+        Square::from_coords((from.file() as i8 + f) as u8, (from.rank() as i8 + r) as u8)
+            .expect("on board")
     };
     if df.abs() == 2 {
         (at(df.signum(), 0), at(df.signum(), dr))
@@ -361,7 +383,9 @@ fn gen_castling<S: MoveSink>(ctx: &Ctx, sink: &mut S) {
         let kingside = corner.file() == 7;
         let pass = Square::from_coords(if kingside { 5 } else { 3 }, rank).expect("sq");
         let land = Square::from_coords(if kingside { 6 } else { 2 }, rank).expect("sq");
-        if !ctx.b.is_attacked(pass, ctx.them, ctx.occ) && !ctx.b.is_attacked(land, ctx.them, ctx.occ) {
+        if !ctx.b.is_attacked(pass, ctx.them, ctx.occ)
+            && !ctx.b.is_attacked(land, ctx.them, ctx.occ)
+        {
             sink.push(Move::castle(ksq, land));
         }
     }

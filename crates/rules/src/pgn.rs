@@ -17,7 +17,10 @@ pub struct PgnGame {
 impl PgnGame {
     /// The value of a tag, if present.
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -89,19 +92,30 @@ pub fn read(text: &str) -> Result<PgnGame, PgnError> {
     for (n, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.starts_with('[') && movetext.trim().is_empty() {
-            tags.push(parse_tag(t).ok_or_else(|| PgnError(format!("line {}: malformed tag {t:?}", n + 1)))?);
+            tags.push(
+                parse_tag(t)
+                    .ok_or_else(|| PgnError(format!("line {}: malformed tag {t:?}", n + 1)))?,
+            );
         } else if !t.starts_with('%') {
             movetext.push_str(line);
             movetext.push('\n');
         }
     }
-    let find = |name: &str| tags.iter().find(|(k, _)| k == name).map(|(_, v): &(String, String)| v.clone());
+    let find = |name: &str| {
+        tags.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v): &(String, String)| v.clone())
+    };
     let variant: Variant = match find("Variant") {
-        Some(v) => v.parse().map_err(|e| PgnError(format!("Variant tag: {e}")))?,
+        Some(v) => v
+            .parse()
+            .map_err(|e| PgnError(format!("Variant tag: {e}")))?,
         None => Variant::Standard,
     };
     let start = match find("FEN") {
-        Some(fen) => Position::from_fen(variant, &fen).map_err(|e| PgnError(format!("FEN tag: {e}")))?,
+        Some(fen) => {
+            Position::from_fen(variant, &fen).map_err(|e| PgnError(format!("FEN tag: {e}")))?
+        }
         None => Position::new(variant),
     };
     let mut game = Game::new(start);
@@ -111,8 +125,13 @@ pub fn read(text: &str) -> Result<PgnGame, PgnError> {
             result = token;
             break;
         }
-        let ply = game.moves().len();
-        let number = format!("{}{}", ply / 2 + 1, if ply % 2 == 0 { "." } else { "..." });
+        let pos = game.position();
+        let dots = if pos.turn() == Color::White {
+            "."
+        } else {
+            "..."
+        };
+        let number = format!("{}{dots}", pos.fullmove_number());
         game.play_text(&token)
             .map_err(|e| PgnError(format!("move {number} {token}: {e}")))?;
     }
@@ -149,7 +168,11 @@ fn movetext_tokens(text: &str) -> Result<Vec<String>, PgnError> {
         if !word.is_empty() && depth == 0 {
             // Strip a move number glued to the move ("12.Nf3", "12...Nf3").
             let w = word.trim_start_matches(|c: char| c.is_ascii_digit());
-            let w = if w.len() < word.len() && w.starts_with('.') { w.trim_start_matches('.') } else { word.as_str() };
+            let w = if w.len() < word.len() && w.starts_with('.') {
+                w.trim_start_matches('.')
+            } else {
+                word.as_str()
+            };
             let is_number = word.chars().all(|c| c.is_ascii_digit() || c == '.');
             if !w.is_empty() && !is_number && !w.starts_with('$') {
                 tokens.push(w.to_owned());
@@ -200,7 +223,8 @@ mod tests {
 
     #[test]
     fn tokens_skip_comments_numbers_and_variations() {
-        let t = movetext_tokens("1. e4 {best} e5 (1... c5 2. Nf3) 2.Nf3 $1 ; note\n2... N&d7 *").unwrap();
+        let t = movetext_tokens("1. e4 {best} e5 (1... c5 2. Nf3) 2.Nf3 $1 ; note\n2... N&d7 *")
+            .unwrap();
         assert_eq!(t, ["e4", "e5", "Nf3", "N&d7", "*"]);
     }
 

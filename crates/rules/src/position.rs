@@ -242,7 +242,10 @@ impl Position {
         if !with_rules!(self.variant, R => R::EN_PASSANT) {
             return Err(fen_err(
                 FenField::EnPassant,
-                format!("{} has no en passant; the field must be -", self.variant.name()),
+                format!(
+                    "{} has no en passant; the field must be -",
+                    self.variant.name()
+                ),
             ));
         }
         let (rank, dir): (u8, i8) = match self.turn {
@@ -337,7 +340,9 @@ impl Position {
     /// The square of `color`'s royal unit (its king, or in Fusion a royal
     /// compound).
     pub fn royal_square(&self, color: Color) -> Square {
-        self.board.royal(color).expect("a valid position has a royal unit")
+        self.board
+            .royal(color)
+            .expect("a valid position has a royal unit")
     }
 
     /// Units of the opponent attacking the side to move's royal unit.
@@ -410,9 +415,7 @@ impl Position {
         if m.is_en_passant() {
             return self.board.unit_at(ep_victim(m));
         }
-        self.board
-            .unit_at(m.to())
-            .filter(|u| u.color != self.turn)
+        self.board.unit_at(m.to()).filter(|u| u.color != self.turn)
     }
 
     pub fn is_capture(&self, m: Move) -> bool {
@@ -548,7 +551,11 @@ impl Position {
                 }
             }
         }
-        p.halfmove = if reset_clock { 0 } else { self.halfmove.saturating_add(1) };
+        p.halfmove = if reset_clock {
+            0
+        } else {
+            self.halfmove.saturating_add(1)
+        };
         if us == Color::Black {
             p.fullmove = self.fullmove.saturating_add(1);
         }
@@ -570,7 +577,9 @@ fn parse_counter(s: &str, field: FenField) -> Result<u32, FenError> {
             format!("expected a decimal integer, found {s:?}"),
         ));
     }
-    let v: u64 = s.parse().map_err(|_| fen_err(field, format!("{s:?} is not a number")))?;
+    let v: u64 = s
+        .parse()
+        .map_err(|_| fen_err(field, format!("{s:?} is not a number")))?;
     if v > i32::MAX as u64 {
         return Err(fen_err(field, format!("{v} is larger than 2^31 - 1")));
     }

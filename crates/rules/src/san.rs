@@ -19,7 +19,11 @@ impl Position {
         let mut s = self.san_plain(m);
         let after = self.play(m);
         if after.is_check() {
-            s.push(if after.legal_moves().is_empty() { '#' } else { '+' });
+            s.push(if after.legal_moves().is_empty() {
+                '#'
+            } else {
+                '+'
+            });
         }
         s
     }
@@ -27,7 +31,12 @@ impl Position {
     /// The readable notation without the check suffix.
     fn san_plain(&self, m: Move) -> String {
         if m.is_castle() {
-            return if m.to().file() > m.from().file() { "O-O" } else { "O-O-O" }.to_owned();
+            return if m.to().file() > m.from().file() {
+                "O-O"
+            } else {
+                "O-O-O"
+            }
+            .to_owned();
         }
         let Some(unit) = self.unit_at(m.from()) else {
             return m.to_string();
@@ -39,7 +48,10 @@ impl Position {
         } else {
             ""
         };
-        let promo = m.promotion().map(|r| format!("={}", r.upper())).unwrap_or_default();
+        let promo = m
+            .promotion()
+            .map(|r| format!("={}", r.upper()))
+            .unwrap_or_default();
         if let Some(c) = m.split() {
             return format!("{}/{}{marker}{}{promo}", c.upper(), m.from(), m.to());
         }
@@ -95,9 +107,17 @@ impl Position {
             return Ok(*m);
         }
         // Lenient second pass: ignore the x/&/=/- markers.
-        let loose = |s: &str| s.chars().filter(|c| !matches!(c, 'x' | '&' | '=' | '-')).collect::<String>();
+        let loose = |s: &str| {
+            s.chars()
+                .filter(|c| !matches!(c, 'x' | '&' | '=' | '-'))
+                .collect::<String>()
+        };
         let w = loose(&wanted);
-        let found: Vec<Move> = plain.iter().filter(|(_, s)| loose(s) == w).map(|(m, _)| *m).collect();
+        let found: Vec<Move> = plain
+            .iter()
+            .filter(|(_, s)| loose(s) == w)
+            .map(|(m, _)| *m)
+            .collect();
         match found.as_slice() {
             [m] => Ok(*m),
             [] => Err(MoveError::illegal(
@@ -108,7 +128,10 @@ impl Position {
                 text: text.trim().to_owned(),
                 reason: format!(
                     "it could be {}",
-                    many.iter().map(|&m| self.san_plain(m)).collect::<Vec<_>>().join(" or ")
+                    many.iter()
+                        .map(|&m| self.san_plain(m))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
                 ),
             }),
         }
@@ -134,7 +157,9 @@ impl Position {
 pub(crate) fn unit_letters(variant: Variant, unit: Unit) -> String {
     match unit.second {
         None => unit.first.upper().to_string(),
-        Some(Role::Bishop) if variant == Variant::Fusion && unit.first == Role::Rook => "Q".to_owned(),
+        Some(Role::Bishop) if variant == Variant::Fusion && unit.first == Role::Rook => {
+            "Q".to_owned()
+        }
         Some(s) => format!("{}{}", unit.first.upper(), s.upper()),
     }
 }
@@ -151,7 +176,9 @@ fn normalize(text: &str) -> String {
 /// How a game ended by the rules of the board.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
-    Checkmate { winner: Color },
+    Checkmate {
+        winner: Color,
+    },
     Stalemate,
     /// Threefold repetition (Chessplus, Fusion, standard).
     Repetition,

@@ -401,7 +401,9 @@ impl UnitCode {
     /// Dense index for Zobrist tables: 0..168 (colour x first x second).
     #[inline]
     pub(crate) const fn dense(self) -> usize {
-        ((self.0 >> 1) & 1) as usize * 84 + ((self.0 >> 2) & 7) as usize * 7 + (self.0 >> 5) as usize
+        ((self.0 >> 1) & 1) as usize * 84
+            + ((self.0 >> 2) & 7) as usize * 7
+            + (self.0 >> 5) as usize
     }
 }
 

@@ -66,7 +66,10 @@ pub(crate) fn parse_uci_parts(text: &str) -> Result<UciParts, MoveError> {
         let role = Role::from_char(bytes[0] as char).ok_or_else(|| {
             MoveError::malformed(
                 text,
-                format!("{:?} is not a piece letter (P, N, B, R, Q, K)", bytes[0] as char),
+                format!(
+                    "{:?} is not a piece letter (P, N, B, R, Q, K)",
+                    bytes[0] as char
+                ),
             )
         })?;
         (Some(role), &bytes[1..])
@@ -79,10 +82,24 @@ pub(crate) fn parse_uci_parts(text: &str) -> Result<UciParts, MoveError> {
             "expected a from-square and a to-square, such as e2e4",
         ));
     }
-    let from = Square::from_ascii(&rest[0..2])
-        .ok_or_else(|| MoveError::malformed(text, format!("{:?} is not a square", &text[text.len() - rest.len()..][..2])))?;
-    let to = Square::from_ascii(&rest[2..4])
-        .ok_or_else(|| MoveError::malformed(text, format!("{:?} is not a square", &text[text.len() - rest.len() + 2..][..2])))?;
+    let from = Square::from_ascii(&rest[0..2]).ok_or_else(|| {
+        MoveError::malformed(
+            text,
+            format!(
+                "{:?} is not a square",
+                &text[text.len() - rest.len()..][..2]
+            ),
+        )
+    })?;
+    let to = Square::from_ascii(&rest[2..4]).ok_or_else(|| {
+        MoveError::malformed(
+            text,
+            format!(
+                "{:?} is not a square",
+                &text[text.len() - rest.len() + 2..][..2]
+            ),
+        )
+    })?;
     let promotion = match rest.get(4) {
         None => None,
         Some(&c) => match Role::from_char(c as char) {
@@ -122,7 +139,10 @@ impl Position {
 
     pub(crate) fn find_move(&self, p: UciParts) -> Option<Move> {
         self.legal_moves().iter().copied().find(|m| {
-            m.from() == p.from && m.to() == p.to && m.split() == p.split && m.promotion() == p.promotion
+            m.from() == p.from
+                && m.to() == p.to
+                && m.split() == p.split
+                && m.promotion() == p.promotion
         })
     }
 
@@ -135,7 +155,11 @@ impl Position {
             return format!("there is no piece on {}", p.from);
         };
         if unit.color != us {
-            return format!("the {} on {} is not yours: it is {us}'s move", unit.describe(), p.from);
+            return format!(
+                "the {} on {} is not yours: it is {us}'s move",
+                unit.describe(),
+                p.from
+            );
         }
         if p.from == p.to {
             return "a move must go to another square".into();
@@ -210,10 +234,7 @@ impl Position {
                 }
             }
         }
-        if fusion
-            && p.split.is_some()
-            && dest.is_some_and(|d| d.color != us)
-        {
+        if fusion && p.split.is_some() && dest.is_some_and(|d| d.color != us) {
             return "a splitting piece cannot capture".into();
         }
 
@@ -228,7 +249,9 @@ impl Position {
         }
         if !geometric {
             return match mover.second {
-                None if mover.first == Role::Pawn => pawn_words(variant, us, p.from, p.to, dest.is_some()),
+                None if mover.first == Role::Pawn => {
+                    pawn_words(variant, us, p.from, p.to, dest.is_some())
+                }
                 None => format!("a {} cannot move from {} to {}", mover.first, p.from, p.to),
                 Some(s) => format!(
                     "neither the {} nor the {s} can move from {} to {}",
@@ -255,12 +278,15 @@ impl Position {
                 );
             }
             (true, Some(r)) => {
-                let allowed = self.promotion_choices(mover.is_pair() || dest.is_some_and(|d| d.color == us));
+                let allowed =
+                    self.promotion_choices(mover.is_pair() || dest.is_some_and(|d| d.color == us));
                 if !allowed.contains(&r) {
                     return format!(
                         "{} cannot promote to a {r} here: add {}",
                         variant.name(),
-                        self.promotion_words(mover.is_pair() || dest.is_some_and(|d| d.color == us))
+                        self.promotion_words(
+                            mover.is_pair() || dest.is_some_and(|d| d.color == us)
+                        )
                     );
                 }
             }
@@ -268,7 +294,8 @@ impl Position {
         }
 
         if fusion && unit.has(Role::King) && unit.is_pair() && p.split.is_none() {
-            return "that leaves your royal piece attacked or passes it through an attacked square".into();
+            return "that leaves your royal piece attacked or passes it through an attacked square"
+                .into();
         }
         if self.is_check() {
             "that leaves your king in check (you must answer the check)".into()
@@ -278,7 +305,14 @@ impl Position {
     }
 
     /// (the pattern's geometry allows it, the move is possible on this board)
-    fn reach(&self, role: Role, from: Square, to: Square, occ: Bitboard, dest: Option<Unit>) -> (bool, bool) {
+    fn reach(
+        &self,
+        role: Role,
+        from: Square,
+        to: Square,
+        occ: Bitboard,
+        dest: Option<Unit>,
+    ) -> (bool, bool) {
         let us = self.turn;
         if role == Role::Pawn {
             let white = us == Color::White;
@@ -293,20 +327,26 @@ impl Position {
             if same_file && dr == fwd {
                 return (true, !capture);
             }
-            let double_ok = matches!(self.variant, Variant::Chessplus | Variant::Fusion | Variant::Standard)
-                && from.rank() == if white { 1 } else { 6 };
+            let double_ok = matches!(
+                self.variant,
+                Variant::Chessplus | Variant::Fusion | Variant::Standard
+            ) && from.rank() == if white { 1 } else { 6 };
             if same_file && dr == 2 * fwd && double_ok {
-                let mid = Square::from_coords(from.file(), (from.rank() as i8 + fwd) as u8).expect("sq");
+                let mid =
+                    Square::from_coords(from.file(), (from.rank() as i8 + fwd) as u8).expect("sq");
                 return (true, !capture && !occ.contains(mid));
             }
             return (false, false);
         }
         let empty_board = attacks::attacks(role, us, from, Bitboard::EMPTY).contains(to);
-        (empty_board, attacks::attacks(role, us, from, occ).contains(to))
+        (
+            empty_board,
+            attacks::attacks(role, us, from, occ).contains(to),
+        )
     }
 
     fn promotion_choices(&self, pair_result: bool) -> &'static [Role] {
-        use crate::variant::{QRBN, Q_ONLY};
+        use crate::variant::{Q_ONLY, QRBN};
         match self.variant {
             Variant::Chessplus if pair_result => Q_ONLY,
             Variant::Fusion => &[Role::Rook, Role::Bishop, Role::Knight],
@@ -316,7 +356,9 @@ impl Position {
 
     fn promotion_words(&self, pair_result: bool) -> &'static str {
         match self.variant {
-            Variant::Chessplus if pair_result => "q (a pair reaching the last rank becomes a queen)",
+            Variant::Chessplus if pair_result => {
+                "q (a pair reaching the last rank becomes a queen)"
+            }
             Variant::Fusion => "r, b or n (Fusion pawns promote to rook, bishop or knight)",
             _ => "q, r, b or n",
         }
@@ -328,11 +370,15 @@ impl Position {
         let corner = Square::from_coords(if kingside { 7 } else { 0 }, us.back_rank()).expect("sq");
         let side = if kingside { "kingside" } else { "queenside" };
         if !self.castling.contains(corner) {
-            return format!("you can no longer castle {side}: the king or that rook has moved, or the rook was taken");
+            return format!(
+                "you can no longer castle {side}: the king or that rook has moved, or the rook was taken"
+            );
         }
         let king = self.royal_square(us);
         if (attacks::between(king, corner) & self.occupied()).any() {
-            return format!("castling {side} needs every square between the king and the rook empty");
+            return format!(
+                "castling {side} needs every square between the king and the rook empty"
+            );
         }
         if self.is_check() {
             return "you cannot castle out of check".into();
@@ -362,7 +408,9 @@ fn pawn_words(variant: Variant, us: Color, from: Square, to: Square, occupied: b
     }
     if from.rank().abs_diff(to.rank()) == 2 {
         return match variant {
-            Variant::ChessMerge => "ChessMerge pawns move one square at a time (no two-square step)".into(),
+            Variant::ChessMerge => {
+                "ChessMerge pawns move one square at a time (no two-square step)".into()
+            }
             _ if occupied => "a pawn cannot capture straight ahead".into(),
             _ => "a pawn steps two squares only from its second rank, over an empty square".into(),
         };

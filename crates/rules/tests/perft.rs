@@ -12,16 +12,28 @@ fn run_file(variant: Variant, text: &str, max_nodes: u64) -> usize {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let (key, value) = line.split_once(' ').unwrap_or_else(|| panic!("line {}: {line}", n + 1));
+        let (key, value) = line
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("line {}: {line}", n + 1));
         match key {
-            "epd" => pos = Some(Position::from_fen(variant, value.trim()).unwrap_or_else(|e| panic!("line {}: {e}", n + 1))),
+            "epd" => {
+                pos = Some(
+                    Position::from_fen(variant, value.trim())
+                        .unwrap_or_else(|e| panic!("line {}: {e}", n + 1)),
+                )
+            }
             "perft" => {
                 let (depth, nodes) = value.trim().split_once(' ').expect("perft DEPTH NODES");
                 let depth: u32 = depth.parse().unwrap();
                 let nodes: u64 = nodes.parse().unwrap();
                 if nodes <= max_nodes {
                     let p = pos.as_ref().expect("epd before perft");
-                    assert_eq!(perft(p, depth), nodes, "{variant} perft {depth} of {}", p.fen());
+                    assert_eq!(
+                        perft(p, depth),
+                        nodes,
+                        "{variant} perft {depth} of {}",
+                        p.fen()
+                    );
                     checked += 1;
                 }
             }

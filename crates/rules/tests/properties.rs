@@ -30,11 +30,16 @@ fn piece_count(pos: &Position) -> u32 {
 /// Whether the move ends with a pawn-carrying pair promoting into one
 /// piece (the only way besides captures that pieces leave the board).
 fn pair_promotes(pos: &Position, m: Move) -> bool {
-    m.promotion().is_some()
-        && (pos.moving_unit(m).is_some_and(|u| u.is_pair()) || pos.is_merge(m))
+    m.promotion().is_some() && (pos.moving_unit(m).is_some_and(|u| u.is_pair()) || pos.is_merge(m))
 }
 
-fn playouts(variant: Variant, games: usize, plies: usize, seed: u64, mut check: impl FnMut(&Position, Move, &Position)) {
+fn playouts(
+    variant: Variant,
+    games: usize,
+    plies: usize,
+    seed: u64,
+    mut check: impl FnMut(&Position, Move, &Position),
+) {
     let mut rng = Rng(seed);
     for _ in 0..games {
         let mut pos = Position::new(variant);
@@ -57,7 +62,12 @@ fn no_duplicate_moves_and_unique_strings() {
         playouts(variant, 40, 150, 7, |pos, _, _| {
             let moves = pos.legal_moves();
             let strings: HashSet<String> = moves.iter().map(|m| m.to_string()).collect();
-            assert_eq!(strings.len(), moves.len(), "duplicate move string in {variant} {}", pos.fen());
+            assert_eq!(
+                strings.len(),
+                moves.len(),
+                "duplicate move string in {variant} {}",
+                pos.fen()
+            );
         });
     }
 }
@@ -81,9 +91,14 @@ fn merge_fen_round_trips() {
     for variant in Variant::ALL {
         playouts(variant, 40, 150, 13, |_, _, next| {
             let fen = next.fen();
-            let back = Position::from_fen(variant, &fen).unwrap_or_else(|e| panic!("{variant} {fen}: {e}"));
+            let back = Position::from_fen(variant, &fen)
+                .unwrap_or_else(|e| panic!("{variant} {fen}: {e}"));
             assert_eq!(back.fen(), fen);
-            assert_eq!(back.zobrist(), next.zobrist(), "{variant} {fen}: key differs after reading back");
+            assert_eq!(
+                back.zobrist(),
+                next.zobrist(),
+                "{variant} {fen}: key differs after reading back"
+            );
         });
     }
 }
@@ -94,8 +109,12 @@ fn piece_counts_fall_only_by_captures_and_pair_promotions() {
         playouts(variant, 40, 150, 17, |pos, m, next| {
             let before = piece_count(pos);
             let after = piece_count(next);
-            let captured = pos.captured(m).map_or(0, |u| if u.is_pair() { 2 } else { 1 });
-            let promoted = u32::from(pair_promotes(pos, m) && !(variant != Variant::Chessplus && pos.is_merge(m)));
+            let captured = pos
+                .captured(m)
+                .map_or(0, |u| if u.is_pair() { 2 } else { 1 });
+            let promoted = u32::from(
+                pair_promotes(pos, m) && !(variant != Variant::Chessplus && pos.is_merge(m)),
+            );
             assert_eq!(
                 after + captured + promoted,
                 before,
@@ -111,10 +130,14 @@ fn readable_notation_and_merge_uci_give_the_same_position() {
     for variant in Variant::ALL {
         playouts(variant, 25, 120, 19, |pos, m, next| {
             let san = pos.san(m);
-            let parsed = pos.parse_san(&san).unwrap_or_else(|e| panic!("{variant} {}: {san}: {e}", pos.fen()));
+            let parsed = pos
+                .parse_san(&san)
+                .unwrap_or_else(|e| panic!("{variant} {}: {san}: {e}", pos.fen()));
             assert_eq!(parsed, m, "{variant} {}: {san}", pos.fen());
             assert_eq!(pos.play(parsed).fen(), next.fen());
-            let via_uci = pos.play_uci(&m.to_string()).expect("own Merge-UCI is legal");
+            let via_uci = pos
+                .play_uci(&m.to_string())
+                .expect("own Merge-UCI is legal");
             assert_eq!(via_uci.fen(), next.fen());
         });
     }
@@ -125,8 +148,20 @@ fn zobrist_keys_match_positions() {
     // Incremental keys equal keys computed from scratch (via FEN), and
     // equal positions reached by different orders share keys.
     for variant in Variant::ALL {
-        let a = Position::new(variant).play_uci("g1f3").unwrap().play_uci("g8f6").unwrap().play_uci("b1c3").unwrap();
-        let b = Position::new(variant).play_uci("b1c3").unwrap().play_uci("g8f6").unwrap().play_uci("g1f3").unwrap();
+        let a = Position::new(variant)
+            .play_uci("g1f3")
+            .unwrap()
+            .play_uci("g8f6")
+            .unwrap()
+            .play_uci("b1c3")
+            .unwrap();
+        let b = Position::new(variant)
+            .play_uci("b1c3")
+            .unwrap()
+            .play_uci("g8f6")
+            .unwrap()
+            .play_uci("g1f3")
+            .unwrap();
         assert_eq!(a.zobrist(), b.zobrist());
         assert_ne!(a.zobrist(), Position::new(variant).zobrist());
     }
@@ -167,5 +202,8 @@ fn playouts_reach_pairs_and_promotions() {
         }
         let _ = (Color::White, Role::Pawn);
     });
-    assert!(pairs > 1000 && pair_moves > 500, "pairs {pairs}, pair moves {pair_moves}");
+    assert!(
+        pairs > 1000 && pair_moves > 500,
+        "pairs {pairs}, pair moves {pair_moves}"
+    );
 }
