@@ -267,10 +267,9 @@ fn gen_pair<R: Rules, S: MoveSink>(ctx: &Ctx, sq: Square, code: UnitCode, sink: 
         }
         return;
     }
-    for role in [a, b] {
-        if role == b && a == b {
-            break; // two identical pieces: one split move per destination
-        }
+    // Two identical pieces make one split move per destination.
+    let components: &[Role] = if a == b { &[a] } else { &[a, b] };
+    for &role in components {
         let base = Move::split_of(role, sq, sq);
         if role == Role::Pawn {
             let dests = (pawn_pushes::<R>(ctx, sq, true)

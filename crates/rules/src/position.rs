@@ -554,15 +554,18 @@ impl Position {
         p.halfmove = if reset_clock {
             0
         } else {
-            self.halfmove.saturating_add(1)
+            (self.halfmove + 1).min(MAX_COUNTER)
         };
         if us == Color::Black {
-            p.fullmove = self.fullmove.saturating_add(1);
+            p.fullmove = (self.fullmove + 1).min(MAX_COUNTER);
         }
         p.turn = them;
         p
     }
 }
+
+/// Counters stop at the largest value Merge-FEN allows (2^31 - 1).
+const MAX_COUNTER: u32 = i32::MAX as u32;
 
 /// The square of the unit an en passant capture removes.
 #[inline]
