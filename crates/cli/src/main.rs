@@ -18,6 +18,16 @@ struct Cli {
 enum Command {
     /// Count the leaf nodes of the legal move tree (perft).
     Perft(perft::PerftArgs),
+    /// Speak UCI on standard input and output (the engine).
+    Uci(chessmerge_engine::uci::UciArgs),
+    /// Play a game against the engine in the terminal.
+    Play(chessmerge_engine::play::PlayArgs),
+    /// Play two engine configurations against each other.
+    Match(chessmerge_engine::matches::MatchArgs),
+    /// Search fixed positions to a fixed depth; print nodes and nps.
+    Bench(chessmerge_engine::bench::BenchArgs),
+    /// Run the ChessMerge server (HTTP API, live streams, web page).
+    Serve(chessmerge_server::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,5 +56,10 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Perft(args) => perft::run(args),
+        Command::Uci(args) => chessmerge_engine::uci::run_uci(args).map(|()| ExitCode::SUCCESS),
+        Command::Play(args) => chessmerge_engine::play::run_play(args).map(|()| ExitCode::SUCCESS),
+        Command::Match(args) => chessmerge_engine::matches::run_match(args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(args) => chessmerge_engine::bench::run_bench(args).map(|()| ExitCode::SUCCESS),
+        Command::Serve(args) => chessmerge_server::run(args).map(|()| ExitCode::SUCCESS),
     }
 }

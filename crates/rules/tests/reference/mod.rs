@@ -47,7 +47,11 @@ fn single(c: Color, r: Role) -> RUnit {
 }
 
 fn pair(c: Color, a: Role, b: Role) -> RUnit {
-    if a >= b { (c, a, Some(b)) } else { (c, b, Some(a)) }
+    if a >= b {
+        (c, a, Some(b))
+    } else {
+        (c, b, Some(a))
+    }
 }
 
 fn has(u: RUnit, r: Role) -> bool {
@@ -163,7 +167,10 @@ pub enum Path {
     None,
     /// Castling: the king's square and the square it crosses are not
     /// attacked (the landing square is tested after the move).
-    Castle { king: u8, crossed: u8 },
+    Castle {
+        king: u8,
+        crossed: u8,
+    },
     /// Fusion royal slide: no crossed square attacked, royal unit removed.
     AllClear(Vec<u8>),
     /// Fusion cavalier king's knight move: not both squares attacked.
@@ -387,10 +394,7 @@ impl RefPos {
             // Spec 2.1-2.3, 2.5, 3.1: a single non-king piece (or a split
             // component) onto a friendly single non-king piece.
             Variant::ChessMerge | Variant::Chessplus => {
-                !is_pair(mover)
-                    && mover.1 != Role::King
-                    && !is_pair(dest)
-                    && dest.1 != Role::King
+                !is_pair(mover) && mover.1 != Role::King && !is_pair(dest) && dest.1 != Role::King
             }
             // Spec 4.3-4.4: a non-royal simple piece onto a friendly simple
             // piece of another type; never a split, pawn or compound.
@@ -399,7 +403,10 @@ impl RefPos {
                     && !is_pair(mover)
                     && matches!(mover.1, Role::Rook | Role::Bishop | Role::Knight)
                     && !is_pair(dest)
-                    && matches!(dest.1, Role::King | Role::Rook | Role::Bishop | Role::Knight)
+                    && matches!(
+                        dest.1,
+                        Role::King | Role::Rook | Role::Bishop | Role::Knight
+                    )
                     && dest.1 != mover.1
             }
         }
@@ -465,7 +472,10 @@ impl RefPos {
                 continue;
             }
             let between: &[u8] = if king_side { &[5, 6] } else { &[1, 2, 3] };
-            if between.iter().any(|&f| self.board[(br + f) as usize].is_some()) {
+            if between
+                .iter()
+                .any(|&f| self.board[(br + f) as usize].is_some())
+            {
                 continue;
             }
             let (kto, rto) = if king_side {
@@ -514,34 +524,28 @@ impl RefPos {
             let pawn_merges = matches!(v, Variant::ChessMerge | Variant::Chessplus);
             let double = matches!(v, Variant::Chessplus | Variant::Fusion | Variant::Standard);
             if let Some(one) = off(s, 0, dir) {
-                let mut push = |t: u8, crossed: Option<u8>, out: &mut Vec<RefMove>| {
-                    match self.board[t as usize] {
-                        None => {
-                            let new_ep = crossed.filter(|_| match v {
-                                Variant::Chessplus => pawns_only(mover),
-                                _ => true,
-                            });
-                            self.finish(s, t, mover, stays, Dest::Quiet, new_ep, Path::None, out);
-                        }
-                        Some(d) if d.0 == us && pawn_merges => {
-                            if !fusion_split && self.can_merge_onto(mover, is_split, d) {
-                                let new_ep = crossed.filter(|_| {
-                                    v == Variant::Chessplus && pawns_only(pair(us, mover.1, d.1))
-                                });
-                                self.finish(
-                                    s,
-                                    t,
-                                    mover,
-                                    stays,
-                                    Dest::Merge(d),
-                                    new_ep,
-                                    Path::None,
-                                    out,
-                                );
-                            }
-                        }
-                        _ => {}
+                let push = |t: u8, crossed: Option<u8>, out: &mut Vec<RefMove>| match self.board
+                    [t as usize]
+                {
+                    None => {
+                        let new_ep = crossed.filter(|_| match v {
+                            Variant::Chessplus => pawns_only(mover),
+                            _ => true,
+                        });
+                        self.finish(s, t, mover, stays, Dest::Quiet, new_ep, Path::None, out);
                     }
+                    Some(d)
+                        if d.0 == us
+                            && pawn_merges
+                            && !fusion_split
+                            && self.can_merge_onto(mover, is_split, d) =>
+                    {
+                        let new_ep = crossed.filter(|_| {
+                            v == Variant::Chessplus && pawns_only(pair(us, mover.1, d.1))
+                        });
+                        self.finish(s, t, mover, stays, Dest::Merge(d), new_ep, Path::None, out);
+                    }
+                    _ => {}
                 };
                 push(one, None, out);
                 if double
@@ -555,13 +559,14 @@ impl RefPos {
             for df in [-1, 1] {
                 let Some(t) = off(s, df, dir) else { continue };
                 match self.board[t as usize] {
-                    Some(d) if d.0 != us => {
-                        if !fusion_split {
-                            self.finish(s, t, mover, stays, Dest::Capture, None, Path::None, out);
-                        }
+                    Some(d) if d.0 != us && !fusion_split => {
+                        self.finish(s, t, mover, stays, Dest::Capture, None, Path::None, out);
                     }
                     None if self.ep == Some(t)
-                        && matches!(v, Variant::Chessplus | Variant::Fusion | Variant::Standard) =>
+                        && matches!(
+                            v,
+                            Variant::Chessplus | Variant::Fusion | Variant::Standard
+                        ) =>
                     {
                         let victim = off(t, 0, -dir).unwrap();
                         if matches!(self.board[victim as usize], Some(d) if d.0 != us) {
@@ -610,9 +615,15 @@ impl RefPos {
                         // Knight move: orthogonal step first, or diagonal
                         // step first (spec 4.6).
                         let (a, b) = if df.abs() == 2 {
-                            (off(s, df.signum(), 0).unwrap(), off(s, df.signum(), dr).unwrap())
+                            (
+                                off(s, df.signum(), 0).unwrap(),
+                                off(s, df.signum(), dr).unwrap(),
+                            )
                         } else {
-                            (off(s, 0, dr.signum()).unwrap(), off(s, df, dr.signum()).unwrap())
+                            (
+                                off(s, 0, dr.signum()).unwrap(),
+                                off(s, df, dr.signum()).unwrap(),
+                            )
                         };
                         Path::EitherClear(a, b)
                     }
@@ -797,36 +808,58 @@ impl RefPos {
         p
     }
 
-    /// Whether a pseudo-legal move is legal; the position after it if so.
-    pub fn try_legal(&self, m: &RefMove) -> Option<RefPos> {
+    /// Whether a move passes its path test (castling, Fusion rule 4.6),
+    /// tested on the position before the move.
+    pub fn path_ok(&self, m: &RefMove) -> bool {
         let them = self.turn.other();
         match &m.path {
-            Path::None => {}
+            Path::None => true,
             Path::Castle { king, crossed } => {
-                if attacked(&self.board, *king, them) || attacked(&self.board, *crossed, them) {
-                    return None;
-                }
+                !attacked(&self.board, *king, them) && !attacked(&self.board, *crossed, them)
             }
             Path::AllClear(sqs) => {
                 let mut b = self.board;
                 b[m.from as usize] = None;
-                if sqs.iter().any(|&x| attacked(&b, x, them)) {
-                    return None;
-                }
+                !sqs.iter().any(|&x| attacked(&b, x, them))
             }
             Path::EitherClear(x, y) => {
                 let mut b = self.board;
                 b[m.from as usize] = None;
-                if attacked(&b, *x, them) && attacked(&b, *y, them) {
-                    return None;
-                }
+                !(attacked(&b, *x, them) && attacked(&b, *y, them))
             }
         }
+    }
+
+    /// The position after a move if it does not leave the mover's royal
+    /// unit attacked (the path test aside).
+    pub fn after_if_safe(&self, m: &RefMove) -> Option<RefPos> {
         let after = self.make(m);
-        if attacked(&after.board, after.royal(self.turn), them) {
-            return None;
+        if attacked(&after.board, after.royal(self.turn), self.turn.other()) {
+            None
+        } else {
+            Some(after)
         }
-        Some(after)
+    }
+
+    /// Whether a pseudo-legal move is legal; the position after it if so.
+    pub fn try_legal(&self, m: &RefMove) -> Option<RefPos> {
+        if self.path_ok(m) {
+            self.after_if_safe(m)
+        } else {
+            None
+        }
+    }
+
+    /// How many Fusion royal moves only the path rule (spec 4.6) forbids.
+    pub fn barred_by_path_only(&self) -> usize {
+        self.unique_moves()
+            .values()
+            .filter(|m| {
+                matches!(m.path, Path::AllClear(_) | Path::EitherClear(..))
+                    && !self.path_ok(m)
+                    && self.after_if_safe(m).is_some()
+            })
+            .count()
     }
 
     /// Pseudo-legal moves, one per Merge-UCI string (spec 1.2; 3.3: the en
@@ -865,6 +898,27 @@ impl RefPos {
             .into_iter()
             .filter_map(|(k, m)| self.try_legal(&m).map(|p| (k, p)))
             .collect()
+    }
+
+    /// Every pseudo-legal move (one per string) with the position after it
+    /// when it is legal.
+    pub fn all_moves(&self) -> BTreeMap<String, (RefMove, Option<RefPos>)> {
+        self.unique_moves()
+            .into_iter()
+            .map(|(k, m)| {
+                let after = self.try_legal(&m);
+                (k, (m, after))
+            })
+            .collect()
+    }
+
+    /// The unit a move captures (en passant included).
+    pub fn captured(&self, m: &RefMove) -> Cell {
+        match m.ep_victim {
+            Some(x) => self.board[x as usize],
+            None if m.capture => self.board[m.to as usize],
+            None => None,
+        }
     }
 }
 

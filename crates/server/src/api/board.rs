@@ -1,0 +1,430 @@
+//! Game actions (board API), the page's game view, lists and exports.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::AppState;
+use crate::auth::{AuthUser, MaybeUser};
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{Path, Query};
+use crate::game::{self, Actor};
+use crate::store;
+use crate::views::{
+    self, ExportJson, ExportPlayerJson, ExportPlayersJson, GameJson, LegalMoveJson, LightUser,
+    NowPlayingListJson, OkJson,
+};
+
+/// Options of a move.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct MoveParams {
+    /// `true` to offer (or agree to) a draw with the move.
+    pub offering_draw: Option<String>,
+}
+
+fn parse_bool(name: &str, v: Option<&str>) -> ApiResult<bool> {
+    match v {
+        None | Some("") | Some("false") | Some("0") | Some("no") => Ok(false),
+        Some("true") | Some("1") | Some("yes") => Ok(true),
+        Some(other) => Err(ApiError::bad(format!(
+            "invalid {name} {other:?}: expected true or false"
+        ))),
+    }
+}
+
+/// Play a move (Merge-UCI: `e2e3`, `b1d2`, `Nd2f3`, `e7e8q`).
+#[utoipa::path(post, path = "/api/board/game/{id}/move/{move}", tag = "board",
+    params(("id" = String, Path, description = "game id"),
+        ("move" = String, Path, description = "the move in Merge-UCI"),
+        MoveParams),
+    responses(
+        (status = 200, description = "the move is committed", body = OkJson),
+        (status = 400, description = "malformed move", body = ErrorBody),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 403, description = "not your game", body = ErrorBody),
+        (status = 404, description = "no such game", body = ErrorBody),
+        (status = 409, description = "not your turn, or the game is over", body = ErrorBody),
+        (status = 422, description = "illegal move, with the rules' reason", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn play_move(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path((id, mv)): Path<(String, String)>,
+    Query(q): Query<MoveParams>,
+) -> ApiResult<Json<OkJson>> {
+    let offering = parse_bool("offeringDraw", q.offering_draw.as_deref())?;
+    game::play_move(&state, &id, Actor::User(user.user.id), &mv, None, offering).await?;
+    Ok(Json(OkJson::yes()))
+}
+
+/// Resign.
+#[utoipa::path(post, path = "/api/board/game/{id}/resign", tag = "board",
+    params(("id" = String, Path, description = "game id")),
+    responses(
+        (status = 200, description = "resigned", body = OkJson),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 403, description = "not your game", body = ErrorBody),
+        (status = 404, description = "no such game", body = ErrorBody),
+        (status = 409, description = "the game is over", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn resign(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> ApiResult<Json<OkJson>> {
+    game::resign(&state, &id, user.user.id).await?;
+    Ok(Json(OkJson::yes()))
+}
+
+/// Abort (only before both sides have moved).
+#[utoipa::path(post, path = "/api/board/game/{id}/abort", tag = "board",
+    params(("id" = String, Path, description = "game id")),
+    responses(
+        (status = 200, description = "aborted", body = OkJson),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 403, description = "not your game", body = ErrorBody),
+        (status = 404, description = "no such game", body = ErrorBody),
+        (status = 409, description = "both sides have moved, or the game is over", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn abort(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> ApiResult<Json<OkJson>> {
+    game::abort(&state, &id, Actor::User(user.user.id)).await?;
+    Ok(Json(OkJson::yes()))
+}
+
+/// Offer or accept a draw (`yes`), decline or withdraw one (`no`).
+#[utoipa::path(post, path = "/api/board/game/{id}/draw/{accept}", tag = "board",
+    params(("id" = String, Path, description = "game id"),
+        ("accept" = String, Path, description = "`yes` or `no`")),
+    responses(
+        (status = 200, description = "done", body = OkJson),
+        (status = 400, description = "neither yes nor no", body = ErrorBody),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 403, description = "not your game", body = ErrorBody),
+        (status = 404, description = "no such game", body = ErrorBody),
+        (status = 409, description = "the game is over", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn draw(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path((id, answer)): Path<(String, String)>,
+) -> ApiResult<Json<OkJson>> {
+    let yes = match answer.as_str() {
+        "yes" | "true" => true,
+        "no" | "false" => false,
+        other => {
+            return Err(ApiError::bad(format!(
+                "invalid answer {other:?}: expected yes or no"
+            )));
+        }
+    };
+    game::draw(&state, &id, user.user.id, yes).await?;
+    Ok(Json(OkJson::yes()))
+}
+
+/// The page's view of a game.
+pub async fn game_json(
+    state: &AppState,
+    g: &store::Game,
+    viewer: Option<i64>,
+) -> ApiResult<GameJson> {
+    let players = game::players(state, g).await?;
+    let rules_game = game::rebuild(g)?;
+    let pos = rules_game.position();
+    let legal_moves = if g.is_ongoing() {
+        pos.legal_moves()
+            .iter()
+            .map(|&m| LegalMoveJson {
+                uci: m.to_string(),
+                san: pos.san(m),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let state_json = views::game_state(g)?;
+    Ok(GameJson {
+        id: g.id.clone(),
+        variant: views::parse_variant(&g.variant)?.into(),
+        initial_fen: g.initial_fen.clone(),
+        fen: g.fen.clone(),
+        turn: state_json.turn,
+        ply: g.ply,
+        version: g.version,
+        status: g.status.clone(),
+        winner: g.winner.clone(),
+        reason: g.status_reason.clone(),
+        moves: g.move_list().into_iter().map(str::to_owned).collect(),
+        san: rules_game.san_moves(),
+        last_move: state_json.last_move,
+        check: state_json.check,
+        draw_offer: g.draw_offer.clone(),
+        white: players.white,
+        black: players.black,
+        legal_moves,
+        you: viewer.and_then(|v| g.color_of(v)),
+        created_at: g.created_at,
+        updated_at: g.updated_at,
+    })
+}
+
+/// A game for the web page: position, moves in both notations, legal moves.
+#[utoipa::path(get, path = "/api/game/{id}", tag = "games",
+    params(("id" = String, Path, description = "game id")),
+    responses(
+        (status = 200, description = "the game", body = GameJson),
+        (status = 404, description = "no such game", body = ErrorBody)))]
+pub async fn show(
+    State(state): State<AppState>,
+    MaybeUser(user): MaybeUser,
+    Path(id): Path<String>,
+) -> ApiResult<Json<GameJson>> {
+    let g = game::load(&state, &id).await?;
+    Ok(Json(game_json(&state, &g, user.map(|u| u.user.id)).await?))
+}
+
+/// Limit on list sizes.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+pub struct ListParams {
+    /// How many games at most.
+    pub nb: Option<String>,
+    /// How many games at most (the games export's name for it).
+    pub max: Option<String>,
+}
+
+impl ListParams {
+    fn limit(&self, default: i64, cap: i64) -> ApiResult<i64> {
+        match self.nb.as_deref().or(self.max.as_deref()) {
+            None | Some("") => Ok(default),
+            Some(t) => t
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .map(|n| n.min(cap))
+                .ok_or_else(|| ApiError::bad(format!("invalid limit {t:?}: a positive number"))),
+        }
+    }
+}
+
+/// Your ongoing games, those where it is your move first.
+#[utoipa::path(get, path = "/api/account/playing", tag = "games",
+    params(ListParams),
+    responses(
+        (status = 200, description = "ongoing games", body = NowPlayingListJson),
+        (status = 401, description = "not authenticated", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn playing(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Query(q): Query<ListParams>,
+) -> ApiResult<Json<NowPlayingListJson>> {
+    let limit = q.limit(50, 200)? as usize;
+    let games = state.store.ongoing_games(user.user.id).await?;
+    let mut out = Vec::with_capacity(games.len());
+    for g in &games {
+        let Some(color) = g.color_of(user.user.id) else {
+            continue;
+        };
+        let players = game::players(&state, g).await?;
+        out.push(views::now_playing(g, color, &players)?);
+    }
+    // Stable: within each group, the most recently changed first (the store's order).
+    out.sort_by_key(|g| !g.is_my_turn);
+    out.truncate(limit);
+    Ok(Json(NowPlayingListJson { now_playing: out }))
+}
+
+fn pgn_result(g: &store::Game) -> &'static str {
+    match (g.status.as_str(), g.winner.as_deref()) {
+        (_, Some("white")) => "1-0",
+        (_, Some("black")) => "0-1",
+        ("draw" | "stalemate", _) => "1/2-1/2",
+        _ => "*",
+    }
+}
+
+/// `YYYY.MM.DD` of a Unix time in milliseconds (UTC).
+fn pgn_date(ms: i64) -> String {
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = ms.div_euclid(86_400_000) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+async fn pgn_of(state: &AppState, g: &store::Game) -> ApiResult<String> {
+    let players = game::players(state, g).await?;
+    let rules_game = game::rebuild(g)?;
+    let variant = views::parse_variant(&g.variant)?;
+    let termination = match g.status.as_str() {
+        "started" => "Unterminated".to_owned(),
+        "aborted" => "Abandoned".to_owned(),
+        _ => g.status_reason.clone().unwrap_or_else(|| g.status.clone()),
+    };
+    let tags: Vec<(String, String)> = vec![
+        ("Event".into(), format!("Casual {} game", variant.name())),
+        ("Site".into(), format!("{}/{}", state.base_url, g.id)),
+        ("Date".into(), pgn_date(g.created_at)),
+        ("White".into(), players.white.name.clone()),
+        ("Black".into(), players.black.name.clone()),
+        ("GameId".into(), g.id.clone()),
+        ("Termination".into(), termination),
+    ];
+    Ok(chessmerge_rules::pgn::write(
+        &rules_game,
+        &tags,
+        pgn_result(g),
+    ))
+}
+
+async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson> {
+    let side = async |id: Option<i64>| -> ApiResult<ExportPlayerJson> {
+        Ok(match id {
+            Some(id) => ExportPlayerJson {
+                user: state
+                    .store
+                    .user_by_id(id)
+                    .await?
+                    .as_ref()
+                    .map(LightUser::from),
+                ai_level: None,
+            },
+            None => ExportPlayerJson {
+                user: None,
+                ai_level: g.ai_level,
+            },
+        })
+    };
+    Ok(ExportJson {
+        id: g.id.clone(),
+        rated: false,
+        variant: views::parse_variant(&g.variant)?.id(),
+        speed: "correspondence",
+        perf: "correspondence",
+        created_at: g.created_at,
+        last_move_at: g.updated_at,
+        status: g.status.clone(),
+        winner: g.winner.clone(),
+        players: ExportPlayersJson {
+            white: side(g.white_id).await?,
+            black: side(g.black_id).await?,
+        },
+        initial_fen: g.initial_fen.clone(),
+        fen: g.fen.clone(),
+        moves: g.moves.clone(),
+    })
+}
+
+fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.split(',').any(|part| part.trim().starts_with(mime)))
+}
+
+fn with_type(body: String, content_type: &'static str) -> Response {
+    (
+        [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
+        body,
+    )
+        .into_response()
+}
+
+/// Export a game: PGN, or JSON with `Accept: application/json`.
+#[utoipa::path(get, path = "/game/export/{id}", tag = "games",
+    params(("id" = String, Path, description = "game id")),
+    responses(
+        (status = 200, description = "the game", content(
+            (String = "application/x-chess-pgn"),
+            (ExportJson = "application/json"))),
+        (status = 404, description = "no such game", body = ErrorBody)))]
+pub async fn export(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let g = game::load(&state, &id).await?;
+    if accepts(&headers, "application/json") {
+        Ok(Json(export_json(&state, &g).await?).into_response())
+    } else {
+        Ok(with_type(
+            pgn_of(&state, &g).await?,
+            "application/x-chess-pgn",
+        ))
+    }
+}
+
+/// A user's finished games: PGN by default, ndjson with
+/// `Accept: application/x-ndjson`, a JSON array with `Accept: application/json`.
+#[utoipa::path(get, path = "/api/games/user/{username}", tag = "games",
+    params(("username" = String, Path, description = "whose games"), ListParams),
+    responses(
+        (status = 200, description = "finished games, newest first", content(
+            (String = "application/x-chess-pgn"),
+            (ExportJson = "application/x-ndjson"),
+            (Vec<ExportJson> = "application/json"))),
+        (status = 404, description = "no such user", body = ErrorBody)))]
+pub async fn user_games(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(username): Path<String>,
+    Query(q): Query<ListParams>,
+) -> ApiResult<Response> {
+    let limit = q.limit(100, 1000)?;
+    let user = state
+        .store
+        .user_by_name(&username)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))?;
+    let games = state.store.finished_games(user.id, limit).await?;
+    if accepts(&headers, "application/x-ndjson") {
+        let mut body = String::new();
+        for g in &games {
+            let line = serde_json::to_string(&export_json(&state, g).await?)
+                .map_err(|e| ApiError::Internal(e.to_string()))?;
+            body.push_str(&line);
+            body.push('\n');
+        }
+        Ok(with_type(body, "application/x-ndjson"))
+    } else if accepts(&headers, "application/json") {
+        let mut all = Vec::with_capacity(games.len());
+        for g in &games {
+            all.push(export_json(&state, g).await?);
+        }
+        Ok(Json(all).into_response())
+    } else {
+        let mut body = String::new();
+        for g in &games {
+            body.push_str(&pgn_of(&state, g).await?);
+            body.push_str("\n\n");
+        }
+        Ok(with_type(body, "application/x-chess-pgn"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(951_782_400_000), "2000.02.29");
+        assert_eq!(pgn_date(1_798_675_200_000), "2026.12.31");
+    }
+}

@@ -1,0 +1,111 @@
+//! The HTTP API: every route in one table ([`router`]), and the OpenAPI
+//! document generated from the handlers' annotations ([`ApiDoc`]).
+
+pub mod account;
+pub mod board;
+pub mod challenge;
+pub mod socket;
+pub mod stream;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::error::{ApiError, ErrorBody};
+use crate::{AppState, auth, web};
+
+/// Largest request body accepted.
+pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// The OpenAPI description of the API.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "ChessMerge API", description = "Merge chess server; lichess-compatible shapes where they fit. See docs/api.md."),
+    paths(
+        account::register, account::login, account::logout, account::create_token,
+        account::revoke_token, account::account,
+        challenge::challenge_user, challenge::challenge_open, challenge::challenge_ai,
+        challenge::list, challenge::accept, challenge::decline, challenge::cancel,
+        board::play_move, board::resign, board::abort, board::draw, board::show,
+        board::playing, board::export, board::user_games,
+        stream::game_stream, stream::event_stream, socket::socket, openapi_json,
+    ),
+    components(schemas(ErrorBody)),
+    modifiers(&Security),
+    tags(
+        (name = "account", description = "Accounts, sessions and API tokens"),
+        (name = "challenges", description = "Challenges (all untimed)"),
+        (name = "board", description = "Playing: moves, resign, abort, draw, streams"),
+        (name = "games", description = "Game views, lists and exports"),
+        (name = "live", description = "The page's WebSocket"),
+    )
+)]
+pub struct ApiDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        components.add_security_scheme(
+            "cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(auth::SESSION_COOKIE))),
+        );
+    }
+}
+
+/// This document.
+#[utoipa::path(get, path = "/api/openapi.json", tag = "games",
+    responses((status = 200, description = "the OpenAPI document", content_type = "application/json")))]
+pub async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}
+
+/// Every route of the server.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/api/account/register", post(account::register))
+        .route("/api/account/login", post(account::login))
+        .route("/api/account/logout", post(account::logout))
+        .route("/api/account", get(account::account))
+        .route("/api/account/playing", get(board::playing))
+        .route(
+            "/api/token",
+            post(account::create_token).delete(account::revoke_token),
+        )
+        .route("/api/challenge", get(challenge::list))
+        .route("/api/challenge/open", post(challenge::challenge_open))
+        .route("/api/challenge/ai", post(challenge::challenge_ai))
+        .route("/api/challenge/{username}", post(challenge::challenge_user))
+        .route("/api/challenge/{id}/accept", post(challenge::accept))
+        .route("/api/challenge/{id}/decline", post(challenge::decline))
+        .route("/api/challenge/{id}/cancel", post(challenge::cancel))
+        .route("/api/board/game/stream/{id}", get(stream::game_stream))
+        .route("/api/board/game/{id}/move/{move}", post(board::play_move))
+        .route("/api/board/game/{id}/resign", post(board::resign))
+        .route("/api/board/game/{id}/abort", post(board::abort))
+        .route("/api/board/game/{id}/draw/{accept}", post(board::draw))
+        .route("/api/stream/event", get(stream::event_stream))
+        .route("/api/game/{id}", get(board::show))
+        .route("/api/games/user/{username}", get(board::user_games))
+        .route("/game/export/{id}", get(board::export))
+        .route("/api/openapi.json", get(openapi_json))
+        .route("/api/socket", get(socket::socket))
+        .fallback(web::fallback)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(auth::cross_site_guard))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state)
+}

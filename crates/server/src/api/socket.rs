@@ -1,0 +1,234 @@
+//! The page's live channel: one WebSocket per page, carrying the same
+//! events as the ndjson streams, with per-game versions so that a client
+//! that reconnects gets exactly what it missed.
+//!
+//! Client to server (JSON text frames):
+//! - `{"t":"sub","id":GAME,"v":N}`: follow a game. With `v` (the last version
+//!   the client saw), every stored state after it is sent, in order; without
+//!   it, a `gameFull` first. Then each change as it is committed.
+//! - `{"t":"unsub","id":GAME}`.
+//! - `{"t":"move","id":GAME,"u":UCI,"ply":N,"draw":BOOL,"a":ACK}`: play a move
+//!   (needs the session cookie); `ply`, when sent, must be the game's current
+//!   ply. Answered by `{"t":"ack","a":ACK}` or `{"t":"error","a":ACK,...}`.
+//! - `{"t":"ping"}`: answered by `{"t":"pong"}`.
+//!
+//! Server to client: `{"t":"hello","user":...}` first; then
+//! `{"t":"gameFull"|"gameState","id":GAME,"v":N,"d":{...}}`, user events as
+//! `{"t":"event","d":{...}}`, and `{"t":"error","status":CODE,"error":TEXT}`.
+
+use std::collections::HashMap;
+
+use axum::extract::State;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::response::Response;
+use serde::Deserialize;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::stream::{FeedItem, game_feed, user_feed};
+use crate::AppState;
+use crate::auth::MaybeUser;
+use crate::game::{self, Actor};
+use crate::views::LightUser;
+
+const MAX_MESSAGE: usize = 16 * 1024;
+const MAX_SUBSCRIPTIONS: usize = 64;
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "t", rename_all = "lowercase")]
+enum ClientMsg {
+    Sub {
+        id: String,
+        v: Option<i64>,
+    },
+    Unsub {
+        id: String,
+    },
+    Move {
+        id: String,
+        u: String,
+        ply: Option<i64>,
+        #[serde(default)]
+        draw: bool,
+        a: Option<i64>,
+    },
+    Ping,
+}
+
+/// Open the page's live channel (WebSocket).
+#[utoipa::path(get, path = "/api/socket", tag = "live",
+    responses((status = 101, description = "WebSocket; see docs/api.md for the messages")))]
+pub async fn socket(
+    State(state): State<AppState>,
+    MaybeUser(user): MaybeUser,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let user = user.map(|u| u.user);
+    ws.max_message_size(MAX_MESSAGE)
+        .on_upgrade(move |socket| run(state, user, socket))
+}
+
+fn frame(t: &str, id: &str, v: i64, d: &str) -> String {
+    // `d` is already JSON.
+    format!(
+        "{{\"t\":{},\"id\":{},\"v\":{v},\"d\":{d}}}",
+        serde_json::Value::from(t),
+        serde_json::Value::from(id)
+    )
+}
+
+fn spawn_game(
+    state: &AppState,
+    id: String,
+    after: Option<i64>,
+    out: mpsc::Sender<String>,
+) -> JoinHandle<()> {
+    let state = state.clone();
+    tokio::spawn(async move {
+        let (tx, mut rx) = mpsc::channel(16);
+        let feed = game_feed(state, id.clone(), after, tx);
+        let forward = async {
+            while let Some(item) = rx.recv().await {
+                let text = match item {
+                    FeedItem::Full(v, d) => frame("gameFull", &id, v, &d),
+                    FeedItem::State(v, d) => frame("gameState", &id, v, &d),
+                    FeedItem::Event(_) | FeedItem::KeepAlive => continue,
+                };
+                if out.send(text).await.is_err() {
+                    break;
+                }
+            }
+        };
+        let (result, ()) = tokio::join!(feed, forward);
+        if let Err(e) = result {
+            let msg = serde_json::json!({"t": "error", "id": id, "status": e.status().as_u16(), "error": e.to_string()});
+            let _ = out.send(msg.to_string()).await;
+        }
+    })
+}
+
+fn spawn_user(state: &AppState, user_id: i64, out: mpsc::Sender<String>) -> JoinHandle<()> {
+    let state = state.clone();
+    tokio::spawn(async move {
+        let (tx, mut rx) = mpsc::channel(16);
+        let feed = user_feed(state, user_id, tx);
+        let forward = async {
+            while let Some(item) = rx.recv().await {
+                if let FeedItem::Event(d) = item
+                    && out
+                        .send(format!("{{\"t\":\"event\",\"d\":{d}}}"))
+                        .await
+                        .is_err()
+                {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::join!(feed, forward);
+    })
+}
+
+async fn run(state: AppState, user: Option<crate::store::User>, mut socket: WebSocket) {
+    let (out_tx, mut out_rx) = mpsc::channel::<String>(64);
+    let mut subs: HashMap<String, JoinHandle<()>> = HashMap::new();
+    let user_task = user
+        .as_ref()
+        .map(|u| spawn_user(&state, u.id, out_tx.clone()));
+    let hello = serde_json::json!({"t": "hello", "user": user.as_ref().map(LightUser::from)});
+    let mut shutdown = state.shutdown.clone();
+    if socket
+        .send(Message::Text(hello.to_string().into()))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    loop {
+        tokio::select! {
+            incoming = socket.recv() => {
+                let text = match incoming {
+                    Some(Ok(Message::Text(t))) => t,
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                    Some(Ok(_)) => continue,
+                };
+                let reply = handle(&state, user.as_ref(), &text, &mut subs, &out_tx).await;
+                if let Some(r) = reply
+                    && socket.send(Message::Text(r.into())).await.is_err()
+                {
+                    break;
+                }
+            }
+            Some(text) = out_rx.recv() => {
+                if socket.send(Message::Text(text.into())).await.is_err() {
+                    break;
+                }
+            }
+            _ = crate::stopped(&mut shutdown) => {
+                let _ = socket.send(Message::Close(None)).await;
+                break;
+            }
+        }
+    }
+    for (_, h) in subs {
+        h.abort();
+    }
+    if let Some(h) = user_task {
+        h.abort();
+    }
+}
+
+fn error_reply(status: u16, error: &str, a: Option<i64>) -> String {
+    serde_json::json!({"t": "error", "status": status, "error": error, "a": a}).to_string()
+}
+
+async fn handle(
+    state: &AppState,
+    user: Option<&crate::store::User>,
+    text: &str,
+    subs: &mut HashMap<String, JoinHandle<()>>,
+    out: &mpsc::Sender<String>,
+) -> Option<String> {
+    let msg: ClientMsg = match serde_json::from_str(text) {
+        Ok(m) => m,
+        Err(e) => return Some(error_reply(400, &format!("invalid message: {e}"), None)),
+    };
+    match msg {
+        ClientMsg::Ping => Some("{\"t\":\"pong\"}".to_owned()),
+        ClientMsg::Sub { id, v } => {
+            subs.retain(|_, h| !h.is_finished());
+            if id.is_empty() || id.len() > 32 {
+                return Some(error_reply(400, "invalid game id", None));
+            }
+            if subs.len() >= MAX_SUBSCRIPTIONS && !subs.contains_key(&id) {
+                return Some(error_reply(400, "too many subscriptions", None));
+            }
+            if let Some(old) = subs.remove(&id) {
+                old.abort();
+            }
+            let h = spawn_game(state, id.clone(), v, out.clone());
+            subs.insert(id, h);
+            None
+        }
+        ClientMsg::Unsub { id } => {
+            if let Some(h) = subs.remove(&id) {
+                h.abort();
+            }
+            None
+        }
+        ClientMsg::Move {
+            id,
+            u,
+            ply,
+            draw,
+            a,
+        } => {
+            let Some(user) = user else {
+                return Some(error_reply(401, "log in to play", a));
+            };
+            match game::play_move(state, &id, Actor::User(user.id), &u, ply, draw).await {
+                Ok(_) => Some(serde_json::json!({"t": "ack", "a": a}).to_string()),
+                Err(e) => Some(error_reply(e.status().as_u16(), &e.to_string(), a)),
+            }
+        }
+    }
+}

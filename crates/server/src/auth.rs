@@ -1,0 +1,338 @@
+//! Accounts' security: password hashes, tokens, the authenticated-user
+//! extractors, cross-site request protection and login attempt limiting.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::extract::{FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::store::{TokenKind, User};
+
+/// Name of the session cookie.
+pub const SESSION_COOKIE: &str = "chessmerge_session";
+
+/// Session cookies live this long (seconds).
+pub const SESSION_MAX_AGE: u64 = 30 * 24 * 3600;
+
+/// Hashes a password with Argon2id (off the async runtime).
+pub async fn hash_password(password: String) -> Result<String, ApiError> {
+    tokio::task::spawn_blocking(move || password_auth::generate_hash(password))
+        .await
+        .map_err(|e| ApiError::Internal(format!("hashing task failed: {e}")))
+}
+
+/// Checks a password against a stored hash (off the async runtime). With no
+/// hash (unknown user) a dummy hash is checked, so that the answer takes as
+/// long either way.
+pub async fn verify_password(password: String, hash: Option<String>) -> Result<bool, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        static DUMMY: OnceLock<String> = OnceLock::new();
+        match hash {
+            Some(h) => password_auth::verify_password(password, &h).is_ok(),
+            None => {
+                let dummy = DUMMY.get_or_init(|| password_auth::generate_hash("dummy password"));
+                let _ = password_auth::verify_password(password, dummy);
+                false
+            }
+        }
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("hashing task failed: {e}")))
+}
+
+/// Random bytes from the operating system.
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut buf = [0u8; N];
+    getrandom::fill(&mut buf).expect("the operating system's random source failed");
+    buf
+}
+
+/// A new secret token (64 hex digits, with a kind prefix).
+pub fn new_token(prefix: &str) -> String {
+    let bytes: [u8; 32] = random_bytes();
+    let mut s = String::with_capacity(prefix.len() + 64);
+    s.push_str(prefix);
+    for b in bytes {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// What the database keeps of a token: its SHA-256, in hex.
+pub fn token_hash(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// How a request was authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthVia {
+    /// `Authorization: Bearer`.
+    Bearer,
+    /// The session cookie.
+    Cookie,
+}
+
+/// An authenticated user; extracting it answers 401 when there is none.
+#[derive(Debug, Clone)]
+pub struct AuthUser {
+    /// The account.
+    pub user: User,
+    /// How it was authenticated.
+    pub via: AuthVia,
+}
+
+/// The user if the request is authenticated; bad credentials still answer 401.
+#[derive(Debug, Clone)]
+pub struct MaybeUser(pub Option<AuthUser>);
+
+/// The session cookie's value, if the request has one.
+pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == SESSION_COOKIE)
+        .map(|(_, v)| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::Unauthorized("invalid Authorization header".into()))?;
+    match value.split_once(' ') {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+        {
+            Ok(Some(token.trim().to_owned()))
+        }
+        _ => Err(ApiError::Unauthorized(
+            "invalid Authorization header: expected \"Bearer TOKEN\"".into(),
+        )),
+    }
+}
+
+async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<AuthUser>, ApiError> {
+    if let Some(token) = bearer(&parts.headers)? {
+        let user = state
+            .store
+            .user_by_token(&token_hash(&token), TokenKind::Api)
+            .await?
+            .ok_or_else(|| ApiError::Unauthorized("invalid or revoked token".into()))?;
+        return Ok(Some(AuthUser {
+            user,
+            via: AuthVia::Bearer,
+        }));
+    }
+    if let Some(cookie) = session_cookie(&parts.headers) {
+        // A stale cookie counts as not logged in (the page then shows the login form).
+        let user = state
+            .store
+            .user_by_token(&token_hash(&cookie), TokenKind::Session)
+            .await?;
+        return Ok(user.map(|user| AuthUser {
+            user,
+            via: AuthVia::Cookie,
+        }));
+    }
+    Ok(None)
+}
+
+impl FromRequestParts<AppState> for AuthUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        authenticate(parts, state).await?.ok_or_else(|| {
+            ApiError::Unauthorized(
+                "authentication required: log in, or send Authorization: Bearer TOKEN".into(),
+            )
+        })
+    }
+}
+
+impl FromRequestParts<AppState> for MaybeUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        authenticate(parts, state).await.map(MaybeUser)
+    }
+}
+
+/// Middleware: refuses cross-site requests that a browser could send with
+/// our cookie: any non-GET request, and WebSocket upgrades, whose `Origin`
+/// is not this host or whose `Sec-Fetch-Site` says `cross-site`. Requests
+/// with an `Authorization` header are exempt (browsers never add one on
+/// their own).
+pub async fn cross_site_guard(req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let is_upgrade = headers.contains_key(header::UPGRADE);
+    let safe = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) && !is_upgrade;
+    if !safe && !headers.contains_key(header::AUTHORIZATION) && is_cross_site(headers) {
+        return ApiError::Forbidden("cross-site request refused".into()).into_response();
+    }
+    next.run(req).await
+}
+
+fn is_cross_site(headers: &HeaderMap) -> bool {
+    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok())
+        && site.eq_ignore_ascii_case("cross-site")
+    {
+        return true;
+    }
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return false;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let origin_host = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
+    match host {
+        Some(host) => !origin_host.eq_ignore_ascii_case(host),
+        None => true,
+    }
+}
+
+/// Limits failed logins per account and per address, in fixed windows.
+#[derive(Debug)]
+pub struct LoginLimiter {
+    failures: Mutex<HashMap<String, (u32, Instant)>>,
+    window: Duration,
+    per_account: u32,
+    per_address: u32,
+}
+
+impl LoginLimiter {
+    /// A limiter allowing `per_account` and `per_address` failures per `window`.
+    pub fn new(window: Duration, per_account: u32, per_address: u32) -> LoginLimiter {
+        LoginLimiter {
+            failures: Mutex::new(HashMap::new()),
+            window,
+            per_account,
+            per_address,
+        }
+    }
+
+    fn keys(account: &str, address: &str) -> [String; 2] {
+        [
+            format!("u:{}", account.to_lowercase()),
+            format!("a:{address}"),
+        ]
+    }
+
+    /// Whether another attempt is allowed now.
+    pub fn allowed(&self, account: &str, address: &str) -> bool {
+        let map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        let [ka, kb] = Self::keys(account, address);
+        let count = |k: &str| match map.get(k) {
+            Some(&(n, since)) if now.duration_since(since) < self.window => n,
+            _ => 0,
+        };
+        count(&ka) < self.per_account && count(&kb) < self.per_address
+    }
+
+    /// Records a failed attempt.
+    pub fn failed(&self, account: &str, address: &str) {
+        let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if map.len() > 100_000 {
+            map.retain(|_, &mut (_, since)| now.duration_since(since) < self.window);
+        }
+        for k in Self::keys(account, address) {
+            let e = map.entry(k).or_insert((0, now));
+            if now.duration_since(e.1) >= self.window {
+                *e = (0, now);
+            }
+            e.0 += 1;
+        }
+    }
+
+    /// Forgets an account's failures after a successful login.
+    pub fn succeeded(&self, account: &str) {
+        let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        map.remove(&format!("u:{}", account.to_lowercase()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limiter_blocks_after_the_limit_per_account_and_address() {
+        let l = LoginLimiter::new(Duration::from_secs(60), 3, 5);
+        for _ in 0..3 {
+            assert!(l.allowed("Alice", "1.2.3.4"));
+            l.failed("alice", "1.2.3.4");
+        }
+        assert!(
+            !l.allowed("ALICE", "9.9.9.9"),
+            "per-account limit ignores case and address"
+        );
+        assert!(l.allowed("bob", "1.2.3.4"));
+        l.failed("bob", "1.2.3.4");
+        l.failed("carol", "1.2.3.4");
+        assert!(!l.allowed("dave", "1.2.3.4"), "per-address limit");
+        l.succeeded("alice");
+        assert!(l.allowed("alice", "5.5.5.5"));
+    }
+
+    #[test]
+    fn limiter_window_expires() {
+        let l = LoginLimiter::new(Duration::from_millis(0), 1, 1);
+        l.failed("a", "x");
+        assert!(l.allowed("a", "x"));
+    }
+
+    #[test]
+    fn tokens_are_random_and_hashed() {
+        let a = new_token("cmp_");
+        let b = new_token("cmp_");
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 68);
+        assert_eq!(token_hash(&a).len(), 64);
+        assert_eq!(token_hash(&a), token_hash(&a));
+        assert_ne!(token_hash(&a), token_hash(&b));
+    }
+
+    #[test]
+    fn cookie_parsing() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            "a=1; chessmerge_session=abc ; b=2".parse().unwrap(),
+        );
+        assert_eq!(session_cookie(&h).as_deref(), Some("abc"));
+        h.insert(header::COOKIE, "chessmerge_session=".parse().unwrap());
+        assert_eq!(session_cookie(&h), None);
+    }
+
+    #[test]
+    fn cross_site_detection() {
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
+        assert!(!is_cross_site(&h), "no Origin: a non-browser client");
+        h.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
+        assert!(!is_cross_site(&h));
+        h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
+        assert!(is_cross_site(&h));
+        h.remove(header::ORIGIN);
+        h.insert("sec-fetch-site", "cross-site".parse().unwrap());
+        assert!(is_cross_site(&h));
+    }
+}

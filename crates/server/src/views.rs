@@ -1,0 +1,631 @@
+//! The JSON shapes the API answers with (lichess's field names where they
+//! fit), and how they are built from stored records.
+
+use chessmerge_rules::{Position, Variant};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, ApiResult};
+use crate::store;
+
+/// Clock value lichess sends for untimed games.
+pub const UNLIMITED_TIME: i64 = 2_147_483_647;
+
+/// `{"ok": true}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OkJson {
+    /// Always true.
+    pub ok: bool,
+}
+
+impl OkJson {
+    /// `{"ok": true}`.
+    pub fn yes() -> OkJson {
+        OkJson { ok: true }
+    }
+}
+
+/// A user in brief.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LightUser {
+    /// Lower-cased name.
+    pub id: String,
+    /// The name as registered.
+    pub name: String,
+}
+
+impl From<&store::User> for LightUser {
+    fn from(u: &store::User) -> Self {
+        LightUser {
+            id: u.key(),
+            name: u.username.clone(),
+        }
+    }
+}
+
+/// The account of the authenticated user.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountJson {
+    /// Lower-cased name.
+    pub id: String,
+    /// The name as registered.
+    pub username: String,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+impl From<&store::User> for AccountJson {
+    fn from(u: &store::User) -> Self {
+        AccountJson {
+            id: u.key(),
+            username: u.username.clone(),
+            created_at: u.created_at,
+        }
+    }
+}
+
+/// A personal API token.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenJson {
+    /// Send it as `Authorization: Bearer TOKEN`.
+    pub token: String,
+}
+
+/// A variant in brief.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VariantJson {
+    /// `chessmerge`, `chessplus`, `fusion` or `standard`.
+    pub key: &'static str,
+    /// Its name for players.
+    pub name: &'static str,
+    /// A short name.
+    pub short: &'static str,
+}
+
+impl From<Variant> for VariantJson {
+    fn from(v: Variant) -> Self {
+        VariantJson {
+            key: v.id(),
+            name: v.name(),
+            short: match v {
+                Variant::ChessMerge => "CM",
+                Variant::Chessplus => "C+",
+                Variant::Fusion => "Fus",
+                Variant::Standard => "Std",
+            },
+        }
+    }
+}
+
+/// A perf (rating category) in brief; all our games are untimed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PerfJson {
+    /// Always `Correspondence`.
+    pub name: &'static str,
+}
+
+const PERF: PerfJson = PerfJson {
+    name: "Correspondence",
+};
+
+/// A time control; always `unlimited`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TimeControlJson {
+    /// Always `unlimited`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+/// A challenge.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChallengeJson {
+    /// Its id; the game it creates has the same id.
+    pub id: String,
+    /// Where the game will be.
+    pub url: String,
+    /// `created`, `accepted`, `declined` or `canceled`.
+    pub status: String,
+    /// Who made it.
+    pub challenger: Option<LightUser>,
+    /// To whom (none for an open challenge not yet accepted).
+    pub dest_user: Option<LightUser>,
+    /// The variant.
+    pub variant: VariantJson,
+    /// Always false.
+    pub rated: bool,
+    /// Always `correspondence`.
+    pub speed: &'static str,
+    /// Always unlimited.
+    pub time_control: TimeControlJson,
+    /// The challenger's colour request: `white`, `black` or `random`.
+    pub color: String,
+    /// The perf.
+    pub perf: PerfJson,
+    /// `in` or `out` when listed for a user.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direction: Option<&'static str>,
+    /// The start position, when not the usual one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_fen: Option<String>,
+    /// `user` (to a player) or `open` (anyone may accept).
+    pub kind: String,
+    /// The reason key when declined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decline_reason_key: Option<String>,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+impl ChallengeJson {
+    /// Builds the JSON of a challenge.
+    pub fn new(
+        c: &store::Challenge,
+        challenger: Option<&store::User>,
+        dest: Option<&store::User>,
+        base_url: &str,
+    ) -> ApiResult<ChallengeJson> {
+        Ok(ChallengeJson {
+            id: c.id.clone(),
+            url: format!("{base_url}/{}", c.id),
+            status: c.status.clone(),
+            challenger: challenger.map(LightUser::from),
+            dest_user: dest.map(LightUser::from),
+            variant: parse_variant(&c.variant)?.into(),
+            rated: false,
+            speed: "correspondence",
+            time_control: TimeControlJson { kind: "unlimited" },
+            color: c.color.clone(),
+            perf: PERF,
+            direction: None,
+            initial_fen: c.initial_fen.clone(),
+            kind: c.kind.clone(),
+            decline_reason_key: c.decline_reason.clone(),
+            created_at: c.created_at,
+        })
+    }
+}
+
+/// `GET /api/challenge`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ChallengeListJson {
+    /// Addressed to you.
+    #[serde(rename = "in")]
+    pub incoming: Vec<ChallengeJson>,
+    /// Made by you.
+    #[serde(rename = "out")]
+    pub outgoing: Vec<ChallengeJson>,
+}
+
+/// A player of a game: a user, or the computer.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerJson {
+    /// Lower-cased name (absent for the computer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The name to show.
+    pub name: String,
+    /// The computer's level (only for the computer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ai_level: Option<i64>,
+}
+
+/// Both players of a game.
+#[derive(Debug, Clone)]
+pub struct Players {
+    /// White.
+    pub white: PlayerJson,
+    /// Black.
+    pub black: PlayerJson,
+}
+
+impl Players {
+    /// The player of one colour (`"white"` or `"black"`).
+    pub fn get(&self, color: &str) -> &PlayerJson {
+        if color == "white" {
+            &self.white
+        } else {
+            &self.black
+        }
+    }
+}
+
+/// A player as the computer.
+pub fn ai_player(level: i64) -> PlayerJson {
+    PlayerJson {
+        id: None,
+        name: format!("Computer level {level}"),
+        ai_level: Some(level),
+    }
+}
+
+/// A player as a user.
+pub fn user_player(u: &store::User) -> PlayerJson {
+    PlayerJson {
+        id: Some(u.key()),
+        name: u.username.clone(),
+        ai_level: None,
+    }
+}
+
+/// The state of a game after a change (`gameState` in the board stream).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GameStateJson {
+    /// Always `gameState`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Space-separated Merge-UCI moves.
+    pub moves: String,
+    /// Untimed: always 2147483647.
+    pub wtime: i64,
+    /// Untimed: always 2147483647.
+    pub btime: i64,
+    /// Always 0.
+    pub winc: i64,
+    /// Always 0.
+    pub binc: i64,
+    /// `started`, `aborted`, `mate`, `resign`, `stalemate` or `draw`.
+    pub status: String,
+    /// `white` or `black` when the game has a winner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    /// Why the game ended, in words (for example `agreement`, `threefold repetition`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// White offers a draw.
+    pub wdraw: bool,
+    /// Black offers a draw.
+    pub bdraw: bool,
+    /// Always false (no takebacks).
+    pub wtakeback: bool,
+    /// Always false (no takebacks).
+    pub btakeback: bool,
+    /// The current position (Merge-FEN).
+    pub fen: String,
+    /// The last move (Merge-UCI).
+    pub last_move: Option<String>,
+    /// Whether the side to move is in check.
+    pub check: bool,
+    /// `white` or `black`: who is to move.
+    pub turn: &'static str,
+    /// Number of moves played.
+    pub ply: i64,
+    /// The game's version: 1 at creation, one more after every change.
+    pub version: i64,
+}
+
+/// The first line of a board stream.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GameFullJson {
+    /// Always `gameFull`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The game's id.
+    pub id: String,
+    /// The variant.
+    pub variant: VariantJson,
+    /// Always `correspondence`.
+    pub speed: &'static str,
+    /// The perf.
+    pub perf: PerfJson,
+    /// Always false.
+    pub rated: bool,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// White.
+    pub white: PlayerJson,
+    /// Black.
+    pub black: PlayerJson,
+    /// `startpos` or a Merge-FEN.
+    pub initial_fen: String,
+    /// The current state.
+    pub state: GameStateJson,
+}
+
+/// A legal move, in both notations.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LegalMoveJson {
+    /// Merge-UCI.
+    pub uci: String,
+    /// Readable notation.
+    pub san: String,
+}
+
+/// Everything the web page needs to draw a game (`GET /api/game/{id}`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GameJson {
+    /// The game's id.
+    pub id: String,
+    /// The variant.
+    pub variant: VariantJson,
+    /// The start position (Merge-FEN).
+    pub initial_fen: String,
+    /// The current position (Merge-FEN).
+    pub fen: String,
+    /// `white` or `black`.
+    pub turn: &'static str,
+    /// Number of moves played.
+    pub ply: i64,
+    /// The game's version (see the live channel).
+    pub version: i64,
+    /// Status word.
+    pub status: String,
+    /// `white` or `black` when the game has a winner.
+    pub winner: Option<String>,
+    /// Why the game ended, in words.
+    pub reason: Option<String>,
+    /// The moves played, Merge-UCI.
+    pub moves: Vec<String>,
+    /// The moves played, readable notation.
+    pub san: Vec<String>,
+    /// The last move, Merge-UCI.
+    pub last_move: Option<String>,
+    /// Whether the side to move is in check.
+    pub check: bool,
+    /// The colour with an open draw offer.
+    pub draw_offer: Option<String>,
+    /// White.
+    pub white: PlayerJson,
+    /// Black.
+    pub black: PlayerJson,
+    /// The legal moves of the side to move (empty once the game is over).
+    pub legal_moves: Vec<LegalMoveJson>,
+    /// Your colour, when you play in this game.
+    pub you: Option<&'static str>,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// Milliseconds since the Unix epoch.
+    pub updated_at: i64,
+}
+
+/// A player in a game export.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportPlayerJson {
+    /// The user (absent for the computer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user: Option<LightUser>,
+    /// The computer's level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ai_level: Option<i64>,
+}
+
+/// Both players in a game export.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ExportPlayersJson {
+    /// White.
+    pub white: ExportPlayerJson,
+    /// Black.
+    pub black: ExportPlayerJson,
+}
+
+/// A game as exported (`GET /game/export/{id}` with `Accept: application/json`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportJson {
+    /// The game's id.
+    pub id: String,
+    /// Always false.
+    pub rated: bool,
+    /// The variant id.
+    pub variant: &'static str,
+    /// Always `correspondence`.
+    pub speed: &'static str,
+    /// Always `correspondence`.
+    pub perf: &'static str,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// Milliseconds since the Unix epoch.
+    pub last_move_at: i64,
+    /// Status word.
+    pub status: String,
+    /// `white` or `black` when the game has a winner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    /// The players.
+    pub players: ExportPlayersJson,
+    /// The start position (Merge-FEN).
+    pub initial_fen: String,
+    /// The current position (Merge-FEN).
+    pub fen: String,
+    /// Space-separated Merge-UCI moves.
+    pub moves: String,
+}
+
+/// An opponent, in the list of ongoing games.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OpponentJson {
+    /// Lower-cased name (absent for the computer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The name to show.
+    pub username: String,
+    /// The computer's level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ai: Option<i64>,
+}
+
+/// A status word as lichess nests it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StatusJson {
+    /// The status word.
+    pub name: String,
+}
+
+/// A game seen by one of its players (`/api/account/playing`, `gameStart`, `gameFinish`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NowPlayingJson {
+    /// The game's id.
+    pub game_id: String,
+    /// The game's id (we have no secret player ids).
+    pub full_id: String,
+    /// The game's id.
+    pub id: String,
+    /// Your colour.
+    pub color: &'static str,
+    /// The current position.
+    pub fen: String,
+    /// Whether you have moved in this game.
+    pub has_moved: bool,
+    /// Whether it is your move.
+    pub is_my_turn: bool,
+    /// The last move, Merge-UCI (empty before the first).
+    pub last_move: String,
+    /// Your opponent.
+    pub opponent: OpponentJson,
+    /// Always `correspondence`.
+    pub perf: &'static str,
+    /// Always false.
+    pub rated: bool,
+    /// `friend`, `lobby` or `ai`.
+    pub source: &'static str,
+    /// Always `correspondence`.
+    pub speed: &'static str,
+    /// The status.
+    pub status: StatusJson,
+    /// `white` or `black` when the game has a winner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    /// The variant.
+    pub variant: VariantJson,
+}
+
+/// `GET /api/account/playing`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NowPlayingListJson {
+    /// Ongoing games, those where it is your move first.
+    pub now_playing: Vec<NowPlayingJson>,
+}
+
+/// Parses a stored or requested variant id.
+pub fn parse_variant(s: &str) -> ApiResult<Variant> {
+    s.parse::<Variant>()
+        .map_err(|e| ApiError::bad(e.to_string()))
+}
+
+/// The side to move in a stored game (from its FEN).
+pub fn turn_of(game: &store::Game) -> &'static str {
+    if game.fen.split_ascii_whitespace().nth(1) == Some("b") {
+        "black"
+    } else {
+        "white"
+    }
+}
+
+/// The other colour.
+pub fn other(color: &str) -> &'static str {
+    if color == "white" { "black" } else { "white" }
+}
+
+/// The current position of a stored game.
+pub fn position_of(game: &store::Game) -> ApiResult<Position> {
+    let variant = parse_variant(&game.variant)
+        .map_err(|e| ApiError::Internal(format!("game {}: {e}", game.id)))?;
+    Position::from_fen(variant, &game.fen)
+        .map_err(|e| ApiError::Internal(format!("game {}: stored FEN: {e}", game.id)))
+}
+
+/// The game's state JSON.
+pub fn game_state(game: &store::Game) -> ApiResult<GameStateJson> {
+    let pos = position_of(game)?;
+    Ok(GameStateJson {
+        kind: "gameState",
+        moves: game.moves.clone(),
+        wtime: UNLIMITED_TIME,
+        btime: UNLIMITED_TIME,
+        winc: 0,
+        binc: 0,
+        status: game.status.clone(),
+        winner: game.winner.clone(),
+        reason: game.status_reason.clone(),
+        wdraw: game.draw_offer.as_deref() == Some("white"),
+        bdraw: game.draw_offer.as_deref() == Some("black"),
+        wtakeback: false,
+        btakeback: false,
+        fen: game.fen.clone(),
+        last_move: game.move_list().last().map(|m| (*m).to_owned()),
+        check: pos.is_check(),
+        turn: turn_of(game),
+        ply: game.ply,
+        version: game.version,
+    })
+}
+
+/// The game's `gameFull` JSON.
+pub fn game_full(game: &store::Game, players: &Players) -> ApiResult<GameFullJson> {
+    let variant = parse_variant(&game.variant)?;
+    Ok(GameFullJson {
+        kind: "gameFull",
+        id: game.id.clone(),
+        variant: variant.into(),
+        speed: "correspondence",
+        perf: PERF,
+        rated: false,
+        created_at: game.created_at,
+        white: players.white.clone(),
+        black: players.black.clone(),
+        initial_fen: if game.initial_fen == chessmerge_rules::START_FEN {
+            "startpos".to_owned()
+        } else {
+            game.initial_fen.clone()
+        },
+        state: game_state(game)?,
+    })
+}
+
+/// A game as one of its players sees it.
+pub fn now_playing(
+    game: &store::Game,
+    color: &'static str,
+    players: &Players,
+) -> ApiResult<NowPlayingJson> {
+    let variant = parse_variant(&game.variant)?;
+    let opp = players.get(other(color));
+    let moves = game.move_list();
+    // Whether `color` has moved: its first move is ply 0 or 1 depending on who started.
+    let starter = if game.initial_fen.split_ascii_whitespace().nth(1) == Some("b") {
+        "black"
+    } else {
+        "white"
+    };
+    let has_moved = if starter == color {
+        !moves.is_empty()
+    } else {
+        moves.len() >= 2
+    };
+    Ok(NowPlayingJson {
+        game_id: game.id.clone(),
+        full_id: game.id.clone(),
+        id: game.id.clone(),
+        color,
+        fen: game.fen.clone(),
+        has_moved,
+        is_my_turn: game.is_ongoing() && turn_of(game) == color,
+        last_move: moves.last().map(|m| (*m).to_owned()).unwrap_or_default(),
+        opponent: OpponentJson {
+            id: opp.id.clone(),
+            username: opp.name.clone(),
+            ai: opp.ai_level,
+        },
+        perf: "correspondence",
+        rated: false,
+        source: if game.ai_level.is_some() {
+            "ai"
+        } else {
+            "friend"
+        },
+        speed: "correspondence",
+        status: StatusJson {
+            name: game.status.clone(),
+        },
+        winner: game.winner.clone(),
+        variant: variant.into(),
+    })
+}
