@@ -1,0 +1,524 @@
+//! Static evaluation, pair-aware.
+//!
+//! Terms, each tapered between middlegame and endgame by the material left:
+//! - material and piece-square tables, counting both pieces of a pair, plus
+//!   a pair correction ([`crate::params::pair_correction`]);
+//! - pawns: doubled, isolated, passed; a pawn carried in a pair gains by
+//!   rank, and a pawn pair whose partner can reach the last rank at once is
+//!   about to promote (ChessMerge and Chessplus);
+//! - mobility by role (a pair moves with both patterns);
+//! - king safety: pawn shield and attackers on the royal unit's zone
+//!   (Fusion's royal compounds included: the royal unit is whatever stands
+//!   on `royal_square`);
+//! - threats: a unit attacked by a cheaper enemy unit, or attacked and not
+//!   defended; a pair is one target, so its whole value is at stake;
+//! - bishop pair, tempo.
+//!
+//! The score is from the side to move's point of view.
+
+use crate::board::{Board, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, role_attacks, rook_attacks};
+use crate::params::*;
+use chessmerge_rules::{Color, Position, Role, Unit, Variant};
+
+#[rustfmt::skip]
+const PST_PAWN: [i32; 64] = [
+     0,  0,  0,  0,  0,  0,  0,  0,
+    50, 50, 50, 50, 50, 50, 50, 50,
+    10, 10, 20, 30, 30, 20, 10, 10,
+     5,  5, 10, 25, 25, 10,  5,  5,
+     0,  0,  0, 20, 20,  0,  0,  0,
+     5, -5,-10,  0,  0,-10, -5,  5,
+     5, 10, 10,-20,-20, 10, 10,  5,
+     0,  0,  0,  0,  0,  0,  0,  0,
+];
+#[rustfmt::skip]
+const PST_PAWN_EG: [i32; 64] = [
+     0,  0,  0,  0,  0,  0,  0,  0,
+    70, 70, 70, 70, 70, 70, 70, 70,
+    40, 40, 40, 40, 40, 40, 40, 40,
+    20, 20, 20, 20, 20, 20, 20, 20,
+    10, 10, 10, 10, 10, 10, 10, 10,
+     0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,
+];
+#[rustfmt::skip]
+const PST_KNIGHT: [i32; 64] = [
+    -50,-40,-30,-30,-30,-30,-40,-50,
+    -40,-20,  0,  0,  0,  0,-20,-40,
+    -30,  0, 10, 15, 15, 10,  0,-30,
+    -30,  5, 15, 20, 20, 15,  5,-30,
+    -30,  0, 15, 20, 20, 15,  0,-30,
+    -30,  5, 10, 15, 15, 10,  5,-30,
+    -40,-20,  0,  5,  5,  0,-20,-40,
+    -50,-40,-30,-30,-30,-30,-40,-50,
+];
+#[rustfmt::skip]
+const PST_BISHOP: [i32; 64] = [
+    -20,-10,-10,-10,-10,-10,-10,-20,
+    -10,  0,  0,  0,  0,  0,  0,-10,
+    -10,  0,  5, 10, 10,  5,  0,-10,
+    -10,  5,  5, 10, 10,  5,  5,-10,
+    -10,  0, 10, 10, 10, 10,  0,-10,
+    -10, 10, 10, 10, 10, 10, 10,-10,
+    -10,  5,  0,  0,  0,  0,  5,-10,
+    -20,-10,-10,-10,-10,-10,-10,-20,
+];
+#[rustfmt::skip]
+const PST_ROOK: [i32; 64] = [
+      0,  0,  0,  0,  0,  0,  0,  0,
+      5, 10, 10, 10, 10, 10, 10,  5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+      0,  0,  0,  5,  5,  0,  0,  0,
+];
+#[rustfmt::skip]
+const PST_QUEEN: [i32; 64] = [
+    -20,-10,-10, -5, -5,-10,-10,-20,
+    -10,  0,  0,  0,  0,  0,  0,-10,
+    -10,  0,  5,  5,  5,  5,  0,-10,
+     -5,  0,  5,  5,  5,  5,  0, -5,
+      0,  0,  5,  5,  5,  5,  0, -5,
+    -10,  5,  5,  5,  5,  5,  0,-10,
+    -10,  0,  5,  0,  0,  0,  0,-10,
+    -20,-10,-10, -5, -5,-10,-10,-20,
+];
+#[rustfmt::skip]
+const PST_KING_MG: [i32; 64] = [
+    -30,-40,-40,-50,-50,-40,-40,-30,
+    -30,-40,-40,-50,-50,-40,-40,-30,
+    -30,-40,-40,-50,-50,-40,-40,-30,
+    -30,-40,-40,-50,-50,-40,-40,-30,
+    -20,-30,-30,-40,-40,-30,-30,-20,
+    -10,-20,-20,-20,-20,-20,-20,-10,
+     20, 20,  0,  0,  0,  0, 20, 20,
+     20, 30, 10,  0,  0, 10, 30, 20,
+];
+#[rustfmt::skip]
+const PST_KING_EG: [i32; 64] = [
+    -50,-40,-30,-20,-20,-30,-40,-50,
+    -30,-20,-10,  0,  0,-10,-20,-30,
+    -30,-10, 20, 30, 30, 20,-10,-30,
+    -30,-10, 30, 40, 40, 30,-10,-30,
+    -30,-10, 30, 40, 40, 30,-10,-30,
+    -30,-10, 20, 30, 30, 20,-10,-30,
+    -30,-30,  0,  0,  0,  0,-30,-30,
+    -50,-30,-30,-30,-30,-30,-30,-50,
+];
+
+/// The tables are written rank 8 first, as seen by white; white looks up
+/// `sq ^ 56`, black looks up `sq` (the mirror).
+#[inline]
+fn pst(role: Role, color: Color, sq: usize) -> (i32, i32) {
+    let i = match color {
+        Color::White => sq ^ 56,
+        Color::Black => sq,
+    };
+    match role {
+        Role::Pawn => (PST_PAWN[i], PST_PAWN_EG[i]),
+        Role::Knight => (PST_KNIGHT[i], PST_KNIGHT[i]),
+        Role::Bishop => (PST_BISHOP[i], PST_BISHOP[i]),
+        Role::Rook => (PST_ROOK[i], PST_ROOK[i] / 2),
+        Role::Queen => (PST_QUEEN[i], PST_QUEEN[i]),
+        Role::King => (PST_KING_MG[i], PST_KING_EG[i]),
+    }
+}
+
+/// Ordering value of a unit: the sum of its pieces (a king counts big, so
+/// that the royal unit sorts as the most valuable).
+#[inline]
+pub fn unit_value(unit: Unit) -> i32 {
+    ORDER_VALUE[unit.first.index()] + unit.second.map_or(0, |r| ORDER_VALUE[r.index()])
+}
+
+/// Material value of a unit (middlegame), pair correction included, king
+/// counted as zero. Used by the threat terms and by level noise.
+pub fn unit_material(unit: Unit, fusion: bool) -> i32 {
+    let mut v = MG_VALUE[unit.first.index()];
+    if let Some(s) = unit.second {
+        v += MG_VALUE[s.index()] + pair_correction(fusion, unit.first.index(), s.index()).0;
+    }
+    v
+}
+
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+
+#[inline]
+fn file_mask(file: usize) -> u64 {
+    FILE_A << file
+}
+
+#[inline]
+fn adjacent_files(file: usize) -> u64 {
+    let mut m = 0;
+    if file > 0 {
+        m |= file_mask(file - 1);
+    }
+    if file < 7 {
+        m |= file_mask(file + 1);
+    }
+    m
+}
+
+/// Squares strictly in front of `sq` (from `color`'s side) on the file
+/// and the two adjacent files.
+#[inline]
+fn front_span(color: Color, sq: usize) -> u64 {
+    let files = file_mask(sq % 8) | adjacent_files(sq % 8);
+    let rank = sq / 8;
+    let ahead = match color {
+        Color::White => {
+            if rank == 7 {
+                0
+            } else {
+                !0u64 << ((rank + 1) * 8)
+            }
+        }
+        Color::Black => {
+            if rank == 0 {
+                0
+            } else {
+                !0u64 >> ((8 - rank) * 8)
+            }
+        }
+    };
+    files & ahead
+}
+
+#[inline]
+fn relative_rank(color: Color, sq: usize) -> usize {
+    match color {
+        Color::White => sq / 8,
+        Color::Black => 7 - sq / 8,
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Score {
+    mg: i32,
+    eg: i32,
+}
+
+impl Score {
+    #[inline]
+    fn add(&mut self, mg: i32, eg: i32) {
+        self.mg += mg;
+        self.eg += eg;
+    }
+}
+
+/// Evaluates `pos` for the side to move.
+pub fn evaluate(pos: &Position) -> i32 {
+    let board = Board::new(pos);
+    evaluate_board(&board, pos.variant(), pos.turn())
+}
+
+/// Evaluates a prepared board for `stm`.
+pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
+    let fusion = variant == Variant::Fusion;
+    let occ = b.occupied();
+    let mut side = [Score::default(); 2];
+    let mut phase = 0;
+    let mut attacks = [0u64; 2];
+    let mut pawn_att = [0u64; 2];
+    // cheapest attacker class maps: [pawn, minor, rook, queen, king]
+    let mut att_class = [[0u64; 5]; 2];
+    let mut non_pawn_material = [0i32; 2];
+    let mut bishops = [0u32; 2];
+    // Attack weight of each side's units on the *enemy* royal zone.
+    let zones = [
+        king_attacks(b.royal[0]) | (1 << b.royal[0]),
+        king_attacks(b.royal[1]) | (1 << b.royal[1]),
+    ];
+    let mut zone_weight = [0i32; 2];
+
+    for c in Color::ALL {
+        let ci = c.index();
+        let mut bb = b.by_role[ci][Role::Pawn.index()];
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            pawn_att[ci] |= pawn_attacks(c, sq);
+        }
+    }
+
+    for c in Color::ALL {
+        let ci = c.index();
+        let them = c.other().index();
+        let s = &mut side[ci];
+        let own = b.by_color[ci];
+        let mut bb = own;
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            let Some(u) = b.units[sq] else { continue };
+            let mut zw = 0;
+            for r in u.roles() {
+                let ri = r.index();
+                let (pm, pe) = pst(r, c, sq);
+                s.add(MG_VALUE[ri] + pm, EG_VALUE[ri] + pe);
+                phase += PHASE_WEIGHT[ri];
+                if r != Role::Pawn && r != Role::King {
+                    non_pawn_material[ci] += MG_VALUE[ri];
+                }
+                if r == Role::Bishop {
+                    bishops[ci] += 1;
+                }
+                let a = role_attacks(r, c, sq, occ);
+                attacks[ci] |= a;
+                if a & zones[them] != 0 {
+                    zw = zw.max(KING_ATTACK_WEIGHT[ri]);
+                }
+                let class = match r {
+                    Role::Pawn => 0,
+                    Role::Knight | Role::Bishop => 1,
+                    Role::Rook => 2,
+                    Role::Queen => 3,
+                    Role::King => 4,
+                };
+                att_class[ci][class] |= a;
+                if r != Role::Pawn && r != Role::King {
+                    let mob = (a & !own & !pawn_att[them]).count_ones() as i32;
+                    s.add(MOBILITY_MG[ri] * (mob - 4), MOBILITY_EG[ri] * (mob - 4));
+                }
+            }
+            zone_weight[ci] += zw;
+            if let Some(second) = u.second {
+                let (mg, eg) = pair_correction(fusion, u.first.index(), second.index());
+                s.add(mg, eg);
+            }
+        }
+        if bishops[ci] >= 2 {
+            s.add(BISHOP_PAIR_BONUS, BISHOP_PAIR_BONUS + 10);
+        }
+    }
+
+    // Pawns, pawn pairs, carried promotion.
+    for c in Color::ALL {
+        let ci = c.index();
+        let pawns = b.by_role[ci][Role::Pawn.index()];
+        let enemy_pawns = b.by_role[c.other().index()][Role::Pawn.index()];
+        let mut bb = pawns;
+        let s = &mut side[ci];
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            let file = sq % 8;
+            let rr = relative_rank(c, sq);
+            let on_file = pawns & file_mask(file);
+            if on_file.count_ones() > 1 {
+                s.add(-DOUBLED_PENALTY / 2, -DOUBLED_PENALTY);
+            }
+            if pawns & adjacent_files(file) == 0 {
+                s.add(-ISOLATED_PENALTY, -ISOLATED_PENALTY);
+            }
+            if front_span(c, sq) & enemy_pawns == 0 {
+                s.add(PASSED_MG[rr], PASSED_EG[rr]);
+            }
+            if b.pawn_pairs & (1 << sq) != 0 {
+                s.add(PAWN_PAIR_RANK_BONUS[rr], PAWN_PAIR_RANK_BONUS[rr]);
+                if let Some(u) = b.units[sq]
+                    && let Some(gain) = carry_promotion_gain(b, u, c, sq, occ, variant)
+                {
+                    let v = gain * CARRY_PROMOTION_WEIGHT / 16;
+                    s.add(v, v);
+                }
+            }
+        }
+    }
+
+    // King safety (middlegame only): shield and zone attackers.
+    for c in Color::ALL {
+        let ci = c.index();
+        let them = c.other();
+        let royal = b.royal[ci];
+        let weight = zone_weight[them.index()];
+        let danger = KING_DANGER[(weight as usize).min(KING_DANGER.len() - 1)];
+        // Scale by the attacker's non-pawn material (no danger without pieces).
+        let scale = (non_pawn_material[them.index()]).min(2_000);
+        let mut mg = -danger * scale / 2_000;
+        let shield_rank = match c {
+            Color::White => royal / 8 + 1,
+            Color::Black => (royal / 8).wrapping_sub(1),
+        };
+        if shield_rank < 8 && relative_rank(c, royal) <= 1 {
+            let file = royal % 8;
+            let files = file_mask(file) | adjacent_files(file);
+            let shield = files & (0xffu64 << (shield_rank * 8)) & b.by_role[ci][Role::Pawn.index()];
+            mg += SHIELD_BONUS * shield.count_ones() as i32;
+        }
+        side[ci].add(mg, 0);
+    }
+
+    // Threats: units attacked by cheaper units, or attacked and undefended.
+    let mut threat = [(0i32, 0i32); 2]; // (sum, max) per side
+    for c in Color::ALL {
+        let ci = c.index();
+        let them = c.other().index();
+        let mut bb = b.by_color[ci] & !(1 << b.royal[ci]);
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            let bit = 1u64 << sq;
+            if attacks[them] & bit == 0 {
+                continue;
+            }
+            let Some(u) = b.units[sq] else { continue };
+            let v = unit_material(u, fusion);
+            let cheapest = if att_class[them][0] & bit != 0 {
+                MG_VALUE[0]
+            } else if att_class[them][1] & bit != 0 {
+                MG_VALUE[1]
+            } else if att_class[them][2] & bit != 0 {
+                MG_VALUE[3]
+            } else if att_class[them][3] & bit != 0 {
+                MG_VALUE[4]
+            } else {
+                i32::MAX
+            };
+            let mut t = if cheapest < v { v - cheapest } else { 0 };
+            if attacks[ci] & bit == 0 {
+                t = t.max(v);
+            }
+            if u.is_pair() && !u.has(Role::Pawn) {
+                side[ci].add(-PAIR_ATTACKED_PENALTY, -PAIR_ATTACKED_PENALTY);
+            }
+            if t > 0 {
+                threat[ci].0 += t;
+                threat[ci].1 = threat[ci].1.max(t);
+            }
+        }
+    }
+    for c in Color::ALL {
+        let ci = c.index();
+        let (sum, max) = threat[ci];
+        let pen = if c == stm {
+            // The side to move can save one unit; the rest are likely lost.
+            max * THREAT_WEIGHT / 64 + (sum - max) * THREAT_WEIGHT * 3 / 64
+        } else {
+            sum * THREAT_WEIGHT / 64
+        };
+        side[ci].add(-pen, -pen);
+    }
+
+    let phase = phase.min(PHASE_MAX);
+    let w = side[0];
+    let bl = side[1];
+    let mg = w.mg - bl.mg;
+    let eg = w.eg - bl.eg;
+    let mut score = (mg * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX;
+
+    // Drawish material: no pawns and at most a minor's worth ahead.
+    let pawns_w = b.by_role[0][0];
+    let pawns_b = b.by_role[1][0];
+    if pawns_w == 0 && pawns_b == 0 && non_pawn_material[0] <= MG_VALUE[2] && non_pawn_material[1] <= MG_VALUE[2] {
+        return 0;
+    }
+    if (score > 0 && pawns_w == 0 && non_pawn_material[0] <= MG_VALUE[2])
+        || (score < 0 && pawns_b == 0 && non_pawn_material[1] <= MG_VALUE[2])
+    {
+        score /= 8;
+    }
+
+    let score = if stm == Color::White { score } else { -score };
+    score + TEMPO_BONUS
+}
+
+/// For a pair holding a pawn, the material gained if it moved together
+/// onto its last rank at once (ChessMerge: one piece of choice replaces
+/// both, so the gain is a queen minus the two pieces; Chessplus: a queen
+/// likewise), when its partner's pattern reaches a free or enemy square
+/// there. `None` when it cannot or the gain is not positive.
+fn carry_promotion_gain(b: &Board, u: Unit, c: Color, sq: usize, occ: u64, variant: Variant) -> Option<i32> {
+    if !matches!(variant, Variant::ChessMerge | Variant::Chessplus) {
+        return None;
+    }
+    let partner = if u.first == Role::Pawn { u.second? } else { u.first };
+    let last = match c {
+        Color::White => 0xffu64 << 56,
+        Color::Black => 0xff,
+    };
+    let own = b.by_color[c.index()];
+    let enemy = b.by_color[c.other().index()];
+    let reach = match partner {
+        Role::Pawn => {
+            let fwd = match c {
+                Color::White => (1u64 << sq) << 8,
+                Color::Black => (1u64 << sq) >> 8,
+            };
+            (fwd & !occ) | (pawn_attacks(c, sq) & enemy)
+        }
+        Role::Knight => knight_attacks(sq),
+        Role::Bishop => bishop_attacks(sq, occ),
+        Role::Rook => rook_attacks(sq, occ),
+        Role::Queen => rook_attacks(sq, occ) | bishop_attacks(sq, occ),
+        Role::King => 0,
+    } & last
+        & !own;
+    if reach == 0 {
+        return None;
+    }
+    let gain = MG_VALUE[Role::Queen.index()] - MG_VALUE[Role::Pawn.index()] - MG_VALUE[partner.index()];
+    (gain > 0).then_some(gain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The colour-mirrored Merge-FEN: ranks reversed, cases swapped.
+    fn mirror(fen: &str) -> String {
+        let f: Vec<&str> = fen.split(' ').collect();
+        let swap = |s: &str| -> String {
+            s.chars()
+                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
+                .collect()
+        };
+        let board: Vec<String> = f[0].split('/').rev().map(swap).collect();
+        let turn = if f[1] == "w" { "b" } else { "w" };
+        let mut castling: Vec<char> = swap(f[2]).chars().collect();
+        castling.sort_by_key(|c| (c.is_ascii_lowercase(), *c));
+        let castling: String = castling.into_iter().collect();
+        let ep = if f[3] == "-" {
+            "-".to_owned()
+        } else {
+            let b = f[3].as_bytes();
+            format!("{}{}", b[0] as char, (b'1' + b'8' - b[1]) as char)
+        };
+        format!("{} {} {} {} {} {}", board.join("/"), turn, castling, ep, f[4], f[5])
+    }
+
+    #[test]
+    fn evaluation_is_colour_symmetric() {
+        let fens = [
+            (Variant::ChessMerge, "r2qk2r/ppp2ppp/2(nb)2n2/3pp3/3PP3/2N2N2/PPP2PPP/R1BQK2R w KQkq - 0 7"),
+            (Variant::ChessMerge, "4k3/8/8/3(RP)4/8/8/5PPP/6K1 w - - 0 1"),
+            (Variant::Chessplus, "r3k2r/ppp2ppp/2(nb)1(qp)3/4p3/4P3/2(NB)1(QP)3/PPP2PPP/R3K2R w KQkq - 0 9"),
+            (Variant::Fusion, "r2q1rk1/ppp2ppp/2(bn)2n2/3pp3/3PP3/2(BN)2N2/PPP2PPP/R2Q1RK1 w - - 0 8"),
+            (Variant::Fusion, "6k1/5ppp/8/8/8/8/5PPP/3(KR)4 w - - 0 1"),
+            (Variant::Standard, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+        ];
+        for (v, fen) in fens {
+            let a = Position::from_fen(v, fen).unwrap();
+            let b = Position::from_fen(v, &mirror(fen)).unwrap_or_else(|e| panic!("{}: {e}", mirror(fen)));
+            assert_eq!(evaluate(&a), evaluate(&b), "{fen}");
+        }
+    }
+
+    #[test]
+    fn material_and_pairs_are_counted() {
+        let p = |fen| evaluate(&Position::from_fen(Variant::ChessMerge, fen).unwrap());
+        // An extra pair is worth more than one of its pieces.
+        let pair = p("4k3/8/8/8/8/8/8/(RN)3K3 w - - 0 1");
+        let rook = p("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+        assert!(pair > rook + 200, "{pair} {rook}");
+        // A pawn pair one step from promotion (ChessMerge: replaced by a
+        // piece of choice) is worth more than the same pair far back.
+        let near = p("4k3/8/1(RP)6/8/8/8/8/4K3 w - - 0 1");
+        let far = p("4k3/8/8/8/8/1(RP)6/8/4K3 w - - 0 1");
+        assert!(near > far, "{near} {far}");
+    }
+}

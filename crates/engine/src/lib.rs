@@ -1,0 +1,36 @@
+//! The ChessMerge engine: a searcher and evaluator for the four variants
+//! of merge chess (ChessMerge, Chessplus, Fusion Chess, standard chess),
+//! and the command-line front ends built on it.
+//!
+//! - [`choose_move`]: the blocking entry point for the server (levels 1-8,
+//!   see [`levels`]);
+//! - [`search::Searcher`]: iterative deepening alpha-beta with a
+//!   transposition table, quiescence search, pruning and reductions;
+//! - [`eval`]: the pair-aware evaluation;
+//! - [`uci`]: the UCI loop (`chessmerge uci`);
+//! - [`play`], [`matches`], [`bench`]: `chessmerge play`, `match`, `bench`,
+//!   each with a clap `Args` struct and a `run_*` function for the CLI.
+//!
+//! ```
+//! use chessmerge_rules::{Game, Position, Variant};
+//! let game = Game::new(Position::new(Variant::ChessMerge));
+//! let m = chessmerge_engine::choose_move(&game, 1).unwrap();
+//! assert!(game.position().is_legal(m));
+//! ```
+
+pub mod bench;
+pub mod board;
+pub mod eval;
+pub mod levels;
+pub mod limits;
+pub mod matches;
+pub mod params;
+pub mod play;
+pub mod players;
+pub mod search;
+pub mod tt;
+pub mod uci;
+
+pub use levels::{LevelConfig, choose_move, choose_move_seeded, level_config};
+pub use limits::{Limits, TimeControl};
+pub use search::{SearchInfo, SearchResult, Searcher};

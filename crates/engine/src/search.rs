@@ -1,0 +1,878 @@
+//! Iterative-deepening principal variation search.
+//!
+//! Negamax alpha-beta with a transposition table, aspiration windows,
+//! quiescence search (captures and promotions; every evasion when in
+//! check), check extension, reverse futility pruning, null-move pruning
+//! (not in check, not at PV nodes, only with a piece besides pawns and the
+//! royal unit, so zugzwang-prone endings are searched in full), futility
+//! pruning of quiet moves at frontier nodes, and late move reductions.
+//! Move ordering: TT move, winning/equal captures by MVV-LVA (the victim is
+//! the whole captured unit: a pair counts both pieces), promotions, two
+//! killers per ply, history, losing captures last.
+//!
+//! Merges and splits are quiet moves for the search: they are ordered by
+//! history and may be reduced, but never pruned at PV nodes.
+
+use crate::eval::{evaluate, unit_material, unit_value};
+use crate::limits::{Clock, Limits};
+use crate::params::*;
+use crate::tt::{Bound, TransTable};
+use chessmerge_rules::{Color, Move, Position, Role, Variant};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// A score as UCI reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportedScore {
+    /// Centipawns, side to move's view.
+    Cp(i32),
+    /// Mate in this many moves (negative: being mated).
+    Mate(i32),
+}
+
+impl ReportedScore {
+    /// Converts an internal score.
+    pub fn from_internal(score: i32) -> ReportedScore {
+        if score >= MATE_BOUND {
+            ReportedScore::Mate((MATE - score + 1) / 2)
+        } else if score <= -MATE_BOUND {
+            ReportedScore::Mate(-(MATE + score + 1) / 2)
+        } else {
+            ReportedScore::Cp(score)
+        }
+    }
+}
+
+impl std::fmt::Display for ReportedScore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportedScore::Cp(c) => write!(f, "cp {c}"),
+            ReportedScore::Mate(m) => write!(f, "mate {m}"),
+        }
+    }
+}
+
+/// Progress of a search, reported after each completed iteration.
+#[derive(Clone, Debug)]
+pub struct SearchInfo {
+    pub depth: i32,
+    pub seldepth: i32,
+    pub score: i32,
+    pub nodes: u64,
+    pub time: Duration,
+    pub pv: Vec<Move>,
+    pub hashfull: u32,
+}
+
+impl SearchInfo {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        let us = self.time.as_micros().max(1) as u64;
+        self.nodes.saturating_mul(1_000_000) / us
+    }
+
+    /// The UCI `info` line.
+    pub fn to_uci(&self) -> String {
+        let pv: Vec<String> = self.pv.iter().map(|m| m.to_string()).collect();
+        format!(
+            "info depth {} seldepth {} score {} nodes {} nps {} time {} hashfull {} pv {}",
+            self.depth,
+            self.seldepth,
+            ReportedScore::from_internal(self.score),
+            self.nodes,
+            self.nps(),
+            self.time.as_millis(),
+            self.hashfull,
+            pv.join(" ")
+        )
+    }
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// The move to play; `None` only when there is no legal move.
+    pub best: Option<Move>,
+    /// Its score (internal units, side to move's view).
+    pub score: i32,
+    /// Deepest completed iteration.
+    pub depth: i32,
+    pub nodes: u64,
+    pub pv: Vec<Move>,
+    pub time: Duration,
+}
+
+/// Deliberate imprecision, for the levels.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Imprecision {
+    /// Amplitude (centipawns) of a pseudo-random offset added to every
+    /// static evaluation; fixed for a position within one search.
+    pub eval_noise: i32,
+    /// Seed of that offset.
+    pub seed: u64,
+}
+
+/// Search features that can be switched off, to measure what each one
+/// gains (`chessmerge match` player spec `off=null+lmr`, for example).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    pub null_move: bool,
+    pub lmr: bool,
+    pub reverse_futility: bool,
+    pub futility: bool,
+    pub check_extension: bool,
+}
+
+impl Default for Features {
+    fn default() -> Features {
+        Features {
+            null_move: true,
+            lmr: true,
+            reverse_futility: true,
+            futility: true,
+            check_extension: true,
+        }
+    }
+}
+
+impl Features {
+    /// Switches off the features named in `list` (`+`-separated: `null`,
+    /// `lmr`, `rfp`, `futility`, `checkext`).
+    pub fn without(list: &str) -> Result<Features, String> {
+        let mut f = Features::default();
+        for name in list.split('+').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "null" => f.null_move = false,
+                "lmr" => f.lmr = false,
+                "rfp" => f.reverse_futility = false,
+                "futility" => f.futility = false,
+                "checkext" => f.check_extension = false,
+                other => return Err(format!("unknown search feature {other:?} (null, lmr, rfp, futility, checkext)")),
+            }
+        }
+        Ok(f)
+    }
+}
+
+/// The searcher. Keep one per game (or per UCI session): its table and
+/// history survive between moves.
+pub struct Searcher {
+    tt: TransTable,
+    stop: Arc<AtomicBool>,
+    history: Box<[[[i32; 64]; 64]; 2]>,
+    killers: [[Option<Move>; 2]; MAX_PLY + 1],
+    pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    keys: Vec<u64>,
+    nodes: u64,
+    seldepth: usize,
+    max_nodes: u64,
+    clock: Clock,
+    stopped: bool,
+    root_depth: i32,
+    lmr: Box<[[i32; 64]; 64]>,
+    /// Move-ordering buffers, one per ply (kept to avoid allocations).
+    bufs: Vec<Vec<(i32, Move, i32)>>,
+    /// Deliberate imprecision (levels); zero for full strength.
+    pub imprecision: Imprecision,
+    /// Search features in use (all by default).
+    pub features: Features,
+}
+
+/// Does the rules crate's variant treat a repeated position or 100 plies
+/// without progress as a draw? (ChessMerge has no such rule; the search
+/// still scores a repetition inside its own tree as 0, since a repeated
+/// position makes no progress.)
+fn has_fifty_move_rule(v: Variant) -> bool {
+    v != Variant::ChessMerge
+}
+
+impl Searcher {
+    /// A searcher with a `hash_mb` MiB table, stopped by `stop`.
+    pub fn new(hash_mb: usize, stop: Arc<AtomicBool>) -> Searcher {
+        let mut lmr = Box::new([[0i32; 64]; 64]);
+        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+            }
+        }
+        Searcher {
+            tt: TransTable::new(hash_mb),
+            stop,
+            history: Box::new([[[0; 64]; 64]; 2]),
+            killers: [[None; 2]; MAX_PLY + 1],
+            pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
+            pv_len: [0; MAX_PLY + 1],
+            keys: Vec::with_capacity(1024),
+            nodes: 0,
+            seldepth: 0,
+            max_nodes: u64::MAX,
+            clock: Clock::start(&Limits::default(), Color::White),
+            stopped: false,
+            root_depth: 0,
+            lmr,
+            bufs: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            imprecision: Imprecision::default(),
+            features: Features::default(),
+        }
+    }
+
+    /// The stop flag this searcher polls.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Resizes (and empties) the table.
+    pub fn resize_tt(&mut self, mb: usize) {
+        self.tt = TransTable::new(mb);
+    }
+
+    /// Forgets everything learnt (table, history, killers): `ucinewgame`.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history.iter_mut().flatten().for_each(|row| row.fill(0));
+        self.killers = [[None; 2]; MAX_PLY + 1];
+    }
+
+    /// Nodes searched so far by the current (or last) search.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Searches `pos` under `limits`. `history` holds the Zobrist keys of
+    /// the positions before `pos` in the game (the current one may be
+    /// included as the last key; it is ignored), for repetition detection.
+    /// `on_info` is called after every completed iteration.
+    ///
+    /// The stop flag is *not* reset here: the caller clears it before
+    /// starting (so that a `stop` that arrives early is not lost).
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        history: &[u64],
+        limits: &Limits,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        self.clock = Clock::start(limits, pos.turn());
+        self.nodes = 0;
+        self.seldepth = 0;
+        self.stopped = false;
+        self.max_nodes = limits.nodes.unwrap_or(u64::MAX);
+        self.tt.new_search();
+        self.killers = [[None; 2]; MAX_PLY + 1];
+        for side in self.history.iter_mut() {
+            for row in side.iter_mut() {
+                for h in row.iter_mut() {
+                    *h /= 8;
+                }
+            }
+        }
+        let key = pos.zobrist();
+        self.keys.clear();
+        let hist = match history.last() {
+            Some(&k) if k == key => &history[..history.len() - 1],
+            _ => history,
+        };
+        self.keys.extend_from_slice(hist);
+
+        let mut root_moves: Vec<Move> = pos.legal_moves().to_vec();
+        let mut result = SearchResult {
+            best: root_moves.first().copied(),
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+            time: Duration::ZERO,
+        };
+        if root_moves.is_empty() {
+            result.score = if pos.is_check() { -MATE } else { 0 };
+            return result;
+        }
+        self.order_root(pos, &mut root_moves);
+
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as i32 - 8)
+            .min(limits.mate.map_or(i32::MAX, |m| 2 * m - 1))
+            .clamp(1, MAX_PLY as i32 - 8);
+        let mut score: i32 = 0;
+        for depth in 1..=max_depth {
+            self.root_depth = depth;
+            self.seldepth = 0;
+            let (mut alpha, mut beta) = (-INFINITY, INFINITY);
+            let mut window = ASPIRATION_WINDOW;
+            if depth >= ASPIRATION_MIN_DEPTH && score.abs() < MATE_BOUND {
+                alpha = (score - window).max(-INFINITY);
+                beta = (score + window).min(INFINITY);
+            }
+            let (iter_score, iter_best) = loop {
+                let (s, best) = self.root(pos, &mut root_moves, depth, alpha, beta);
+                if self.stopped {
+                    break (s, best);
+                }
+                if s <= alpha && alpha > -INFINITY {
+                    beta = (alpha + beta) / 2;
+                    window *= 2;
+                    alpha = (s - window).max(-INFINITY);
+                } else if s >= beta && beta < INFINITY {
+                    window *= 2;
+                    beta = (s + window).min(INFINITY);
+                } else {
+                    break (s, best);
+                }
+                if window > 1000 {
+                    alpha = -INFINITY;
+                    beta = INFINITY;
+                }
+            };
+            if self.stopped {
+                // A partial iteration counts for its best fully searched
+                // move: the previous best is searched first, and any later
+                // move that replaced it was searched with a full window.
+                if let Some(b) = iter_best
+                    && Some(b) != result.best
+                {
+                    result.best = Some(b);
+                    result.score = iter_score;
+                    result.pv = vec![b];
+                }
+                break;
+            }
+            score = iter_score;
+            result.best = iter_best.or(result.best);
+            result.score = score;
+            result.depth = depth;
+            result.pv = self.pv[0][..self.pv_len[0]].iter().flatten().copied().collect();
+            if result.pv.first() != result.best.as_ref() {
+                result.pv = result.best.into_iter().collect();
+            }
+            let info = SearchInfo {
+                depth,
+                seldepth: self.seldepth as i32,
+                score,
+                nodes: self.nodes,
+                time: self.clock.elapsed(),
+                pv: result.pv.clone(),
+                hashfull: self.tt.hashfull(),
+            };
+            on_info(&info);
+            if self.clock.soft_expired() || self.nodes >= self.max_nodes {
+                break;
+            }
+            if let Some(m) = limits.mate
+                && score >= MATE - 2 * m
+            {
+                break;
+            }
+            // A forced mate found with a full window cannot improve.
+            if score.abs() >= MATE_BOUND && depth >= 2 * (MATE - score.abs()) + 2 {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result.time = self.clock.elapsed();
+        result
+    }
+
+    fn order_root(&mut self, pos: &Position, moves: &mut [Move]) {
+        let tt_move = self.tt.probe(pos.zobrist(), 0).and_then(|h| h.mv);
+        let mut scored: Vec<(i32, Move)> = moves
+            .iter()
+            .map(|&m| (self.move_score(pos, m, tt_move, 0), m))
+            .collect();
+        scored.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
+        for (slot, (_, m)) in moves.iter_mut().zip(scored) {
+            *slot = m;
+        }
+    }
+
+    /// One root iteration; returns the score and best move, and moves the
+    /// best move to the front of `moves`.
+    fn root(&mut self, pos: &Position, moves: &mut [Move], depth: i32, mut alpha: i32, beta: i32) -> (i32, Option<Move>) {
+        self.pv_len[0] = 0;
+        let mut best = -INFINITY;
+        let mut best_move = None;
+        let mut best_index = 0;
+        let in_check = pos.is_check();
+        let key = pos.zobrist();
+        self.keys.push(key);
+        for (i, &m) in moves.iter().enumerate() {
+            self.nodes += 1;
+            let child = pos.play(m);
+            let gives_check = child.is_check();
+            let new_depth = depth - 1 + i32::from(gives_check && self.features.check_extension);
+            let score = if i == 0 {
+                -self.negamax(&child, new_depth, -beta, -alpha, 1, true)
+            } else {
+                let tactical = pos.is_capture(m) || m.promotion().is_some();
+                let mut r = 0;
+                if self.features.lmr
+                    && depth >= LMR_MIN_DEPTH
+                    && i >= LMR_MIN_MOVES + 2
+                    && !tactical
+                    && !in_check
+                    && !gives_check
+                {
+                    r = (self.lmr[depth.min(63) as usize][i.min(63)] - 1).max(0);
+                }
+                let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, 1, true);
+                if s > alpha && r > 0 && !self.stopped {
+                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, 1, true);
+                }
+                if s > alpha && s < beta && !self.stopped {
+                    s = -self.negamax(&child, new_depth, -beta, -alpha, 1, true);
+                }
+                s
+            };
+            if self.stopped {
+                break;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(m);
+                best_index = i;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(0, m);
+                }
+                if score >= beta {
+                    break;
+                }
+            }
+        }
+        self.keys.pop();
+        if best_index > 0 {
+            moves[..=best_index].rotate_right(1);
+        }
+        if !self.stopped && best_move.is_some() {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > -INFINITY && self.pv_len[0] > 0 {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt.store(key, best_move, best, depth, bound, 0);
+        }
+        (best, best_move)
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = Some(m);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    #[inline]
+    fn poll(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.nodes >= self.max_nodes {
+            self.stopped = true;
+            return true;
+        }
+        if self.nodes & POLL_MASK == 0 && (self.stop.load(Ordering::Relaxed) || self.clock.hard_expired()) {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn static_eval(&self, pos: &Position, key: u64) -> i32 {
+        let e = evaluate(pos);
+        let n = self.imprecision.eval_noise;
+        if n > 0 {
+            let r = splitmix(key ^ self.imprecision.seed);
+            e + (r % (2 * n as u64 + 1)) as i32 - n
+        } else {
+            e
+        }
+    }
+
+    fn is_draw(&self, pos: &Position, key: u64) -> bool {
+        if has_fifty_move_rule(pos.variant()) && pos.halfmove_clock() >= 100 {
+            return true;
+        }
+        let n = self.keys.len();
+        let back = (pos.halfmove_clock() as usize).min(n);
+        // Same side to move: every second key.
+        let mut i = 2;
+        while i <= back {
+            if self.keys[n - i] == key {
+                return true;
+            }
+            i += 2;
+        }
+        false
+    }
+
+    fn negamax(&mut self, pos: &Position, depth: i32, mut alpha: i32, mut beta: i32, ply: usize, null_ok: bool) -> i32 {
+        if self.poll() {
+            return 0;
+        }
+        self.pv_len[ply] = ply;
+        if ply >= MAX_PLY - 1 {
+            return self.static_eval(pos, pos.zobrist());
+        }
+        let key = pos.zobrist();
+        if self.is_draw(pos, key) {
+            return 0;
+        }
+        // Mate distance pruning.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        let in_check = pos.is_check();
+        if depth <= 0 && !in_check {
+            return self.qsearch(pos, alpha, beta, ply);
+        }
+        let depth = depth.max(1);
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        let pv_node = beta - alpha > 1;
+
+        let hit = self.tt.probe(key, ply);
+        let tt_move = hit.and_then(|h| h.mv);
+        if let Some(h) = hit
+            && !pv_node
+            && h.depth >= depth
+        {
+            let cut = match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => h.score >= beta,
+                Bound::Upper => h.score <= alpha,
+            };
+            if cut {
+                return h.score;
+            }
+        }
+
+        let static_eval = if in_check {
+            -INFINITY
+        } else {
+            let e = self.static_eval(pos, key);
+            // A TT bound tightens the static estimate.
+            match hit {
+                Some(h) if h.bound == Bound::Lower && h.score > e => h.score,
+                Some(h) if h.bound == Bound::Upper && h.score < e => h.score,
+                _ => e,
+            }
+        };
+
+        if !pv_node && !in_check && beta.abs() < MATE_BOUND {
+            // Reverse futility pruning.
+            if self.features.reverse_futility && depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
+                return static_eval;
+            }
+            // Null-move pruning, guarded against zugzwang: the side to move
+            // must have a piece other than pawns and its royal unit.
+            if null_ok
+                && self.features.null_move
+                && depth >= NULL_MIN_DEPTH
+                && static_eval >= beta
+                && has_non_pawn_material(pos)
+                && let Some(null) = null_position(pos)
+            {
+                let r = NULL_BASE_R + depth / NULL_DEPTH_DIVISOR;
+                self.keys.push(key);
+                let s = -self.negamax(&null, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+                self.keys.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if s >= beta {
+                    return if s >= MATE_BOUND { beta } else { s };
+                }
+            }
+        }
+
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        let mut scored = std::mem::take(&mut self.bufs[ply]);
+        scored.clear();
+        for &m in moves.iter() {
+            scored.push((self.move_score(pos, m, tt_move, ply), m, 0));
+        }
+
+        let orig_alpha = alpha;
+        let mut best = -INFINITY;
+        let mut best_move = None;
+        let mut quiets_tried: [Option<Move>; 48] = [None; 48];
+        let mut n_quiets = 0;
+        let us = pos.turn().index();
+        let can_extend = self.features.check_extension && (ply as i32) < EXTENSION_PLY_FACTOR * self.root_depth;
+        self.keys.push(key);
+        for i in 0..scored.len() {
+            // Selection sort: bring the best remaining move forward.
+            let mut bi = i;
+            for j in i + 1..scored.len() {
+                if scored[j].0 > scored[bi].0 {
+                    bi = j;
+                }
+            }
+            scored.swap(i, bi);
+            let (ms, m, _) = scored[i];
+            let tactical = pos.is_capture(m) || m.promotion().is_some();
+            let child = pos.play(m);
+            let gives_check = child.is_check();
+
+            // Futility pruning of quiet moves near the leaves.
+            if self.features.futility
+                && !pv_node
+                && !in_check
+                && !tactical
+                && !gives_check
+                && depth <= FUTILITY_MAX_DEPTH
+                && best > -MATE_BOUND
+                && static_eval + FUTILITY_MARGIN * depth <= alpha
+            {
+                continue;
+            }
+
+            let ext = i32::from(gives_check && can_extend);
+            let new_depth = depth - 1 + ext;
+            let score = if i == 0 {
+                -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true)
+            } else {
+                let mut r = 0;
+                if self.features.lmr
+                    && depth >= LMR_MIN_DEPTH
+                    && i >= LMR_MIN_MOVES
+                    && !tactical
+                    && !in_check
+                    && !gives_check
+                {
+                    r = self.lmr[depth.min(63) as usize][i.min(63)];
+                    if pv_node {
+                        r -= 1;
+                    }
+                    if ms >= KILLER_SCORE - 10 {
+                        r -= 1;
+                    }
+                    r = r.clamp(0, new_depth - 1);
+                }
+                let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1, true);
+                if s > alpha && r > 0 && !self.stopped {
+                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, ply + 1, true);
+                }
+                if s > alpha && s < beta && !self.stopped {
+                    s = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true);
+                }
+                s
+            };
+            if self.stopped {
+                self.keys.pop();
+                self.bufs[ply] = scored;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(m);
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, m);
+                    if score >= beta {
+                        if !tactical {
+                            self.reward_quiet(us, ply, m, depth, &quiets_tried[..n_quiets]);
+                        }
+                        break;
+                    }
+                }
+            }
+            if !tactical && n_quiets < quiets_tried.len() {
+                quiets_tried[n_quiets] = Some(m);
+                n_quiets += 1;
+            }
+        }
+        self.keys.pop();
+        self.bufs[ply] = scored;
+        if best == -INFINITY {
+            // Every move was pruned (cannot happen: the first is searched).
+            return static_eval;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > orig_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(key, best_move, best, depth, bound, ply);
+        best
+    }
+
+    fn reward_quiet(&mut self, us: usize, ply: usize, m: Move, depth: i32, tried: &[Option<Move>]) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(m) {
+            k[1] = k[0];
+            k[0] = Some(m);
+        }
+        let bonus = (depth * depth).min(400);
+        let h = &mut self.history[us][m.from().index()][m.to().index()];
+        *h += bonus - *h * bonus / HISTORY_MAX;
+        for &q in tried.iter().flatten() {
+            let h = &mut self.history[us][q.from().index()][q.to().index()];
+            *h -= bonus + *h * bonus / HISTORY_MAX;
+        }
+    }
+
+    fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        if self.poll() {
+            return 0;
+        }
+        self.nodes += 1;
+        self.pv_len[ply] = ply;
+        self.seldepth = self.seldepth.max(ply);
+        let key = pos.zobrist();
+        if ply >= MAX_PLY - 1 {
+            return self.static_eval(pos, key);
+        }
+        let in_check = pos.is_check();
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        let stand_pat = if in_check { -INFINITY } else { self.static_eval(pos, key) };
+        if stand_pat >= beta {
+            return stand_pat;
+        }
+        alpha = alpha.max(stand_pat);
+        let them = pos.turn().other();
+        let mut scored = std::mem::take(&mut self.bufs[ply]);
+        scored.clear();
+        for &m in moves.iter() {
+            let victim = pos.captured(m);
+            if !in_check && victim.is_none() && m.promotion().is_none() {
+                continue;
+            }
+            let gain = victim.map_or(0, |u| unit_material(u, pos.variant() == Variant::Fusion))
+                + m.promotion().map_or(0, |r| MG_VALUE[r.index()] - MG_VALUE[0]);
+            let attacker = pos.moving_unit(m).map_or(0, unit_value);
+            let vv = victim.map_or(0, unit_value);
+            if !in_check {
+                // Delta pruning: even winning this unit cannot reach alpha.
+                if stand_pat + gain + DELTA_MARGIN <= alpha {
+                    continue;
+                }
+                // Losing captures: a dearer attacker onto a defended square.
+                if m.promotion().is_none() && attacker > vv + 50 && pos.is_attacked(m.to(), them) {
+                    continue;
+                }
+            }
+            let order = if victim.is_some() || m.promotion().is_some() {
+                vv * 16 - attacker + m.promotion().map_or(0, |r| ORDER_VALUE[r.index()] * 8)
+            } else {
+                -100_000 + self.history[pos.turn().index()][m.from().index()][m.to().index()]
+            };
+            scored.push((order, m, gain));
+        }
+        let mut best = stand_pat;
+        self.keys.push(key);
+        for i in 0..scored.len() {
+            let mut bi = i;
+            for j in i + 1..scored.len() {
+                if scored[j].0 > scored[bi].0 {
+                    bi = j;
+                }
+            }
+            scored.swap(i, bi);
+            let m = scored[i].1;
+            let child = pos.play(m);
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
+            if self.stopped {
+                self.keys.pop();
+                self.bufs[ply] = scored;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.keys.pop();
+        self.bufs[ply] = scored;
+        best
+    }
+
+    fn move_score(&self, pos: &Position, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
+        if Some(m) == tt_move {
+            return 10_000_000;
+        }
+        let victim = pos.captured(m);
+        if let Some(v) = victim {
+            let vv = unit_value(v);
+            let av = pos.moving_unit(m).map_or(0, unit_value);
+            let mvv_lva = vv * 16 - av;
+            let good = av <= vv + 50 || !pos.is_attacked(m.to(), pos.turn().other());
+            return if good { 2_000_000 + mvv_lva } else { -1_000_000 + mvv_lva };
+        }
+        if let Some(p) = m.promotion() {
+            return 1_500_000 + ORDER_VALUE[p.index()];
+        }
+        let k = &self.killers[ply];
+        if k[0] == Some(m) {
+            return KILLER_SCORE;
+        }
+        if k[1] == Some(m) {
+            return KILLER_SCORE - 10;
+        }
+        self.history[pos.turn().index()][m.from().index()][m.to().index()]
+    }
+}
+
+const KILLER_SCORE: i32 = 1_000_000;
+const HISTORY_MAX: i32 = 16_384;
+
+/// Whether the side to move has a piece other than pawns and its royal
+/// unit (a royal compound's partner counts: it can split off).
+fn has_non_pawn_material(pos: &Position) -> bool {
+    let us = pos.turn();
+    let royal = pos.royal_square(us);
+    Iterator::any(&mut pos.units_of(us), |sq| {
+        pos.unit_at(sq).is_some_and(|u| {
+            u.roles().any(|r| r != Role::Pawn && r != Role::King) && (sq != royal || u.is_pair())
+        })
+    })
+}
+
+/// The position with the other side to move and no en passant square: a
+/// "null move". The rules crate has no such operation in its API, so this
+/// goes through Merge-FEN (slow, but null moves are tried at few nodes).
+fn null_position(pos: &Position) -> Option<Position> {
+    let fen = pos.fen();
+    let mut fields: Vec<&str> = fen.split(' ').collect();
+    if fields.len() != 6 {
+        return None;
+    }
+    fields[1] = if fields[1] == "w" { "b" } else { "w" };
+    fields[3] = "-";
+    Position::from_fen(pos.variant(), &fields.join(" ")).ok()
+}
+
+/// SplitMix64: a small, good mixing function for noise and openings.
+pub fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Convenience: a one-off search with a fresh 16 MiB table.
+pub fn search_once(pos: &Position, history: &[u64], limits: &Limits) -> SearchResult {
+    let mut s = Searcher::new(16, Arc::new(AtomicBool::new(false)));
+    s.search(pos, history, limits, &mut |_| {})
+}

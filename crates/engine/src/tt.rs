@@ -1,0 +1,177 @@
+//! Transposition table keyed by `Position::zobrist()`.
+//!
+//! One entry per slot, 16 bytes:
+//!
+//! ```text
+//!  key   u64   full Zobrist key (verification)
+//!  mv    u32   Move::to_bits(), 0 = none
+//!  score i16   mate scores stored relative to the node (ply-adjusted)
+//!  depth i8    remaining depth of the search that stored it
+//!  meta  u8    bits 0-1 bound (1 upper, 2 lower, 3 exact), bits 2-7 age
+//! ```
+//!
+//! Replacement: an entry is overwritten when its key differs and it is from
+//! an older search, or when the new search is at least as deep (minus 2),
+//! or when the new bound is exact.
+
+use crate::params::MATE_BOUND;
+use chessmerge_rules::Move;
+
+/// What a stored score means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The true score is at most this (fail low).
+    Upper = 1,
+    /// The true score is at least this (fail high).
+    Lower = 2,
+    /// The true score.
+    Exact = 3,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    mv: u32,
+    score: i16,
+    depth: i8,
+    meta: u8,
+}
+
+/// A probe's result.
+#[derive(Clone, Copy, Debug)]
+pub struct Hit {
+    pub mv: Option<Move>,
+    pub score: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+/// The table.
+pub struct TransTable {
+    entries: Vec<Entry>,
+    age: u8,
+}
+
+impl TransTable {
+    /// A table of about `mb` MiB (at least one entry).
+    pub fn new(mb: usize) -> TransTable {
+        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Entry>()).max(1);
+        TransTable {
+            entries: vec![Entry::default(); n],
+            age: 0,
+        }
+    }
+
+    /// Empties the table.
+    pub fn clear(&mut self) {
+        self.entries.iter_mut().for_each(|e| *e = Entry::default());
+        self.age = 0;
+    }
+
+    /// Marks the start of a new search (older entries become replaceable).
+    pub fn new_search(&mut self) {
+        self.age = (self.age + 1) & 63;
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        ((key as u128 * self.entries.len() as u128) >> 64) as usize
+    }
+
+    /// Looks `key` up; `ply` converts stored mate scores back to the root.
+    pub fn probe(&self, key: u64, ply: usize) -> Option<Hit> {
+        let e = self.entries[self.index(key)];
+        if e.key != key || e.meta & 3 == 0 {
+            return None;
+        }
+        let bound = match e.meta & 3 {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            _ => Bound::Exact,
+        };
+        Some(Hit {
+            mv: if e.mv == 0 { None } else { Move::from_bits(e.mv) },
+            score: score_from_tt(e.score as i32, ply),
+            depth: e.depth as i32,
+            bound,
+        })
+    }
+
+    /// Stores a search result.
+    pub fn store(&mut self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound, ply: usize) {
+        let i = self.index(key);
+        let e = &mut self.entries[i];
+        let old_age = e.meta >> 2;
+        let replace = e.key != key && old_age != self.age
+            || depth + 2 >= e.depth as i32
+            || bound == Bound::Exact
+            || e.meta & 3 == 0;
+        if !replace {
+            return;
+        }
+        // Keep the old move when the new result has none for this key.
+        let mv_bits = match mv {
+            Some(m) => m.to_bits(),
+            None if e.key == key => e.mv,
+            None => 0,
+        };
+        *e = Entry {
+            key,
+            mv: mv_bits,
+            score: score_to_tt(score, ply) as i16,
+            depth: depth.clamp(-1, 127) as i8,
+            meta: bound as u8 | (self.age << 2),
+        };
+    }
+
+    /// Permille of a sample of slots filled by the current search.
+    pub fn hashfull(&self) -> u32 {
+        let n = self.entries.len().min(1000);
+        let used = self.entries[..n]
+            .iter()
+            .filter(|e| e.meta & 3 != 0 && e.meta >> 2 == self.age)
+            .count();
+        (used * 1000 / n.max(1)) as u32
+    }
+}
+
+fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chessmerge_rules::Square;
+
+    #[test]
+    fn stores_and_probes_with_mate_adjustment() {
+        let mut tt = TransTable::new(1);
+        let m = Move::whole(Square::new(12), Square::new(28));
+        tt.store(42, Some(m), crate::params::MATE - 10, 5, Bound::Exact, 3);
+        let hit = tt.probe(42, 5).unwrap();
+        assert_eq!(hit.mv, Some(m));
+        assert_eq!(hit.score, crate::params::MATE - 12);
+        assert_eq!(hit.depth, 5);
+        assert_eq!(hit.bound, Bound::Exact);
+        assert!(tt.probe(43, 0).is_none());
+        tt.clear();
+        assert!(tt.probe(42, 0).is_none());
+    }
+}
