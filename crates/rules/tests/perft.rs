@@ -53,7 +53,30 @@ fn standard_suite() {
 }
 
 #[test]
+fn merge_variant_suites() {
+    assert!(run_file(Variant::ChessMerge, include_str!("chessmerge.perft"), QUICK) >= 15);
+    assert!(run_file(Variant::Chessplus, include_str!("chessplus.perft"), QUICK) >= 15);
+    assert!(run_file(Variant::Fusion, include_str!("fusion.perft"), QUICK) >= 15);
+}
+
+#[test]
 #[ignore = "deep: run in release with --ignored"]
 fn deep_standard_suite() {
     run_file(Variant::Standard, include_str!("standard.perft"), u64::MAX);
+}
+
+#[test]
+#[ignore = "deep: run in release with --ignored"]
+fn deep_merge_variant_suites() {
+    run_file(
+        Variant::ChessMerge,
+        include_str!("chessmerge.perft"),
+        u64::MAX,
+    );
+    run_file(
+        Variant::Chessplus,
+        include_str!("chessplus.perft"),
+        u64::MAX,
+    );
+    run_file(Variant::Fusion, include_str!("fusion.perft"), u64::MAX);
 }
