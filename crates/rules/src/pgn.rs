@@ -29,22 +29,35 @@ impl PgnGame {
 #[error("invalid PGN: {0}")]
 pub struct PgnError(pub String);
 
-/// Writes a game as PGN. `tags` come first (Event, Site, White, ...);
-/// `Variant`, `SetUp`/`FEN` (for a non-standard start) and `Result` are
-/// written from the game and `result`.
+/// Writes a game as PGN: the Seven Tag Roster from `tags` (`?` where
+/// missing) and `result`, then `Variant`, `SetUp`/`FEN` (for a start other
+/// than the usual one) from the game, then any other `tags`.
 pub fn write(game: &Game, tags: &[(String, String)], result: &str) -> String {
     let mut out = String::new();
-    let reserved = ["Variant", "SetUp", "FEN", "Result"];
-    for (k, v) in tags.iter().filter(|(k, _)| !reserved.contains(&k.as_str())) {
-        out.push_str(&tag_line(k, v));
+    let given = |name: &str| {
+        tags.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    // The Seven Tag Roster first, in its order, then ours, then the rest.
+    let date = given("Date").unwrap_or("????.??.??");
+    for name in ["Event", "Site", "Date", "Round", "White", "Black"] {
+        let fallback = if name == "Date" { date } else { "?" };
+        out.push_str(&tag_line(name, given(name).unwrap_or(fallback)));
     }
+    out.push_str(&tag_line("Result", result));
     out.push_str(&tag_line("Variant", game.variant().name()));
     let start_fen = game.start().fen();
     if start_fen != START_FEN {
         out.push_str(&tag_line("SetUp", "1"));
         out.push_str(&tag_line("FEN", &start_fen));
     }
-    out.push_str(&tag_line("Result", result));
+    let written = [
+        "Event", "Site", "Date", "Round", "White", "Black", "Result", "Variant", "SetUp", "FEN",
+    ];
+    for (k, v) in tags.iter().filter(|(k, _)| !written.contains(&k.as_str())) {
+        out.push_str(&tag_line(k, v));
+    }
     out.push('\n');
 
     let mut tokens = Vec::new();
