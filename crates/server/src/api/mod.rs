@@ -2,6 +2,7 @@
 //! document generated from the handlers' annotations ([`ApiDoc`]).
 
 pub mod account;
+pub mod analysis;
 pub mod board;
 pub mod challenge;
 pub mod socket;
@@ -32,6 +33,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         board::play_move, board::resign, board::abort, board::draw, board::show,
         board::playing, board::export, board::user_games,
         stream::game_stream, stream::event_stream, socket::socket, openapi_json,
+        analysis::analyse, analysis::best,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -41,6 +43,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         (name = "board", description = "Playing: moves, resign, abort, draw, streams"),
         (name = "games", description = "Game views, lists and exports"),
         (name = "live", description = "The page's WebSocket"),
+        (name = "analysis", description = "The practice board: replay lines, ask the engine"),
     )
 )]
 pub struct ApiDoc;
@@ -102,6 +105,8 @@ pub fn router(state: AppState) -> Router {
         .route("/game/export/{id}", get(board::export))
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/socket", get(socket::socket))
+        .route("/api/analysis", post(analysis::analyse))
+        .route("/api/analysis/best", post(analysis::best))
         .fallback(web::fallback)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -1,0 +1,396 @@
+//! The practice board's helpers: replay a line from any position
+//! (`POST /api/analysis`) and ask the engine for its best move and
+//! evaluation (`POST /api/analysis/best`). Nothing is stored; no account
+//! is needed. Engine searches take the computer player's path: a permit
+//! from the server's bounded AI slots, then tokio's blocking pool.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use chessmerge_engine::search::ReportedScore;
+use chessmerge_engine::{Limits, level_config};
+use chessmerge_rules::{Game as RulesGame, MoveError, Position, Variant};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::AppState;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::Input;
+use crate::views::{self, LegalMoveJson, VariantJson};
+
+/// Longest FEN accepted.
+const MAX_FEN_LEN: usize = 200;
+/// Most moves accepted in a line.
+const MAX_MOVES: usize = 1000;
+/// Longest engine search, whatever is asked.
+pub const MAX_MOVETIME_MS: u64 = 3000;
+/// Engine level used when none is given.
+const DEFAULT_LEVEL: u8 = 8;
+/// How long a search may wait for a free AI slot before giving up (503).
+const SLOT_WAIT: Duration = Duration::from_secs(30);
+
+/// Moves as a JSON list, or as one space- or comma-separated string (forms).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum MovesParam {
+    /// `["a1a6", "c5c4"]`.
+    List(Vec<String>),
+    /// `"a1a6 c5c4"`.
+    Text(String),
+}
+
+/// A number sent as a JSON number or as form text.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum NumberParam {
+    /// A JSON number.
+    Number(i64),
+    /// Text (form encoding).
+    Text(String),
+}
+
+/// A position and a line played from it (JSON or form).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct AnalysisParams {
+    /// `chessmerge` (default), `chessplus`, `fusion` or `standard`.
+    pub variant: Option<String>,
+    /// The start position (Merge-FEN); the variant's start position when left out.
+    pub fen: Option<String>,
+    /// Merge-UCI moves played from `fen`, in order.
+    #[schema(value_type = Option<Vec<String>>)]
+    pub moves: Option<MovesParam>,
+    /// `/api/analysis/best` only: search effort 1-8 (default 8). The level
+    /// sets depth and node limits; the search plays its best, without the
+    /// levels' deliberate mistakes.
+    #[schema(value_type = Option<i64>)]
+    pub level: Option<NumberParam>,
+    /// `/api/analysis/best` only: search time in milliseconds (capped at 3000).
+    #[schema(value_type = Option<i64>)]
+    pub movetime: Option<NumberParam>,
+}
+
+/// The position reached by a line, and what can be played there.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AnalysisJson {
+    /// The variant.
+    pub variant: VariantJson,
+    /// The start position (Merge-FEN, as written by the rules crate).
+    pub initial_fen: String,
+    /// The position after the moves (Merge-FEN).
+    pub fen: String,
+    /// `white` or `black`: who is to move.
+    pub turn: &'static str,
+    /// The moves, Merge-UCI (as the rules crate writes them).
+    pub moves: Vec<String>,
+    /// The moves, readable notation.
+    pub san: Vec<String>,
+    /// The last move, Merge-UCI.
+    pub last_move: Option<String>,
+    /// Whether the side to move is in check.
+    pub check: bool,
+    /// `started` while the game can go on; otherwise `mate`, `stalemate` or `draw`.
+    pub status: &'static str,
+    /// `white` or `black` after a checkmate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winner: Option<&'static str>,
+    /// Why the game is over (`checkmate`, `stalemate`, `threefold repetition`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    /// The legal moves of the side to move (empty once the game is over).
+    pub legal_moves: Vec<LegalMoveJson>,
+}
+
+/// An engine score from White's point of view.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ScoreJson {
+    /// Centipawns (positive: White is better); absent when a mate is found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cp: Option<i32>,
+    /// Mate in this many moves (positive: White mates; negative: Black mates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
+}
+
+/// The engine's choice in a position.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BestMoveJson {
+    /// The position searched (Merge-FEN).
+    pub fen: String,
+    /// The best move, Merge-UCI.
+    pub uci: String,
+    /// The best move, readable notation.
+    pub san: String,
+    /// The evaluation, from White's point of view.
+    pub score: ScoreJson,
+    /// The expected line, Merge-UCI (starts with the best move).
+    pub pv: Vec<String>,
+    /// The expected line, readable notation.
+    pub pv_san: Vec<String>,
+    /// Deepest completed search iteration.
+    pub depth: i32,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Search time in milliseconds.
+    pub time_ms: u64,
+}
+
+fn move_error(index: usize, e: MoveError) -> ApiError {
+    let text = format!("move {} ({e})", index + 1);
+    match e {
+        MoveError::Malformed { .. } => ApiError::BadRequest(text),
+        MoveError::Illegal { .. } | MoveError::Ambiguous { .. } => ApiError::Unprocessable(text),
+    }
+}
+
+fn number(name: &str, p: &Option<NumberParam>) -> ApiResult<Option<i64>> {
+    match p {
+        None => Ok(None),
+        Some(NumberParam::Number(n)) => Ok(Some(*n)),
+        Some(NumberParam::Text(t)) if t.trim().is_empty() => Ok(None),
+        Some(NumberParam::Text(t)) => t
+            .trim()
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| ApiError::bad(format!("invalid {name} {t:?}: expected a number"))),
+    }
+}
+
+/// Rebuilds the line the request describes, checking every move.
+pub fn replay(p: &AnalysisParams) -> ApiResult<RulesGame> {
+    let variant = match p.variant.as_deref().map(str::trim) {
+        None | Some("") => Variant::ChessMerge,
+        Some(v) => views::parse_variant(v)?,
+    };
+    let start = match p.fen.as_deref().map(str::trim) {
+        None | Some("") | Some("startpos") => Position::new(variant),
+        Some(f) if f.len() > MAX_FEN_LEN => return Err(ApiError::bad("invalid fen: too long")),
+        Some(f) => Position::from_fen(variant, f)
+            .map_err(|e| ApiError::bad(format!("invalid fen: {e}")))?,
+    };
+    let moves: Vec<&str> = match &p.moves {
+        None => Vec::new(),
+        Some(MovesParam::List(l)) => l.iter().map(|s| s.trim()).collect(),
+        Some(MovesParam::Text(t)) => t
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    };
+    if moves.len() > MAX_MOVES {
+        return Err(ApiError::bad(format!(
+            "too many moves: at most {MAX_MOVES}"
+        )));
+    }
+    let mut game = RulesGame::new(start);
+    for (i, text) in moves.into_iter().enumerate() {
+        if let Some(o) = game.outcome() {
+            return Err(ApiError::Unprocessable(format!(
+                "move {} ({text}): the game is over ({})",
+                i + 1,
+                o.reason()
+            )));
+        }
+        game.play_uci(text).map_err(|e| move_error(i, e))?;
+    }
+    Ok(game)
+}
+
+/// The JSON view of a replayed line.
+pub fn analysis_json(game: &RulesGame) -> AnalysisJson {
+    let pos = game.position();
+    let outcome = game.outcome();
+    let legal_moves = if outcome.is_some() {
+        Vec::new()
+    } else {
+        pos.legal_moves()
+            .iter()
+            .map(|&m| LegalMoveJson {
+                uci: m.to_string(),
+                san: pos.san(m),
+            })
+            .collect()
+    };
+    AnalysisJson {
+        variant: game.variant().into(),
+        initial_fen: game.start().fen(),
+        fen: pos.fen(),
+        turn: pos.turn().name(),
+        moves: game.moves().iter().map(|m| m.to_string()).collect(),
+        san: game.san_moves(),
+        last_move: game.moves().last().map(|m| m.to_string()),
+        check: pos.is_check(),
+        status: outcome.map_or("started", |o| o.status()),
+        winner: outcome.and_then(|o| o.winner()).map(|c| c.name()),
+        reason: outcome.map(|o| o.reason()),
+        legal_moves,
+    }
+}
+
+/// Replay a line from a position: the position reached, its legal moves,
+/// and whether the game is over.
+#[utoipa::path(post, path = "/api/analysis", tag = "analysis",
+    request_body(content = AnalysisParams, description = "JSON or form", content_type = "application/json"),
+    responses(
+        (status = 200, description = "the position after the moves", body = AnalysisJson),
+        (status = 400, description = "unknown variant, bad FEN, malformed move", body = ErrorBody),
+        (status = 422, description = "an illegal move, with its number and the rules' reason", body = ErrorBody)))]
+pub async fn analyse(Input(p): Input<AnalysisParams>) -> ApiResult<Json<AnalysisJson>> {
+    let game = replay(&p)?;
+    Ok(Json(analysis_json(&game)))
+}
+
+/// The limits of a best-move search.
+fn search_limits(p: &AnalysisParams) -> ApiResult<Limits> {
+    let level = match number("level", &p.level)? {
+        None => DEFAULT_LEVEL,
+        Some(l) if (1..=8).contains(&l) => l as u8,
+        Some(_) => return Err(ApiError::bad("invalid level: 1 to 8")),
+    };
+    let cfg = level_config(level);
+    let movetime = match number("movetime", &p.movetime)? {
+        None => MAX_MOVETIME_MS.min(cfg.max_time.as_millis() as u64),
+        Some(ms) if ms >= 1 => (ms as u64).min(MAX_MOVETIME_MS),
+        Some(_) => {
+            return Err(ApiError::bad(
+                "invalid movetime: a positive number of milliseconds",
+            ));
+        }
+    };
+    Ok(Limits {
+        // A movetime alone asks for a search bounded by time only.
+        depth: if p.movetime.is_some() && p.level.is_none() {
+            None
+        } else {
+            cfg.depth
+        },
+        nodes: if p.movetime.is_some() && p.level.is_none() {
+            None
+        } else {
+            cfg.nodes
+        },
+        ..Limits::movetime(movetime)
+    })
+}
+
+/// The engine's best move and evaluation after a line.
+#[utoipa::path(post, path = "/api/analysis/best", tag = "analysis",
+    request_body(content = AnalysisParams, description = "JSON or form", content_type = "application/json"),
+    responses(
+        (status = 200, description = "the best move, its line and the evaluation", body = BestMoveJson),
+        (status = 400, description = "unknown variant, bad FEN, malformed move, bad level or movetime", body = ErrorBody),
+        (status = 422, description = "an illegal move, or the game is over", body = ErrorBody),
+        (status = 503, description = "the engine is busy; try again", body = ErrorBody)))]
+pub async fn best(
+    State(state): State<AppState>,
+    Input(p): Input<AnalysisParams>,
+) -> ApiResult<Json<BestMoveJson>> {
+    let game = replay(&p)?;
+    let limits = search_limits(&p)?;
+    if let Some(o) = game.outcome() {
+        return Err(ApiError::Unprocessable(format!(
+            "no move to search: the game is over ({})",
+            o.reason()
+        )));
+    }
+    let _permit = tokio::time::timeout(SLOT_WAIT, state.ai_slots.clone().acquire_owned())
+        .await
+        .map_err(|_| ApiError::Unavailable("the engine is busy; try again".into()))?
+        .map_err(|_| ApiError::Unavailable("shutting down".into()))?;
+    let pos = *game.position();
+    let keys = game.repetition_keys().to_vec();
+    let result = tokio::task::spawn_blocking(move || {
+        chessmerge_engine::search::search_once(&pos, &keys, &limits)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("engine task failed: {e}")))?;
+    let pos = game.position();
+    let best = result
+        .best
+        .ok_or_else(|| ApiError::Internal("the engine found no move".into()))?;
+    // The principal variation, as far as it stays legal, starting with the best move.
+    let line = if result.pv.first() == Some(&best) {
+        result.pv.clone()
+    } else {
+        vec![best]
+    };
+    let mut pv = Vec::new();
+    let mut pv_san = Vec::new();
+    let mut walk = *pos;
+    for m in line {
+        if !walk.is_legal(m) {
+            break;
+        }
+        pv.push(m.to_string());
+        pv_san.push(walk.san(m));
+        walk = walk.play(m);
+    }
+    let white_sign = if pos.turn() == chessmerge_rules::Color::White {
+        1
+    } else {
+        -1
+    };
+    let score = match ReportedScore::from_internal(result.score) {
+        ReportedScore::Cp(cp) => ScoreJson {
+            cp: Some(cp * white_sign),
+            mate: None,
+        },
+        ReportedScore::Mate(n) => ScoreJson {
+            cp: None,
+            mate: Some(n * white_sign),
+        },
+    };
+    Ok(Json(BestMoveJson {
+        fen: pos.fen(),
+        uci: best.to_string(),
+        san: pos.san(best),
+        score,
+        pv,
+        pv_san,
+        depth: result.depth,
+        nodes: result.nodes,
+        time_ms: result.time.as_millis() as u64,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(json: serde_json::Value) -> AnalysisParams {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn limits_follow_level_and_movetime() {
+        let l = search_limits(&params(serde_json::json!({}))).unwrap();
+        assert_eq!(l.nodes, level_config(8).nodes);
+        assert_eq!(
+            l.time,
+            chessmerge_engine::TimeControl::MoveTime(Duration::from_millis(MAX_MOVETIME_MS))
+        );
+        let l = search_limits(&params(serde_json::json!({"level": "1"}))).unwrap();
+        assert_eq!(l.depth, Some(1));
+        let l = search_limits(&params(serde_json::json!({"movetime": 99999}))).unwrap();
+        assert_eq!((l.depth, l.nodes), (None, None));
+        assert_eq!(
+            l.time,
+            chessmerge_engine::TimeControl::MoveTime(Duration::from_millis(MAX_MOVETIME_MS))
+        );
+        assert!(search_limits(&params(serde_json::json!({"level": 9}))).is_err());
+        assert!(search_limits(&params(serde_json::json!({"movetime": 0}))).is_err());
+        assert!(search_limits(&params(serde_json::json!({"level": "x"}))).is_err());
+    }
+
+    #[test]
+    fn moves_as_text_or_list() {
+        let a = replay(&params(serde_json::json!({"moves": "b1d2 e7e6"}))).unwrap();
+        let b = replay(&params(serde_json::json!({"moves": ["b1d2", "e7e6"]}))).unwrap();
+        assert_eq!(a.position().fen(), b.position().fen());
+        assert_eq!(
+            a.position().fen(),
+            "rnbqkbnr/pppp1ppp/4p3/8/8/8/PPP(NP)PPPP/R1BQKBNR w KQkq - 0 2"
+        );
+    }
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Browser tests of the web page: installs what is missing (Debian's
+# chromium, the npm packages), builds the binary, runs the tests.
+#   e2e/run.sh                 # everything
+#   CHESSMERGE_BIN=path e2e/run.sh   # test that binary, skip the build
+# Screenshots land in e2e/artifacts/.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+
+if [ ! -x /usr/bin/chromium ]; then
+  echo "e2e: installing chromium" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y chromium
+fi
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "e2e: node and npm are needed (apt-get install -y nodejs npm)" >&2
+  exit 1
+fi
+
+cd "$here"
+if [ ! -d node_modules/playwright-core ]; then
+  npm ci --no-audit --no-fund
+fi
+
+if [ -z "${CHESSMERGE_BIN:-}" ]; then
+  target="${CARGO_TARGET_DIR:-$repo/target}"
+  case "$target" in /*) ;; *) target="$repo/$target" ;; esac
+  bin="$target/debug/chessmerge"
+  # rust-embed does not tell cargo about web/: a binary compiled before a
+  # file there was added or changed may not serve it. Recompile the server
+  # crate then (its source is untouched; only the timestamp changes).
+  if [ -e "$bin" ] && [ -n "$(find "$repo/web" -newer "$bin" -print -quit)" ]; then
+    touch "$repo/crates/server/src/web.rs"
+  fi
+  (cd "$repo" && cargo build -p chessmerge)
+  export CHESSMERGE_BIN="$bin"
+fi
+
+rm -rf "$here/artifacts"
+mkdir -p "$here/artifacts"
+node --test --test-concurrency=1 tests/

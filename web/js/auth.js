@@ -1,0 +1,39 @@
+// Sign up and sign in.
+
+import { api, setCurrentUser, esc } from './api.js';
+import { navigate, refreshWho } from './app.js';
+
+export function mount(root, mode) {
+  const signup = mode === 'signup';
+  root.innerHTML = `
+    <div class="card" style="max-width:420px">
+      <h1>${signup ? 'Create an account' : 'Sign in'}</h1>
+      <form class="stack" id="auth-form">
+        <label class="field">Username
+          <input name="username" id="username" autocomplete="username" required minlength="2" maxlength="20" pattern="[A-Za-z0-9_\\-]+"></label>
+        <label class="field">Password
+          <input name="password" id="password" type="password" autocomplete="${signup ? 'new-password' : 'current-password'}" required minlength="8"></label>
+        <p class="error-text" id="auth-error" role="alert"></p>
+        <div class="row"><button class="primary" type="submit">${signup ? 'Sign up' : 'Sign in'}</button>
+        ${signup ? '<a href="/login" data-link>I have an account</a>' : '<a href="/signup" data-link>Create an account</a>'}</div>
+        ${signup ? '<p class="muted">2-20 letters, digits, _ or -. Passwords: at least 8 characters.</p>' : ''}
+      </form>
+    </div>`;
+  const form = root.querySelector('#auth-form');
+  form.onsubmit = async (e) => {
+    e.preventDefault();
+    const body = { username: form.username.value.trim(), password: form.password.value };
+    try {
+      const me = await api('POST', signup ? '/api/account/register' : '/api/account/login', body);
+      setCurrentUser(me);
+      await refreshWho();
+      const next = new URLSearchParams(location.search).get('next');
+      navigate(next && next.startsWith('/') ? next : '/');
+    } catch (err) {
+      root.querySelector('#auth-error').textContent = err.message;
+    }
+  };
+  root.querySelector('#username').focus();
+  return () => {};
+}
+export { esc };

@@ -1,0 +1,324 @@
+// The board: draws a Merge-FEN position, highlights, and lets a player pick
+// a unit (click, drag or keyboard), see its legal destinations and choose a
+// move. Which move a pick means is read from the legal Merge-UCI list: when
+// a from/to pair has several readings (the pair together, either component
+// alone, promotion pieces), a chooser offers exactly those.
+
+import { FILES, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
+import { unitHtml, pieceSvg, ROLE_NAMES } from './pieces.js';
+
+const cap = (s) => s[0].toUpperCase() + s.slice(1);
+
+export class Board {
+  /**
+   * @param {HTMLElement} root
+   * @param {object} opts
+   *   orientation: 'white'|'black'; interactive: bool; small: bool;
+   *   onMove(uci): called with a legal Merge-UCI move the player chose;
+   *   onIllegal(from, to): a drop on a square no legal move reaches;
+   *   canPick(unit, square): whether the player may pick up this unit.
+   */
+  constructor(root, opts = {}) {
+    this.root = root;
+    this.opts = opts;
+    this.orientation = opts.orientation || 'white';
+    this.variant = 'chessmerge';
+    this.units = {};
+    this.turn = 'w';
+    this.legal = [];
+    this.lastMove = null;
+    this.check = false;
+    this.marks = [];
+    this.selected = null;
+    this.focusSq = 'e2';
+    this.chooser = null;
+    this.el = document.createElement('div');
+    this.el.className = 'board' + (opts.small ? ' small' : '') + (opts.interactive ? ' interactive' : '');
+    this.el.setAttribute('role', 'group');
+    this.el.setAttribute('aria-label', opts.label || 'chess board');
+    this.squares = {};
+    for (let r = 0; r < 8; r++) {
+      for (let f = 0; f < 8; f++) {
+        const s = sq(f, r);
+        const d = document.createElement('div');
+        d.className = 'sq ' + ((f + r) % 2 ? 'light' : 'dark');
+        d.dataset.square = s;
+        if (opts.interactive) {
+          d.setAttribute('role', 'button');
+          d.tabIndex = -1;
+        }
+        this.squares[s] = d;
+      }
+    }
+    this.el.append(...Object.values(this.squares));
+    root.append(this.el);
+    if (opts.interactive) this.bindEvents();
+    this.layout();
+  }
+
+  /** Sets the position (Merge-FEN) and the variant. */
+  setPosition(fen, variant = this.variant) {
+    this.variant = variant;
+    const p = parseFen(fen);
+    this.units = p.units;
+    this.turn = p.turn;
+    this.render();
+  }
+
+  /** Sets the legal moves ([{uci, san}]) the player may choose from. */
+  setLegal(moves) {
+    this.legal = (moves || []).map((m) => ({ ...m, ...parseUci(m.uci) }));
+    if (this.selected && !this.legal.some((m) => m.from === this.selected)) this.selected = null;
+    this.closeChooser();
+    this.render();
+  }
+
+  setLastMove(uci) { this.lastMove = uci ? parseUci(uci) : null; this.render(); }
+  setCheck(check) { this.check = !!check; this.render(); }
+  /** Extra marks: [{square, cls}] (for diagrams and hints). */
+  setMarks(marks) { this.marks = marks || []; this.render(); }
+  setOrientation(o) { this.orientation = o; this.layout(); this.render(); }
+  flip() { this.setOrientation(this.orientation === 'white' ? 'black' : 'white'); }
+
+  layout() {
+    const white = this.orientation === 'white';
+    for (const [s, d] of Object.entries(this.squares)) {
+      const f = fileOf(s), r = rankOf(s);
+      d.style.gridColumn = String(white ? f + 1 : 8 - f);
+      d.style.gridRow = String(white ? 8 - r : r + 1);
+      d.dataset.fileLabel = (white ? r === 0 : r === 7) ? FILES[f] : '';
+      d.dataset.rankLabel = (white ? f === 0 : f === 7) ? String(r + 1) : '';
+    }
+    this.el.classList.toggle('flipped', !white);
+  }
+
+  movesFrom(s) { return this.legal.filter((m) => m.from === s); }
+
+  render() {
+    const dests = new Set(this.selected ? this.movesFrom(this.selected).map((m) => m.to) : []);
+    const checkSq = this.check ? royalSquare(this.units, this.turn) : null;
+    const marks = {};
+    for (const m of this.marks) marks[m.square] = (marks[m.square] || '') + ' ' + m.cls;
+    for (const [s, d] of Object.entries(this.squares)) {
+      const u = this.units[s];
+      const lbl = this.opts.small ? '' :
+        (d.dataset.fileLabel ? `<i class="cf" aria-hidden="true">${d.dataset.fileLabel}</i>` : '') +
+        (d.dataset.rankLabel ? `<i class="cr" aria-hidden="true">${d.dataset.rankLabel}</i>` : '');
+      const html = unitHtml(u) + lbl;
+      if (d._html !== html) { d.innerHTML = html; d._html = html; }
+      const cls = ['sq', (fileOf(s) + rankOf(s)) % 2 ? 'light' : 'dark'];
+      if (this.lastMove && (this.lastMove.from === s || this.lastMove.to === s)) cls.push('last');
+      if (s === checkSq) cls.push('check');
+      if (s === this.selected) cls.push('selected');
+      if (dests.has(s)) cls.push(u ? 'dest occupied' : 'dest');
+      if (this.opts.interactive && this.movesFrom(s).length) cls.push('movable');
+      if (marks[s]) cls.push(marks[s].trim());
+      d.className = cls.join(' ');
+      if (this.opts.interactive) {
+        let label = `${s}, ${u ? describeUnit(u, this.variant) : 'empty'}`;
+        if (s === this.selected) label += ', selected';
+        else if (dests.has(s)) label += ', legal destination';
+        if (s === checkSq) label += ', in check';
+        d.setAttribute('aria-label', label);
+        d.tabIndex = s === this.focusSq ? 0 : -1;
+      } else {
+        d.setAttribute('aria-label', `${s}, ${u ? describeUnit(u, this.variant) : 'empty'}`);
+      }
+    }
+  }
+
+  // ---- interaction ----
+
+  bindEvents() {
+    this.el.addEventListener('pointerdown', (e) => this.onPointerDown(e));
+    this.el.addEventListener('keydown', (e) => this.onKey(e));
+    this.el.addEventListener('focusin', (e) => {
+      const s = e.target.closest && e.target.closest('[data-square]');
+      if (s && this.focusSq !== s.dataset.square) {
+        this.focusSq = s.dataset.square;
+        for (const [k, d] of Object.entries(this.squares)) d.tabIndex = k === this.focusSq ? 0 : -1;
+      }
+    });
+  }
+
+  squareAt(x, y) {
+    const el = document.elementFromPoint(x, y);
+    const s = el && el.closest && el.closest('.board [data-square]');
+    return s && this.el.contains(s) ? s.dataset.square : null;
+  }
+
+  canPick(s) {
+    const u = this.units[s];
+    if (!u) return false;
+    if (this.opts.canPick) return this.opts.canPick(u, s);
+    return this.movesFrom(s).length > 0;
+  }
+
+  /** A click (or Enter) on a square. */
+  activate(s) {
+    if (this.chooser) this.closeChooser();
+    if (this.selected) {
+      const from = this.selected;
+      if (s === from) { this.selected = null; this.render(); return; }
+      const cands = this.legal.filter((m) => m.from === from && m.to === s);
+      if (cands.length) { this.choose(from, s, cands); return; }
+      // Not a destination: pick another of one's own units, or ask why not.
+      if (this.canPick(s) && this.units[s] && this.units[from] && this.units[s].color === this.units[from].color) {
+        this.selected = s; this.render(); return;
+      }
+      this.selected = null;
+      this.render();
+      if (this.opts.onIllegal) this.opts.onIllegal(from, s);
+      return;
+    }
+    if (this.canPick(s)) { this.selected = s; this.render(); }
+  }
+
+  onPointerDown(e) {
+    if (e.button !== 0 && e.pointerType === 'mouse') return;
+    if (e.target.closest('.chooser')) return;
+    const s = this.squareAt(e.clientX, e.clientY);
+    if (!s) return;
+    e.preventDefault();
+    this.focusSq = s;
+    const wasSelected = this.selected;
+    const isDest = wasSelected && this.legal.some((m) => m.from === wasSelected && m.to === s);
+    if (wasSelected && (isDest || !this.canPick(s))) { this.activate(s); return; }
+    if (!this.canPick(s)) { this.activate(s); return; }
+    if (wasSelected !== s) { this.selected = s; this.render(); }
+    // Drag: follow the pointer with a copy of the unit.
+    const startX = e.clientX, startY = e.clientY;
+    const from = s;
+    let ghost = null;
+    const move = (ev) => {
+      if (!ghost && Math.hypot(ev.clientX - startX, ev.clientY - startY) > 6) {
+        const size = this.squares[from].getBoundingClientRect().width;
+        ghost = document.createElement('div');
+        ghost.className = 'drag-ghost';
+        ghost.style.width = ghost.style.height = size + 'px';
+        ghost.innerHTML = unitHtml(this.units[from]);
+        document.body.append(ghost);
+        this.squares[from].classList.add('dragging');
+      }
+      if (ghost) {
+        const w = ghost.offsetWidth;
+        ghost.style.left = ev.clientX - w / 2 + 'px';
+        ghost.style.top = ev.clientY - w / 2 + 'px';
+      }
+    };
+    const up = (ev) => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+      window.removeEventListener('pointercancel', up);
+      if (ghost) {
+        ghost.remove();
+        this.squares[from].classList.remove('dragging');
+        const to = this.squareAt(ev.clientX, ev.clientY);
+        if (to && to !== from) this.activate(to);
+      } else if (wasSelected === from) {
+        this.selected = null; // a second click on the picked unit puts it down
+        this.render();
+      }
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+    window.addEventListener('pointercancel', up);
+  }
+
+  onKey(e) {
+    if (e.target.closest('.chooser')) {
+      if (e.key === 'Escape') { this.closeChooser(); this.squares[this.focusSq].focus(); }
+      return;
+    }
+    const s = e.target.closest('[data-square]');
+    if (!s) return;
+    const cur = s.dataset.square;
+    const white = this.orientation === 'white';
+    const step = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] }[e.key];
+    if (step) {
+      e.preventDefault();
+      const df = white ? step[0] : -step[0], dr = white ? step[1] : -step[1];
+      const f = Math.min(7, Math.max(0, fileOf(cur) + df));
+      const r = Math.min(7, Math.max(0, rankOf(cur) + dr));
+      this.focusSquare(sq(f, r));
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      this.activate(cur);
+    } else if (e.key === 'Escape') {
+      this.selected = null; this.render();
+    }
+  }
+
+  focusSquare(s) {
+    this.focusSq = s;
+    for (const [k, d] of Object.entries(this.squares)) d.tabIndex = k === s ? 0 : -1;
+    this.squares[s].focus();
+  }
+
+  /** The move(s) from `from` to `to`: play it, or offer the readings. */
+  choose(from, to, cands) {
+    this.selected = null;
+    if (cands.length === 1) { this.render(); this.opts.onMove(cands[0].uci); return; }
+    this.render();
+    this.openChooser(from, to, cands);
+  }
+
+  openChooser(from, to, cands) {
+    const unit = this.units[from];
+    const groups = new Map();
+    for (const c of cands) {
+      const key = c.split || '';
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(c);
+    }
+    const color = unit ? unit.color : this.turn;
+    const box = document.createElement('div');
+    box.className = 'chooser';
+    box.setAttribute('role', 'dialog');
+    box.setAttribute('aria-label', `Choose the move from ${from} to ${to}`);
+    const fusionQueen = this.variant === 'fusion' && unit && unit.roles.length === 1 && unit.roles[0] === 'Q';
+    let html = `<div class="chooser-title">${from} → ${to}</div>`;
+    for (const [split, list] of groups) {
+      let label;
+      if (!split) {
+        label = unit && unit.roles.length === 2 ? `${unit.roles.map((r) => cap(ROLE_NAMES[r])).join(' + ')} together` :
+          fusionQueen ? 'Queen' : unit ? cap(ROLE_NAMES[unit.roles[0]]) : 'Move';
+      } else {
+        const stay = unit ? unit.roles.filter((r, i) => i !== unit.roles.indexOf(split)) : [];
+        const stayRole = fusionQueen ? (split === 'R' ? 'B' : 'R') : stay[0];
+        label = `${cap(ROLE_NAMES[split])} only` + (stayRole ? ` <small>(${ROLE_NAMES[stayRole]} stays)</small>` : '');
+      }
+      const icons = split ? pieceSvg(split, color, 'mini') : unit ? unit.roles.map((r) => pieceSvg(r, color, 'mini')).join('') : '';
+      html += `<div class="reading" data-reading="${split || 'whole'}"><div class="reading-label">${icons}<span>${label}</span></div><div class="reading-moves">`;
+      for (const c of list) {
+        if (c.promo) {
+          const role = c.promo.toUpperCase();
+          html += `<button type="button" class="promo" data-uci="${c.uci}" aria-label="${c.san}" title="${c.san}">${pieceSvg(role, color)}</button>`;
+        } else {
+          html += `<button type="button" data-uci="${c.uci}" aria-label="${c.san}">${c.san}</button>`;
+        }
+      }
+      html += '</div></div>';
+    }
+    html += '<button type="button" class="chooser-cancel" data-cancel="1">Cancel</button>';
+    box.innerHTML = html;
+    box.addEventListener('click', (e) => {
+      const b = e.target.closest('button');
+      if (!b) return;
+      this.closeChooser();
+      if (b.dataset.uci) this.opts.onMove(b.dataset.uci);
+      else this.render();
+    });
+    this.el.append(box);
+    this.chooser = box;
+    // Place it over the destination's half of the board.
+    const top = this.squares[to].offsetTop < this.el.clientHeight / 2;
+    box.classList.add(top ? 'at-top' : 'at-bottom');
+    const first = box.querySelector('button');
+    if (first) first.focus();
+  }
+
+  closeChooser() {
+    if (this.chooser) { this.chooser.remove(); this.chooser = null; }
+  }
+}

@@ -1,0 +1,74 @@
+// Merge-FEN reading for drawing, and square helpers.
+
+export const FILES = 'abcdefgh';
+export const VARIANTS = [
+  { key: 'chessmerge', name: 'ChessMerge' },
+  { key: 'chessplus', name: 'Chessplus' },
+  { key: 'fusion', name: 'Fusion Chess' },
+  { key: 'standard', name: 'Standard' },
+];
+export const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+export const variantName = (key) => (VARIANTS.find((v) => v.key === key) || { name: key }).name;
+
+/** Square name of file 0-7, rank 0-7. */
+export const sq = (f, r) => FILES[f] + (r + 1);
+export const fileOf = (s) => FILES.indexOf(s[0]);
+export const rankOf = (s) => Number(s[1]) - 1;
+
+/**
+ * Reads the board field of a Merge-FEN into a map square -> unit, where a
+ * unit is {color: 'w'|'b', roles: ['R','N']} (roles in Merge-FEN order).
+ */
+export function parseFen(fen) {
+  const [board, turn = 'w'] = fen.trim().split(/\s+/);
+  const units = {};
+  const ranks = board.split('/');
+  if (ranks.length !== 8) throw new Error('bad FEN');
+  ranks.forEach((row, i) => {
+    const r = 7 - i;
+    let f = 0;
+    for (let k = 0; k < row.length; k++) {
+      const c = row[k];
+      if (c >= '1' && c <= '8') { f += Number(c); continue; }
+      let letters = c;
+      if (c === '(') {
+        const end = row.indexOf(')', k);
+        letters = row.slice(k + 1, end);
+        k = end;
+      }
+      const color = letters[0] === letters[0].toUpperCase() ? 'w' : 'b';
+      units[sq(f, r)] = { color, roles: [...letters.toUpperCase()] };
+      f++;
+    }
+  });
+  return { units, turn };
+}
+
+const ORDER = 'KQRBNP';
+/** Words for a unit: "white rook and knight", "black queen". */
+export function describeUnit(unit, variant) {
+  const names = { K: 'king', Q: 'queen', R: 'rook', B: 'bishop', N: 'knight', P: 'pawn' };
+  const side = unit.color === 'w' ? 'white' : 'black';
+  const roles = [...unit.roles].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
+  if (variant === 'fusion' && roles.length === 2) {
+    const compounds = { RN: 'marshall (rook and knight)', BN: 'paladin (bishop and knight)', KR: 'dragon king (king and rook)', KB: 'pontiff (king and bishop)', KN: 'cavalier king (king and knight)', RB: 'queen' };
+    const c = compounds[roles.join('')];
+    if (c) return `${side} ${c}`;
+  }
+  return `${side} ${roles.map((r) => names[r]).join(' and ')}`;
+}
+
+/** Splits a Merge-UCI move: {split: 'N'|null, from, to, promo}. */
+export function parseUci(uci) {
+  const m = /^([KQRBNP])?([a-h][1-8])([a-h][1-8])([qrbn])?$/.exec(uci);
+  if (!m) return null;
+  return { split: m[1] || null, from: m[2], to: m[3], promo: m[4] || null };
+}
+
+/** The square of the royal unit of `color`, or null. */
+export function royalSquare(units, color) {
+  for (const [s, u] of Object.entries(units)) {
+    if (u.color === color && u.roles.includes('K')) return s;
+  }
+  return null;
+}

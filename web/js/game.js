@@ -1,0 +1,271 @@
+// The game page: the board, the players, whose move, the move list, live
+// updates, resign/draw/abort, the result and a PGN download. A path that is
+// not a game yet may be a challenge: the page offers to accept it.
+
+import { api, currentUser, esc, toast } from './api.js';
+import { navigate } from './app.js';
+import { Board } from './board.js';
+import { Live } from './live.js';
+
+const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+
+/** The move list as numbered rows, starting from the initial FEN's move number. */
+export function moveRows(initialFen, sans) {
+  let num = 1, black = false;
+  if (initialFen && initialFen !== 'startpos') {
+    const f = initialFen.split(/\s+/);
+    black = f[1] === 'b';
+    num = Number(f[5]) || 1;
+  }
+  const rows = [];
+  let i = 0;
+  if (black && sans.length) { rows.push({ n: num, w: null, b: { san: sans[0], i: 0 } }); i = 1; num++; }
+  for (; i < sans.length; i += 2) {
+    rows.push({ n: num++, w: { san: sans[i], i }, b: i + 1 < sans.length ? { san: sans[i + 1], i: i + 1 } : null });
+  }
+  return rows;
+}
+
+export function renderMoves(el, initialFen, sans) {
+  const rows = moveRows(initialFen, sans);
+  const last = sans.length - 1;
+  const cell = (m, empty) => (m ? `<span class="m${m.i === last ? ' last' : ''}" data-ply="${m.i + 1}">${esc(m.san)}</span>` : `<span class="gap">${empty}</span>`);
+  el.innerHTML = rows.length ? `<ol>${rows.map((r) => `<li><span class="n">${r.n}.</span>${cell(r.w, '…')}${cell(r.b, '')}</li>`).join('')}</ol>` : '<p class="muted">No moves yet.</p>';
+  el.scrollTop = el.scrollHeight;
+}
+
+export function resultText(g) {
+  if (g.status === 'started') return null;
+  if (g.status === 'aborted') return { head: 'Game aborted', why: 'Nobody won: the game was aborted before both sides moved.' };
+  const head = g.winner ? `${cap(g.winner)} wins` : 'Draw';
+  let why;
+  switch (g.status) {
+    case 'mate': why = 'by checkmate'; break;
+    case 'resign': why = g.reason ? `${g.reason}` : 'by resignation'; break;
+    case 'stalemate': why = 'by stalemate'; break;
+    case 'draw': why = g.reason ? `by ${g.reason}` : 'drawn'; break;
+    default: why = g.reason || g.status;
+  }
+  return { head, why };
+}
+
+export async function mount(root, id) {
+  const me = await currentUser().catch(() => null);
+  let g;
+  try {
+    g = await api('GET', `/api/game/${id}`);
+  } catch (e) {
+    if (e.status === 404) return mountChallenge(root, id, me);
+    root.innerHTML = `<p class="error-text">${esc(e.message)}</p>`;
+    return () => {};
+  }
+
+  root.innerHTML = `
+    <div class="game-layout">
+      <div class="board-wrap">
+        <div class="player" id="top-player"></div>
+        <div id="board-host"></div>
+        <div class="player" id="bottom-player"></div>
+      </div>
+      <aside class="side" aria-label="game">
+        <div class="banner hidden" id="result" role="status"></div>
+        <div class="status" id="status" aria-live="polite"></div>
+        <div class="draw-offer hidden" id="draw-offer"></div>
+        <div class="actions" id="actions"></div>
+        <div class="moves" id="moves" aria-label="moves"></div>
+        <div class="row">
+          <button type="button" id="flip" title="Flip the board">Flip board</button>
+          <a id="pgn" href="/game/export/${esc(id)}" download="chessmerge-${esc(id)}.pgn">Download PGN</a>
+        </div>
+        <div class="conn" id="conn" aria-live="polite">Connecting…</div>
+        <p class="muted" id="variant-line"></p>
+      </aside>
+    </div>`;
+
+  let version = 0;
+  let alive = true;
+  let pending = false;
+  let resignArmed = false;
+  const board = new Board(root.querySelector('#board-host'), {
+    interactive: true,
+    orientation: g.you || 'white',
+    label: 'game board',
+    canPick: (unit) => myTurn() && unit.color === (g.you === 'white' ? 'w' : 'b'),
+    onMove: (uci) => play(uci),
+    onIllegal: (from, to) => { if (myTurn()) play(from + to); },
+  });
+
+  const myTurn = () => !pending && g.status === 'started' && g.you && g.turn === g.you;
+
+  function playerBar(el, color) {
+    const p = g[color];
+    const name = p.aiLevel ? `Computer (level ${p.aiLevel})` : p.name;
+    el.className = 'player' + (g.status === 'started' && g.turn === color ? ' to-move' : '');
+    el.dataset.color = color;
+    el.innerHTML = `<span class="dot ${color}" aria-hidden="true"></span><span>${esc(name)}${g.you === color ? ' (you)' : ''}</span>`;
+  }
+
+  function render() {
+    board.setPosition(g.fen, g.variant.key);
+    board.setLastMove(g.lastMove);
+    board.setCheck(g.check);
+    board.setLegal(myTurn() ? g.legalMoves : []);
+    const bottom = board.orientation;
+    playerBar(root.querySelector('#bottom-player'), bottom);
+    playerBar(root.querySelector('#top-player'), bottom === 'white' ? 'black' : 'white');
+    const status = root.querySelector('#status');
+    const res = resultText(g);
+    const banner = root.querySelector('#result');
+    if (res) {
+      banner.classList.remove('hidden');
+      banner.innerHTML = `<strong>${esc(res.head)}</strong>${esc(res.why)}`;
+      status.textContent = 'Game over';
+    } else {
+      banner.classList.add('hidden');
+      const turnName = g[g.turn].aiLevel ? 'the computer' : g[g.turn].name;
+      let text = g.you ? (g.turn === g.you ? 'Your move' : `Waiting for ${turnName}`) : `${cap(g.turn)} to move`;
+      if (g.check) text += ' — check!';
+      status.textContent = text;
+      document.title = `${g.you && g.turn === g.you ? '● ' : ''}ChessMerge: ${g.white.name} vs ${g.black.name}`;
+    }
+    renderMoves(root.querySelector('#moves'), g.initialFen, g.san);
+    root.querySelector('#variant-line').textContent = `${g.variant.name} · game ${g.id}`;
+    renderActions();
+  }
+
+  function renderActions() {
+    const actions = root.querySelector('#actions');
+    const offer = root.querySelector('#draw-offer');
+    actions.innerHTML = '';
+    offer.classList.add('hidden');
+    if (!g.you || g.status !== 'started') return;
+    const btn = (text, act, cls = '') => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = text;
+      b.dataset.act = act;
+      if (cls) b.className = cls;
+      actions.append(b);
+      return b;
+    };
+    if (g.ply < 2) btn('Abort', 'abort').onclick = () => act('abort');
+    const opp = g.you === 'white' ? 'black' : 'white';
+    const vsComputer = !!g[opp].aiLevel;
+    if (!vsComputer) {
+      if (g.drawOffer === g.you) btn('Cancel draw offer', 'draw-cancel').onclick = () => act('draw/no');
+      else if (g.drawOffer !== opp) btn('Offer draw', 'draw-offer').onclick = () => act('draw/yes');
+    }
+    const r = btn(resignArmed ? 'Confirm resignation' : 'Resign', 'resign', resignArmed ? 'danger primary' : 'danger');
+    r.onclick = () => {
+      if (!resignArmed) {
+        resignArmed = true;
+        renderActions();
+        setTimeout(() => { resignArmed = false; renderActions(); }, 4000);
+        return;
+      }
+      resignArmed = false;
+      act('resign');
+    };
+    if (g.drawOffer === opp) {
+      offer.classList.remove('hidden');
+      offer.innerHTML = `<span>${esc(g[opp].name)} offers a draw.</span> <button type="button" data-act="draw-accept" class="primary">Accept draw</button> <button type="button" data-act="draw-decline">Decline</button>`;
+      offer.querySelector('[data-act=draw-accept]').onclick = () => act('draw/yes');
+      offer.querySelector('[data-act=draw-decline]').onclick = () => act('draw/no');
+    } else if (g.drawOffer === g.you) {
+      offer.classList.remove('hidden');
+      offer.textContent = 'You offered a draw.';
+    }
+  }
+
+  async function act(what) {
+    try {
+      await api('POST', `/api/board/game/${id}/${what}`);
+    } catch (e) {
+      toast(e.message);
+    }
+    refresh();
+  }
+
+  async function play(uci) {
+    if (pending) return;
+    pending = true;
+    board.setLegal([]);
+    try {
+      await api('POST', `/api/board/game/${id}/move/${encodeURIComponent(uci)}`);
+    } catch (e) {
+      toast(e.message);
+    }
+    pending = false;
+    if (alive) await refresh();
+  }
+
+  let refreshing = null;
+  let again = false;
+  async function refresh() {
+    if (refreshing) { again = true; return refreshing; }
+    refreshing = (async () => {
+      do {
+        again = false;
+        try {
+          const n = await api('GET', `/api/game/${id}`);
+          if (!alive) return;
+          if (n.version >= version) {
+            g = n;
+            version = n.version;
+            live.seen(id, version);
+            render();
+          }
+        } catch (e) {
+          if (e.status !== 0) toast(e.message);
+        }
+      } while (again);
+    })();
+    await refreshing;
+    refreshing = null;
+  }
+
+  const conn = root.querySelector('#conn');
+  const live = new Live({
+    onGame: (gid, t, v) => { if (gid === id && v > version) refresh(); },
+    onStatus: (up) => {
+      conn.textContent = up ? 'Live' : 'Connection lost — reconnecting…';
+      conn.classList.toggle('down', !up);
+      root.querySelector('.game-layout').dataset.live = up ? 'up' : 'down';
+      if (up) refresh();
+    },
+  });
+  version = g.version;
+  live.subscribe(id, version);
+  root.querySelector('#flip').onclick = () => { board.flip(); render(); };
+  render();
+  return () => { alive = false; live.close(); };
+}
+
+async function mountChallenge(root, id, me) {
+  root.innerHTML = `
+    <div class="card" style="max-width:520px">
+      <h1>Challenge ${esc(id)}</h1>
+      <p>This is not a game yet. If it is a challenge to you, or an open challenge, you can accept it.</p>
+      <p class="error-text" id="ch-error" role="alert"></p>
+      <div class="row" id="ch-actions"></div>
+    </div>`;
+  const actions = root.querySelector('#ch-actions');
+  if (!me) {
+    actions.innerHTML = `<a href="/login?next=/${esc(id)}" data-link>Sign in</a> or <a href="/signup?next=/${esc(id)}" data-link>sign up</a> to accept.`;
+    return () => {};
+  }
+  const b = document.createElement('button');
+  b.className = 'primary';
+  b.textContent = 'Accept challenge';
+  b.dataset.act = 'accept';
+  b.onclick = async () => {
+    try {
+      await api('POST', `/api/challenge/${id}/accept`);
+      navigate(`/${id}`, true);
+    } catch (e) {
+      root.querySelector('#ch-error').textContent = e.status === 404 ? 'No game or challenge has this id.' : e.message;
+    }
+  };
+  actions.append(b);
+  return () => {};
+}

@@ -1,0 +1,77 @@
+// The page's live channel: one WebSocket, reopened automatically after a
+// drop (server restart, network). Game subscriptions are resent with the
+// last version seen, so the server replays exactly what was missed.
+
+export class Live {
+  constructor({ onEvent, onGame, onStatus } = {}) {
+    this.onEvent = onEvent || (() => {});
+    this.onGame = onGame || (() => {});
+    this.onStatus = onStatus || (() => {});
+    this.subs = new Map(); // game id -> last version seen (or null)
+    this.closed = false;
+    this.delay = 250;
+    this.connected = false;
+    this.open();
+  }
+
+  open() {
+    if (this.closed) return;
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(`${proto}//${location.host}/api/socket`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.delay = 250;
+      this.connected = true;
+      for (const [id, v] of this.subs) this.sendSub(id, v);
+      this.onStatus(true);
+      this.pinger = setInterval(() => this.send({ t: 'ping' }), 20000);
+    };
+    ws.onmessage = (e) => {
+      let msg;
+      try { msg = JSON.parse(e.data); } catch { return; }
+      if (msg.t === 'event') this.onEvent(msg.d);
+      else if (msg.t === 'gameFull' || msg.t === 'gameState') {
+        const last = this.subs.get(msg.id);
+        if (last == null || msg.v > last) this.subs.set(msg.id, msg.v);
+        this.onGame(msg.id, msg.t, msg.v, msg.d);
+      } else if (msg.t === 'hello') {
+        this.onEvent({ type: 'hello', user: msg.user });
+      }
+    };
+    ws.onclose = () => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws) return;
+      if (this.connected) this.onStatus(false);
+      this.connected = false;
+      if (this.closed) return;
+      this.timer = setTimeout(() => this.open(), this.delay);
+      this.delay = Math.min(this.delay * 2, 3000);
+    };
+    ws.onerror = () => { /* onclose follows */ };
+  }
+
+  send(obj) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(obj));
+  }
+
+  sendSub(id, v) { this.send(v == null ? { t: 'sub', id } : { t: 'sub', id, v }); }
+
+  /** Follows a game from version `v` (the last one the page has). */
+  subscribe(id, v = null) {
+    this.subs.set(id, v);
+    this.sendSub(id, v);
+  }
+
+  /** Records that the page already has version `v` (e.g. from a fetch). */
+  seen(id, v) {
+    const last = this.subs.get(id);
+    if (last == null || v > last) this.subs.set(id, v);
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    if (this.ws) this.ws.close();
+  }
+}

@@ -1,0 +1,200 @@
+// The lobby: create challenges (open, to a player, against the computer),
+// incoming and outgoing challenges live, my games (my move first) and my
+// finished games.
+
+import { api, currentUser, esc, toast } from './api.js';
+import { navigate } from './app.js';
+import { Board } from './board.js';
+import { VARIANTS, variantName } from './fen.js';
+import { Live } from './live.js';
+
+const variantOptions = VARIANTS.map((v) => `<option value="${v.key}">${v.name}</option>`).join('');
+
+export async function mount(root) {
+  const me = await currentUser().catch(() => null);
+  if (!me) {
+    root.innerHTML = `
+      <div class="card">
+        <h1>Merge chess, in your browser</h1>
+        <p>Pieces may move onto a friendly piece, share the square as a <strong>pair</strong>,
+        move together with either one's powers, and split again later.</p>
+        <div class="row"><a href="/signup" data-link><button class="primary" type="button" tabindex="-1">Sign up</button></a>
+        <a href="/login" data-link>Sign in</a> · <a href="/practice" data-link>Try the practice board</a> ·
+        <a href="/rules" data-link>Read the rules</a></div>
+      </div>`;
+    return () => {};
+  }
+  root.innerHTML = `
+    <h1>Lobby</h1>
+    <div class="lists">
+      <section class="card" aria-labelledby="in-h"><h2 id="in-h">Challenges to you</h2><ul class="items" id="incoming"></ul></section>
+      <section class="card" aria-labelledby="out-h"><h2 id="out-h">Your challenges</h2><ul class="items" id="outgoing"></ul></section>
+      <section class="card" aria-labelledby="join-h"><h2 id="join-h">Open challenges</h2>
+        <p class="muted">An open challenge is shared as a link. Paste a link or id to join it.</p>
+        <form class="row" id="join"><input id="join-id" aria-label="challenge link or id" placeholder="http://…/AbCd1234"><button type="submit">Join</button></form>
+      </section>
+    </div>
+    <section class="card" aria-labelledby="games-h"><h2 id="games-h">Your games</h2><div class="games-grid" id="playing"></div></section>
+    <section class="card" aria-labelledby="new-h">
+      <h2 id="new-h">New game</h2>
+      <form id="new-game" class="stack">
+        <div class="form-grid">
+          <label class="field">Opponent
+            <select name="kind" id="kind">
+              <option value="open">Anyone (open challenge)</option>
+              <option value="user">A player by name</option>
+              <option value="ai">The computer</option>
+            </select></label>
+          <label class="field" id="dest-field">Player name <input name="dest" id="dest" autocomplete="off"></label>
+          <label class="field" id="level-field">Computer level
+            <select name="level" id="level">${[1, 2, 3, 4, 5, 6, 7, 8].map((l) => `<option value="${l}">${l}</option>`).join('')}</select></label>
+          <label class="field">Variant <select name="variant" id="variant">${variantOptions}</select></label>
+          <label class="field">Your colour
+            <select name="color" id="color"><option value="random">Random</option><option value="white">White</option><option value="black">Black</option></select></label>
+        </div>
+        <label class="field">Start position (Merge-FEN, optional)
+          <input name="fen" id="fen" placeholder="the usual start" autocomplete="off" spellcheck="false"></label>
+        <p class="error-text" id="new-error" role="alert"></p>
+        <div class="row"><button class="primary" type="submit" id="create">Create</button></div>
+      </form>
+    </section>
+    <section class="card" aria-labelledby="done-h"><h2 id="done-h">Finished games</h2><ul class="items" id="finished"></ul></section>`;
+
+  const form = root.querySelector('#new-game');
+  const kind = root.querySelector('#kind');
+  const syncKind = () => {
+    root.querySelector('#dest-field').classList.toggle('hidden', kind.value !== 'user');
+    root.querySelector('#level-field').classList.toggle('hidden', kind.value !== 'ai');
+  };
+  kind.onchange = syncKind;
+  syncKind();
+  let outgoingIds = new Set();
+  const boards = [];
+
+  form.onsubmit = async (e) => {
+    e.preventDefault();
+    const err = root.querySelector('#new-error');
+    err.textContent = '';
+    const body = { variant: form.variant.value, color: form.color.value };
+    if (form.fen.value.trim()) body.fen = form.fen.value.trim();
+    try {
+      if (kind.value === 'ai') {
+        body.level = Number(form.level.value);
+        const g = await api('POST', '/api/challenge/ai', body);
+        navigate(`/${g.id}`);
+        return;
+      }
+      const path = kind.value === 'open' ? '/api/challenge/open' : `/api/challenge/${encodeURIComponent(form.dest.value.trim())}`;
+      if (kind.value === 'user' && !form.dest.value.trim()) throw new Error('name the player to challenge');
+      const c = await api('POST', path, body);
+      outgoingIds.add(c.id);
+      toast(kind.value === 'open' ? 'Open challenge created: share its link.' : `Challenge sent to ${c.destUser ? c.destUser.name : ''}.`, 'info', 3000);
+      refreshChallenges();
+    } catch (ex) {
+      err.textContent = ex.message;
+    }
+  };
+
+  root.querySelector('#join').onsubmit = (e) => {
+    e.preventDefault();
+    const v = root.querySelector('#join-id').value.trim();
+    const m = /([A-Za-z0-9]{8})\/?$/.exec(v);
+    if (m) navigate(`/${m[1]}`);
+    else toast('That is not a challenge link or id.');
+  };
+
+  const describe = (c) => {
+    const fen = c.initialFen ? ' · custom position' : '';
+    const col = c.color === 'random' ? 'random colours' : `${c.direction === 'in' ? (c.color === 'white' ? 'you play black' : 'you play white') : `you play ${c.color}`}`;
+    return `${esc(c.variant.name)} · ${col}${fen}`;
+  };
+
+  let alive = true;
+  async function refreshChallenges() {
+    let list;
+    try { list = await api('GET', '/api/challenge'); } catch (e) { return; }
+    if (!alive) return;
+    for (const c of list.out) outgoingIds.add(c.id);
+    const inc = root.querySelector('#incoming');
+    inc.innerHTML = list.in.length ? '' : '<li class="muted">None.</li>';
+    for (const c of list.in) {
+      const li = document.createElement('li');
+      li.dataset.challenge = c.id;
+      li.innerHTML = `<span><strong>${esc(c.challenger ? c.challenger.name : '?')}</strong> · ${describe(c)}</span>
+        <span class="row"><button class="primary" data-act="accept">Accept</button><button data-act="decline">Decline</button></span>`;
+      li.querySelector('[data-act=accept]').onclick = async () => {
+        try { await api('POST', `/api/challenge/${c.id}/accept`); navigate(`/${c.id}`); } catch (e) { toast(e.message); refreshChallenges(); }
+      };
+      li.querySelector('[data-act=decline]').onclick = async () => {
+        try { await api('POST', `/api/challenge/${c.id}/decline`, { reason: 'generic' }); } catch (e) { toast(e.message); }
+        refreshChallenges();
+      };
+      inc.append(li);
+    }
+    const out = root.querySelector('#outgoing');
+    out.innerHTML = list.out.length ? '' : '<li class="muted">None.</li>';
+    for (const c of list.out) {
+      const li = document.createElement('li');
+      li.dataset.challenge = c.id;
+      const to = c.kind === 'open' ? `Open · <a class="share" href="/${c.id}" data-link>${esc(location.origin)}/${c.id}</a>` : `To <strong>${esc(c.destUser ? c.destUser.name : '?')}</strong>`;
+      li.innerHTML = `<span>${to} · ${describe(c)}</span><button data-act="cancel">Cancel</button>`;
+      li.querySelector('[data-act=cancel]').onclick = async () => {
+        try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(e.message); }
+        refreshChallenges();
+      };
+      out.append(li);
+    }
+  }
+
+  async function refreshGames() {
+    let data;
+    try { data = await api('GET', '/api/account/playing'); } catch (e) { return; }
+    if (!alive) return;
+    const box = root.querySelector('#playing');
+    boards.length = 0;
+    box.innerHTML = data.nowPlaying.length ? '' : '<p class="muted">No games in progress.</p>';
+    for (const g of data.nowPlaying) {
+      const a = document.createElement('a');
+      a.href = `/${g.gameId}`;
+      a.dataset.link = '';
+      a.dataset.game = g.gameId;
+      a.className = 'game-tile' + (g.isMyTurn ? ' my-turn' : '');
+      const b = new Board(a, { small: true, orientation: g.color });
+      b.setPosition(g.fen, g.variant.key);
+      if (g.lastMove) b.setLastMove(g.lastMove);
+      const info = document.createElement('div');
+      info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong> ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}</div>`;
+      a.append(info);
+      box.append(a);
+      boards.push(b);
+    }
+    let done = [];
+    try { done = await api('GET', `/api/games/user/${encodeURIComponent(me.id)}?max=20`); } catch (e) { /* none */ }
+    if (!alive) return;
+    const fin = root.querySelector('#finished');
+    fin.innerHTML = done.length ? '' : '<li class="muted">None yet.</li>';
+    for (const g of done) {
+      const youWhite = g.players.white.user && g.players.white.user.id === me.id;
+      const opp = youWhite ? g.players.black : g.players.white;
+      const oppName = opp.user ? opp.user.name : `Computer level ${opp.aiLevel}`;
+      const result = g.winner ? (((g.winner === 'white') === youWhite) ? 'won' : 'lost') : (g.status === 'aborted' ? 'aborted' : 'draw');
+      const li = document.createElement('li');
+      li.innerHTML = `<a href="/${g.id}" data-link>vs ${esc(oppName)}</a><span class="muted">${esc(variantName(g.variant))} · ${result} (${esc(g.status)})</span>`;
+      fin.append(li);
+    }
+  }
+
+  const live = new Live({
+    onEvent: (ev) => {
+      if (ev.type === 'gameStart' && outgoingIds.has(ev.game.gameId)) {
+        navigate(`/${ev.game.gameId}`);
+        return;
+      }
+      if (ev.type && ev.type.startsWith('challenge')) refreshChallenges();
+      if (ev.type === 'gameStart' || ev.type === 'gameFinish') { refreshGames(); refreshChallenges(); }
+    },
+    onStatus: (up) => { if (up) { refreshChallenges(); refreshGames(); } },
+  });
+  await Promise.all([refreshChallenges(), refreshGames()]);
+  return () => { alive = false; live.close(); };
+}

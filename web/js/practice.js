@@ -1,0 +1,155 @@
+// The practice board: any variant, from the start or a Merge-FEN; play
+// both sides, undo, copy the FEN or a link, ask the engine. The server
+// checks every line (POST /api/analysis) and searches (POST /api/analysis/best).
+
+import { api, esc, toast } from './api.js';
+import { Board } from './board.js';
+import { VARIANTS } from './fen.js';
+import { renderMoves, resultText } from './game.js';
+
+const variantOptions = VARIANTS.map((v) => `<option value="${v.key}">${v.name}</option>`).join('');
+
+function scoreText(s) {
+  if (s.mate != null) return s.mate > 0 ? `White mates in ${s.mate}` : `Black mates in ${-s.mate}`;
+  const p = (s.cp / 100).toFixed(2);
+  return `${s.cp >= 0 ? '+' : ''}${p}`;
+}
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const ta = document.createElement('textarea');
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    const ok = document.execCommand('copy');
+    ta.remove();
+    return ok;
+  }
+}
+
+export function mount(root) {
+  const q = new URLSearchParams(location.search);
+  const st = {
+    variant: VARIANTS.some((v) => v.key === q.get('variant')) ? q.get('variant') : 'chessmerge',
+    fen: q.get('fen') || '',
+    moves: (q.get('moves') || '').split(/[\s,]+/).filter(Boolean),
+    view: null,
+  };
+  root.innerHTML = `
+    <h1>Practice board</h1>
+    <div class="game-layout">
+      <div class="board-wrap"><div id="board-host"></div></div>
+      <aside class="side" aria-label="practice">
+        <div class="banner hidden" id="result" role="status"></div>
+        <div class="status" id="status" aria-live="polite"></div>
+        <div class="actions">
+          <button type="button" id="undo">Undo</button>
+          <button type="button" id="flip">Flip board</button>
+          <button type="button" id="reset">Restart</button>
+        </div>
+        <div class="moves" id="moves" aria-label="moves"></div>
+        <div class="card stack">
+          <div class="row"><label for="level">Engine level</label>
+            <select id="level">${[1, 2, 3, 4, 5, 6, 7, 8].map((l) => `<option ${l === 8 ? 'selected' : ''}>${l}</option>`).join('')}</select>
+            <button type="button" class="primary" id="best">Best move</button></div>
+          <div id="best-out" aria-live="polite"></div>
+        </div>
+        <div class="card stack">
+          <label class="field">Variant <select id="variant">${variantOptions}</select></label>
+          <label class="field">Start from Merge-FEN <input id="fen-in" spellcheck="false" autocomplete="off" placeholder="empty: the start position"></label>
+          <p class="error-text" id="setup-error" role="alert"></p>
+          <div class="row"><button type="button" id="setup">Set up</button></div>
+          <label class="field">Current position <input id="fen-out" class="fen-out" readonly></label>
+          <div class="row"><button type="button" id="copy-fen">Copy FEN</button><button type="button" id="copy-link">Copy link</button></div>
+        </div>
+      </aside>
+    </div>`;
+  const $ = (s) => root.querySelector(s);
+  $('#variant').value = st.variant;
+  $('#fen-in').value = st.fen;
+  let best = null;
+  const board = new Board($('#board-host'), {
+    interactive: true,
+    label: 'practice board',
+    onMove: (uci) => load(st.variant, st.fen, [...st.moves, uci]),
+    onIllegal: (from, to) => load(st.variant, st.fen, [...st.moves, from + to], true),
+  });
+
+  function link() {
+    const p = new URLSearchParams();
+    if (st.variant !== 'chessmerge') p.set('variant', st.variant);
+    if (st.fen) p.set('fen', st.fen);
+    if (st.moves.length) p.set('moves', st.moves.join(','));
+    const s = p.toString();
+    return `${location.origin}/practice${s ? '?' + s : ''}`;
+  }
+
+  /** Checks a line with the server and shows it; on failure keeps the old one. */
+  async function load(variant, fen, moves, quiet = false) {
+    let v;
+    try {
+      v = await api('POST', '/api/analysis', { variant, fen: fen || undefined, moves });
+    } catch (e) {
+      if (quiet) toast(e.message);
+      else $('#setup-error').textContent = e.message;
+      board.setLegal(st.view ? st.view.legalMoves : []);
+      return false;
+    }
+    $('#setup-error').textContent = '';
+    st.variant = variant; st.fen = fen; st.moves = moves; st.view = v;
+    history.replaceState(null, '', link().slice(location.origin.length));
+    best = null;
+    render();
+    return true;
+  }
+
+  function render() {
+    const v = st.view;
+    board.setPosition(v.fen, v.variant.key);
+    board.setLastMove(v.lastMove);
+    board.setCheck(v.check);
+    board.setMarks(best ? [{ square: best.uci.replace(/^[A-Z]/, '').slice(0, 2), cls: 'mark-b' }, { square: best.uci.replace(/^[A-Z]/, '').slice(2, 4), cls: 'mark-b' }] : []);
+    board.setLegal(v.legalMoves);
+    const res = resultText({ status: v.status, winner: v.winner, reason: v.reason });
+    $('#result').classList.toggle('hidden', !res);
+    if (res) $('#result').innerHTML = `<strong>${esc(res.head)}</strong>${esc(res.why)}`;
+    $('#status').textContent = res ? 'Game over' : `${v.turn === 'white' ? 'White' : 'Black'} to move${v.check ? ' — check!' : ''}`;
+    renderMoves($('#moves'), v.initialFen, v.san);
+    $('#fen-out').value = v.fen;
+    $('#undo').disabled = !st.moves.length;
+    $('#best').disabled = !!res;
+    $('#best-out').innerHTML = best ? `Best: <strong id="best-san">${esc(best.san)}</strong> <span class="eval" id="best-eval">${esc(scoreText(best.score))}</span>
+      <span class="muted">depth ${best.depth}, ${best.nodes} nodes</span>
+      <div class="muted">Line: ${esc(best.pvSan.join(' '))}</div>
+      <button type="button" id="play-best">Play it</button>` : '';
+    if (best) $('#play-best').onclick = () => load(st.variant, st.fen, [...st.moves, best.uci]);
+  }
+
+  $('#undo').onclick = () => load(st.variant, st.fen, st.moves.slice(0, -1));
+  $('#reset').onclick = () => load(st.variant, st.fen, []);
+  $('#flip').onclick = () => board.flip();
+  $('#setup').onclick = () => load($('#variant').value, $('#fen-in').value.trim(), []);
+  $('#variant').onchange = () => load($('#variant').value, $('#fen-in').value.trim(), []);
+  $('#copy-fen').onclick = async () => toast((await copyText(st.view.fen)) ? 'FEN copied.' : 'Copy failed: select the text.', 'info', 2000);
+  $('#copy-link').onclick = async () => toast((await copyText(link())) ? 'Link copied.' : 'Copy failed.', 'info', 2000);
+  $('#best').onclick = async () => {
+    const b = $('#best');
+    b.disabled = true;
+    $('#best-out').textContent = 'Thinking…';
+    try {
+      best = await api('POST', '/api/analysis/best', { variant: st.variant, fen: st.fen || undefined, moves: st.moves, level: Number($('#level').value) });
+    } catch (e) {
+      best = null;
+      toast(e.message);
+    }
+    render();
+  };
+
+  load(st.variant, st.fen, st.moves).then((ok) => {
+    if (!ok) load(st.variant, '', []);
+  });
+  return () => {};
+}
