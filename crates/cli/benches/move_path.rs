@@ -1,0 +1,692 @@
+//! The server's move path, end to end (issue 4): the real release
+//! `chessmerge serve` on a free loopback port with a fresh SQLite database,
+//! N games played at once over HTTP, each move timed from sending
+//! `POST /api/board/game/{id}/move/{move}` to the arrival of that move's
+//! `gameState` line on the opponent's ndjson game stream.
+//!
+//! The peer, measured in the same run at the same concurrency: the same
+//! server's round trip for a trivial authenticated request
+//! (`GET /api/account`, one token lookup), as many requests as moves.
+//!
+//! ```text
+//! cargo bench -p chessmerge --bench move_path                 # N = 1, 10, 50; 3 runs each
+//! cargo bench -p chessmerge --bench move_path -- 1 10 --runs 1 --plies 20
+//! cargo bench -p chessmerge --bench move_path -- quick        # N = 1, 10; 1 run; 20 plies
+//! ```
+//!
+//! Every game plays the same fixed 40-ply line, checked with
+//! the rules crate before the server starts: legal in ChessMerge and never
+//! finishing the game. In each game the players alternate: a move is sent
+//! only after the previous one has reached the mover's stream, as a client
+//! that reacts to its opponent would. Figures per N are medians over the
+//! runs; each run creates fresh games on the same server.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use chessmerge_rules::{Game, Position, START_FEN, Variant};
+use serde_json::{Value, json};
+
+/// The line every game plays, Merge-UCI: a quiet symmetrical setup (1. e3
+/// e6 2. Nf3 Nf6 3. Be2 Be7 4. O-O O-O ... 20. Kh2 Kh7). ChessMerge pawns step
+/// one square; no captures, merges or repetitions, so the game never ends and
+/// every move costs the server what an ordinary move does.
+const LINE: [&str; 40] = [
+    "e2e3", "e7e6", "g1f3", "g8f6", "f1e2", "f8e7", "e1g1", "e8g8", "d2d3", "d7d6", //
+    "b1c3", "b8c6", "c1d2", "c8d7", "a2a3", "a7a6", "b2b3", "b7b6", "h2h3", "h7h6", //
+    "a1b1", "a8b8", "d1c1", "d8c8", "f1e1", "f8e8", "e2f1", "e7f8", "g2g3", "g7g6", //
+    "f1g2", "f8g7", "c3e2", "c6e7", "e2f4", "e7f5", "c1b2", "c8b7", "g1h2", "g8h7",
+];
+
+/// Any single request or stream line: beyond this the run fails.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// A whole phase (setup, moves or peer requests of one run).
+const PHASE_TIMEOUT: Duration = Duration::from_secs(300);
+/// Largest N accepted (each game holds two stream connections).
+const MAX_GAMES: usize = 500;
+/// Registrations (two Argon2id hashings each) sent at once.
+const SETUP_CONCURRENCY: usize = 8;
+
+// ---------------------------------------------------------------------------
+// Arguments
+
+struct Args {
+    levels: Vec<usize>,
+    runs: usize,
+    plies: usize,
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        levels: vec![1, 10, 50],
+        runs: 3,
+        plies: LINE.len(),
+    };
+    let mut levels = Vec::new();
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let mut number = |what: &str| -> usize {
+            it.next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{what} needs a positive number"))
+        };
+        match a.as_str() {
+            "--bench" => {} // passed by `cargo bench`
+            "quick" | "--quick" => {
+                args.levels = vec![1, 10];
+                args.runs = 1;
+                args.plies = 20;
+            }
+            "--runs" => args.runs = number("--runs"),
+            "--plies" => args.plies = number("--plies"),
+            other => {
+                for n in other.split(',') {
+                    match n.parse::<usize>() {
+                        Ok(n) => levels.push(n),
+                        Err(_) => panic!(
+                            "unknown argument {other:?}; usage: [N ...] [--runs R] [--plies P] [quick]"
+                        ),
+                    }
+                }
+            }
+        }
+    }
+    if !levels.is_empty() {
+        args.levels = levels;
+    }
+    assert!(
+        args.levels.iter().all(|&n| (1..=MAX_GAMES).contains(&n)),
+        "N must be 1..={MAX_GAMES}"
+    );
+    assert!((1..=20).contains(&args.runs), "--runs must be 1..=20");
+    assert!(
+        (2..=LINE.len()).contains(&args.plies),
+        "--plies must be 2..={}",
+        LINE.len()
+    );
+    args
+}
+
+/// Checks the line with the rules crate: every move legal in ChessMerge,
+/// and no position on the way ends the game. Answers the moves as the
+/// rules crate writes them (what the server's streams will say).
+fn check_line() -> Vec<String> {
+    let start = Position::from_fen(Variant::ChessMerge, START_FEN).expect("start position");
+    let mut game = Game::new(start);
+    let mut out = Vec::new();
+    for (i, m) in LINE.iter().enumerate() {
+        let mv = game
+            .play_uci(m)
+            .unwrap_or_else(|e| panic!("ply {}: {m} is not legal: {e}", i + 1));
+        out.push(mv.to_string());
+        assert!(
+            game.outcome().is_none(),
+            "the line ends the game at ply {}",
+            i + 1
+        );
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The server
+
+struct Server {
+    child: Child,
+    base: String,
+    dir: PathBuf,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let dir = std::env::temp_dir().join(format!(
+            "chessmerge-bench-move-path-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("create the temporary directory");
+        let child = Command::new(env!("CARGO_BIN_EXE_chessmerge"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--database"])
+            .arg(dir.join("bench.db"))
+            .env("RUST_LOG", "info")
+            .env_remove("CHESSMERGE_LISTEN")
+            .env_remove("CHESSMERGE_DATABASE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                panic!("cannot start chessmerge serve: {e}");
+            }
+        };
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = mpsc::channel();
+        let log2 = log.clone();
+        // Drains the log for the server's whole life (a full pipe would
+        // block it), keeping the last lines for error reports.
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(i) = line.find("listening on http://")
+                    && let Some(tx) = tx.take()
+                {
+                    let rest = &line[i + "listening on http://".len()..];
+                    let addr: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+                    let _ = tx.send(addr);
+                }
+                let mut log = log2.lock().unwrap_or_else(|e| e.into_inner());
+                if log.len() >= 200 {
+                    log.remove(0);
+                }
+                log.push(line);
+            }
+        });
+        let mut server = Server {
+            child,
+            base: String::new(),
+            dir,
+            log,
+        };
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(addr) => server.base = format!("http://{addr}"),
+            Err(_) => panic!(
+                "the server did not say where it listens; log:\n{}",
+                server.log_text()
+            ),
+        }
+        server
+    }
+
+    /// The server's CPU time so far (user + system, Linux `/proc`), if known.
+    fn cpu(&self) -> Option<Duration> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
+        // Fields after the parenthesised command name; utime and stime are
+        // the 14th and 15th fields, in USER_HZ (100 per second on Linux).
+        let rest = &stat[stat.rfind(')')? + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+        Some(Duration::from_millis(ticks * 10))
+    }
+
+    /// The size of the database's write-ahead log.
+    fn wal_bytes(&self) -> u64 {
+        std::fs::metadata(self.dir.join("bench.db-wal")).map_or(0, |m| m.len())
+    }
+
+    fn log_text(&self) -> String {
+        self.log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .join("\n")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// HTTP helpers
+
+#[derive(Clone)]
+struct Player {
+    name: String,
+    token: String,
+}
+
+async fn send_json(req: reqwest::RequestBuilder, what: &str) -> Value {
+    let resp = req.send().await.unwrap_or_else(|e| panic!("{what}: {e}"));
+    let status = resp.status();
+    let text = resp.text().await.unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(status.is_success(), "{what}: {status} {text}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{what}: {e}: {text}"))
+}
+
+async fn register(client: reqwest::Client, base: String, name: String) -> Player {
+    let creds = json!({ "username": name, "password": "correct horse battery" });
+    send_json(
+        client
+            .post(format!("{base}/api/account/register"))
+            .json(&creds),
+        "register",
+    )
+    .await;
+    let v = send_json(
+        client.post(format!("{base}/api/token")).json(&creds),
+        "token",
+    )
+    .await;
+    Player {
+        name,
+        token: v["token"].as_str().expect("a token").to_owned(),
+    }
+}
+
+/// Runs `f` on every item, at most `limit` at once, each in its own task;
+/// answers the results in order. Bounded by [`PHASE_TIMEOUT`].
+async fn spawn_all<T, R, F, Fut>(items: Vec<T>, limit: usize, what: &str, f: F) -> Vec<R>
+where
+    T: Send + 'static,
+    R: Send + 'static,
+    F: Fn(T) -> Fut,
+    Fut: std::future::Future<Output = R> + Send + 'static,
+{
+    let deadline = tokio::time::Instant::now() + PHASE_TIMEOUT;
+    let mut out = Vec::with_capacity(items.len());
+    let mut items = items.into_iter();
+    loop {
+        let handles: Vec<_> = items
+            .by_ref()
+            .take(limit)
+            .map(|t| tokio::spawn(f(t)))
+            .collect();
+        if handles.is_empty() {
+            return out;
+        }
+        for h in handles {
+            match tokio::time::timeout_at(deadline, h).await {
+                Ok(Ok(r)) => out.push(r),
+                Ok(Err(e)) => panic!("{what}: a task failed: {e}"),
+                Err(_) => panic!("{what}: not done within {PHASE_TIMEOUT:?}"),
+            }
+        }
+    }
+}
+
+/// A game's ndjson stream, read line by line.
+struct Feed {
+    resp: reqwest::Response,
+    buf: Vec<u8>,
+    /// When the chunk holding the buffered lines arrived.
+    at: Instant,
+}
+
+impl Feed {
+    async fn open(client: &reqwest::Client, base: &str, id: &str, token: &str) -> Feed {
+        let resp = client
+            .get(format!("{base}/api/board/game/stream/{id}"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("stream {id}: {e}"));
+        assert!(resp.status().is_success(), "stream {id}: {}", resp.status());
+        let mut feed = Feed {
+            resp,
+            buf: Vec::new(),
+            at: Instant::now(),
+        };
+        // The server subscribes before it sends gameFull: once we have it, no
+        // later move can be missed.
+        let (first, _) = feed.next().await;
+        assert_eq!(first["type"], "gameFull", "stream {id}: {first}");
+        feed
+    }
+
+    /// The next non-empty line, parsed, with the time its chunk arrived.
+    async fn next(&mut self) -> (Value, Instant) {
+        loop {
+            if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buf.drain(..=i).collect();
+                let line = &line[..line.len() - 1];
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue; // keep-alive
+                }
+                let v = serde_json::from_slice(line).unwrap_or_else(|e| {
+                    panic!("stream line: {e}: {}", String::from_utf8_lossy(line))
+                });
+                return (v, self.at);
+            }
+            let chunk = tokio::time::timeout(REQUEST_TIMEOUT, self.resp.chunk())
+                .await
+                .expect("no stream line within the timeout")
+                .expect("stream read failed")
+                .expect("the stream ended early");
+            self.at = Instant::now();
+            self.buf.extend_from_slice(&chunk);
+        }
+    }
+
+    /// Waits for the `gameState` at `ply`; answers it and its arrival time.
+    async fn state_at(&mut self, ply: i64) -> (Value, Instant) {
+        loop {
+            let (v, at) = self.next().await;
+            if v["type"] != "gameState" {
+                continue;
+            }
+            let p = v["ply"].as_i64().expect("gameState without ply");
+            if p == ply {
+                return (v, at);
+            }
+            assert!(p < ply, "stream skipped from before ply {ply} to {p}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// One run at one concurrency
+
+struct Ctx {
+    base: String,
+    client: reqwest::Client,
+    streams: reqwest::Client,
+    players: Vec<Player>,
+    /// [`LINE`] as the server writes it.
+    line: Vec<String>,
+}
+
+/// One game ready to play: its id, the players' tokens (white, black) and
+/// each player's stream (white's, black's).
+struct Table {
+    id: String,
+    tokens: [String; 2],
+    feeds: [Feed; 2],
+}
+
+async fn set_tables(ctx: &Arc<Ctx>, n: usize) -> Vec<Table> {
+    let c = ctx.clone();
+    spawn_all((0..n).collect(), n, "game setup", move |i| {
+        let ctx = c.clone();
+        async move {
+            let (w, b) = (&ctx.players[2 * i], &ctx.players[2 * i + 1]);
+            let ch = send_json(
+                ctx.client
+                    .post(format!("{}/api/challenge/{}", ctx.base, b.name))
+                    .bearer_auth(&w.token)
+                    .json(&json!({ "variant": "chessmerge", "color": "white" })),
+                "challenge",
+            )
+            .await;
+            let id = ch["id"].as_str().expect("challenge id").to_owned();
+            send_json(
+                ctx.client
+                    .post(format!("{}/api/challenge/{id}/accept", ctx.base))
+                    .bearer_auth(&b.token),
+                "accept",
+            )
+            .await;
+            let fw = Feed::open(&ctx.streams, &ctx.base, &id, &w.token).await;
+            let fb = Feed::open(&ctx.streams, &ctx.base, &id, &b.token).await;
+            Table {
+                id,
+                tokens: [w.token.clone(), b.token.clone()],
+                feeds: [fw, fb],
+            }
+        }
+    })
+    .await
+}
+
+/// Per-move samples of one game: (submission to opponent's stream,
+/// submission to the POST's answer).
+type Samples = Vec<(Duration, Duration)>;
+
+async fn play(ctx: Arc<Ctx>, mut t: Table, plies: usize) -> Samples {
+    let mut out = Vec::with_capacity(plies);
+    let mut last = Value::Null;
+    for (k, m) in LINE.iter().take(plies).enumerate() {
+        let mover = k % 2;
+        let [f0, f1] = &mut t.feeds;
+        let (own, opp) = if mover == 0 { (f0, f1) } else { (f1, f0) };
+        let ply = k as i64 + 1;
+        let req = ctx
+            .client
+            .post(format!("{}/api/board/game/{}/move/{m}", ctx.base, t.id))
+            .bearer_auth(&t.tokens[mover]);
+        let t0 = Instant::now();
+        let post = async {
+            let r = req.send().await.unwrap_or_else(|e| panic!("move {m}: {e}"));
+            let status = r.status();
+            let body = r.text().await.unwrap_or_default();
+            assert!(status.is_success(), "move {m} in {}: {status} {body}", t.id);
+            Instant::now()
+        };
+        let (acked, (state, seen)) = tokio::join!(post, opp.state_at(ply));
+        assert_eq!(
+            state["lastMove"].as_str(),
+            Some(ctx.line[k].as_str()),
+            "game {}: {state}",
+            t.id
+        );
+        out.push((seen - t0, acked - t0));
+        // The mover's own stream must show the move too before the
+        // opponent replies (a reacting client); it is normally there already.
+        own.state_at(ply).await;
+        last = state;
+    }
+    assert_eq!(
+        last["moves"].as_str(),
+        Some(ctx.line[..plies].join(" ").as_str()),
+        "game {} ended with other moves",
+        t.id
+    );
+    out
+}
+
+/// The peer: `count` sequential `GET /api/account` by one player.
+async fn trivial(ctx: Arc<Ctx>, player: usize, count: usize) -> Vec<Duration> {
+    let token = ctx.players[player].token.clone();
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let t0 = Instant::now();
+        let v = send_json(
+            ctx.client
+                .get(format!("{}/api/account", ctx.base))
+                .bearer_auth(&token),
+            "account",
+        )
+        .await;
+        out.push(t0.elapsed());
+        assert_eq!(
+            v["username"].as_str(),
+            Some(ctx.players[player].name.as_str())
+        );
+    }
+    out
+}
+
+struct RunFigures {
+    moves: usize,
+    moves_per_s: f64,
+    lat: [f64; 4], // p50, p90, p99, max (ms), submission to opponent's stream
+    ack_p50: f64,
+    peer_per_s: f64,
+    peer: [f64; 4],
+    /// The server's CPU time per move during the move phase (ms), if known.
+    cpu_per_move: Option<f64>,
+    /// The write-ahead log's size after the move phase (MiB).
+    wal_mib: f64,
+}
+
+async fn one_run(ctx: &Arc<Ctx>, server: &Server, n: usize, plies: usize) -> RunFigures {
+    let tables = set_tables(ctx, n).await;
+    let c = ctx.clone();
+    let cpu0 = server.cpu();
+    let start = Instant::now();
+    let samples = spawn_all(tables, n, "moves", move |t| play(c.clone(), t, plies)).await;
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = cpu0
+        .zip(server.cpu())
+        .map(|(a, b)| (b - a).as_secs_f64() * 1e3);
+    let wal_mib = server.wal_bytes() as f64 / (1024.0 * 1024.0);
+    let (mut lat, mut ack): (Vec<Duration>, Vec<Duration>) = samples.into_iter().flatten().unzip();
+
+    let c = ctx.clone();
+    let start = Instant::now();
+    let mut peer: Vec<Duration> = spawn_all((0..n).collect(), n, "peer", move |i| {
+        trivial(c.clone(), 2 * i + i % 2, plies)
+    })
+    .await
+    .into_iter()
+    .flatten()
+    .collect();
+    let peer_wall = start.elapsed().as_secs_f64();
+
+    RunFigures {
+        moves: lat.len(),
+        moves_per_s: lat.len() as f64 / wall,
+        lat: quantiles(&mut lat),
+        ack_p50: quantiles(&mut ack)[0],
+        peer_per_s: peer.len() as f64 / peer_wall,
+        peer: quantiles(&mut peer),
+        cpu_per_move: cpu.map(|ms| ms / (n * plies) as f64),
+        wal_mib,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Statistics
+
+/// p50, p90, p99 and max in milliseconds (nearest rank over the sorted
+/// samples).
+fn quantiles(v: &mut [Duration]) -> [f64; 4] {
+    assert!(!v.is_empty());
+    v.sort_unstable();
+    let at = |p: f64| {
+        let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
+        v[rank.clamp(1, v.len()) - 1].as_secs_f64() * 1e3
+    };
+    [at(50.0), at(90.0), at(99.0), at(100.0)]
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+fn main() {
+    let args = parse_args();
+    let line = check_line();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let server = Server::start();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        runtime.block_on(bench(&server, &args, line))
+    }));
+    if result.is_err() {
+        eprintln!("server log (last lines):\n{}", server.log_text());
+    }
+    // Kills the server, removes the database, then reports any failure.
+    drop(server);
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+}
+
+async fn bench(server: &Server, args: &Args, line: Vec<String>) {
+    let max_n = *args.levels.iter().max().unwrap();
+    let client = reqwest::Client::builder()
+        .timeout(REQUEST_TIMEOUT)
+        .build()
+        .unwrap();
+    let streams = reqwest::Client::builder()
+        .connect_timeout(REQUEST_TIMEOUT)
+        .build()
+        .unwrap();
+    let (c, base) = (client.clone(), server.base.clone());
+    let t = Instant::now();
+    let players = spawn_all(
+        (0..2 * max_n).collect(),
+        SETUP_CONCURRENCY,
+        "registration",
+        move |i| register(c.clone(), base.clone(), format!("bench{i}")),
+    )
+    .await;
+    println!(
+        "move path: chessmerge serve at {} (fresh SQLite database, WAL, synchronous=FULL); \
+         {} players registered in {:.1} s",
+        server.base,
+        players.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let ctx = Arc::new(Ctx {
+        base: server.base.clone(),
+        client,
+        streams,
+        players,
+        line,
+    });
+    // Warm-up, not reported: one short game and its peer.
+    one_run(&ctx, server, 1, 10).await;
+
+    println!(
+        "{} plies per game, {} run(s) per N; latency: POST sent -> gameState on the opponent's \
+         stream; peer: GET /api/account at the same concurrency; ms",
+        args.plies, args.runs
+    );
+    let mut rows = Vec::new();
+    for &n in &args.levels {
+        let mut runs = Vec::new();
+        for r in 0..args.runs {
+            let f = one_run(&ctx, server, n, args.plies).await;
+            println!(
+                "  N={n:<3} run {}: {} moves, {:.0} moves/s, p50 {:.2} p90 {:.2} p99 {:.2} max {:.2}; \
+                 ack p50 {:.2}; peer {:.0} req/s p50 {:.2} p99 {:.2}; server CPU {} ms/move; \
+                 WAL {:.1} MiB",
+                r + 1,
+                f.moves,
+                f.moves_per_s,
+                f.lat[0],
+                f.lat[1],
+                f.lat[2],
+                f.lat[3],
+                f.ack_p50,
+                f.peer_per_s,
+                f.peer[0],
+                f.peer[2],
+                f.cpu_per_move.map_or("n/a".into(), |c| format!("{c:.2}")),
+                f.wal_mib
+            );
+            runs.push(f);
+        }
+        rows.push((n, runs));
+    }
+
+    println!();
+    println!(
+        "| N | moves | moves/s | p50 | p90 | p99 | max | POST answer p50 | peer req/s | peer p50 | peer p99 | ratio p50 | ratio p99 | server CPU ms/move |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (n, runs) in &rows {
+        let med = |f: &dyn Fn(&RunFigures) -> f64| median(runs.iter().map(f).collect());
+        let cpu: Option<Vec<f64>> = runs.iter().map(|f| f.cpu_per_move).collect();
+        println!(
+            "| {n} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {:.1} | {:.1} | {} |",
+            runs[0].moves,
+            med(&|f| f.moves_per_s),
+            med(&|f| f.lat[0]),
+            med(&|f| f.lat[1]),
+            med(&|f| f.lat[2]),
+            med(&|f| f.lat[3]),
+            med(&|f| f.ack_p50),
+            med(&|f| f.peer_per_s),
+            med(&|f| f.peer[0]),
+            med(&|f| f.peer[2]),
+            med(&|f| f.lat[0] / f.peer[0]),
+            med(&|f| f.lat[2] / f.peer[2]),
+            cpu.map_or("n/a".into(), |c| format!("{:.2}", median(c))),
+        );
+    }
+}
