@@ -158,7 +158,8 @@ fn pawn_pushes<R: Rules>(ctx: &Ctx, sq: Square, may_merge: bool) -> Bitboard {
 
 fn gen_single_pawns<R: Rules, S: MoveSink>(ctx: &Ctx, pawns: Bitboard, sink: &mut S) {
     let last = Bitboard::rank(ctx.us.last_rank());
-    for sq in pawns {
+    // Pinned pawns one at a time: they keep to their pin line.
+    for sq in pawns & ctx.pinned {
         let mut dests = pawn_pushes::<R>(ctx, sq, R::PAWN_MERGES)
             | (attacks::pawn_attacks(ctx.us, sq) & ctx.theirs);
         dests &= ctx.target & pin_mask(ctx, sq);
@@ -166,6 +167,60 @@ fn gen_single_pawns<R: Rules, S: MoveSink>(ctx: &Ctx, pawns: Bitboard, sink: &mu
         push_pawn_moves::<R, S>(ctx, base, dests, last, sink);
         if R::EN_PASSANT {
             gen_en_passant(ctx, sq, base, sink);
+        }
+    }
+    // The others all at once, by shifting the whole set.
+    let free = pawns & !ctx.pinned;
+    if free.is_empty() {
+        return;
+    }
+    let white = ctx.us == Color::White;
+    let forward: i8 = if white { 8 } else { -8 };
+    let landing = if R::PAWN_MERGES {
+        !ctx.occ | ctx.merge_onto
+    } else {
+        !ctx.occ
+    };
+    let step = free.forward(white);
+    let mut sets = [(Bitboard::EMPTY, 0i8); 4];
+    sets[0] = (step & landing & ctx.target, forward);
+    if R::DOUBLE_STEP {
+        let third = Bitboard::rank(if white { 2 } else { 5 });
+        let double = (step & !ctx.occ & third).forward(white) & landing & ctx.target;
+        sets[1] = (double, 2 * forward);
+    }
+    let (not_a, not_h) = (!Bitboard::file(0), !Bitboard::file(7));
+    let west = Bitboard(if white {
+        (free & not_a).0 << 7
+    } else {
+        (free & not_a).0 >> 9
+    });
+    let east = Bitboard(if white {
+        (free & not_h).0 << 9
+    } else {
+        (free & not_h).0 >> 7
+    });
+    let targets = ctx.theirs & ctx.target;
+    sets[2] = (west & targets, forward - 1);
+    sets[3] = (east & targets, forward + 1);
+    for (dests, delta) in sets {
+        sink.push_shifted(dests & !last, delta);
+        for to in dests & last {
+            let from = Square::new((to.index() as i8 - delta) as u8);
+            push_pawn_moves::<R, S>(
+                ctx,
+                Move::whole(from, to),
+                Bitboard::from_square(to),
+                last,
+                sink,
+            );
+        }
+    }
+    if R::EN_PASSANT
+        && let Some(ep) = ctx.pos.ep
+    {
+        for sq in attacks::pawn_attacks(ctx.them, ep) & free {
+            gen_en_passant(ctx, sq, Move::whole(sq, sq), sink);
         }
     }
 }

@@ -223,6 +223,16 @@ pub(crate) trait MoveSink {
         }
     }
 
+    /// One whole move per destination, each from `delta` squares back
+    /// (pawn moves generated for a whole set at once).
+    #[inline]
+    fn push_shifted(&mut self, targets: Bitboard, delta: i8) {
+        for to in targets {
+            let from = Square::new((to.index() as i8 - delta) as u8);
+            self.push(Move::whole(from, to));
+        }
+    }
+
     /// One move per destination and promotion role.
     #[inline]
     fn push_promotions(&mut self, base: Move, targets: Bitboard, roles: &[Role]) {
@@ -252,6 +262,11 @@ impl MoveSink for MoveCounter {
 
     #[inline]
     fn push_targets(&mut self, _: Move, targets: Bitboard) {
+        self.0 += targets.count() as u64;
+    }
+
+    #[inline]
+    fn push_shifted(&mut self, targets: Bitboard, _: i8) {
         self.0 += targets.count() as u64;
     }
 
