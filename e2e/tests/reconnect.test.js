@@ -32,6 +32,9 @@ test('pages reconnect after a server restart and the next move arrives', async (
   const href = await link.getAttribute('href');
   await finn.fill('#join-id', `${server.base}${href}`);
   await finn.click('#join button');
+  // The challenge page says what it is before it is accepted.
+  await finn.locator('#ch-info').waitFor();
+  assert.match(await finn.locator('#ch-info').innerText(), /erin's open challenge · ChessMerge · erin plays white/);
   await finn.click('[data-act=accept]');
   await waitStatus(finn, 'Waiting for erin');
   await waitStatus(erin, 'Your move'); // Erin's lobby follows her accepted challenge

@@ -254,6 +254,37 @@ async function mountChallenge(root, id, me) {
     actions.innerHTML = `<a href="/login?next=/${esc(id)}" data-link>Sign in</a> or <a href="/signup?next=/${esc(id)}" data-link>sign up</a> to accept.`;
     return () => {};
   }
+  // What the challenge is, when we may see it (an open one, or one to us).
+  let c = null;
+  try {
+    c = await api('GET', `/api/challenge/${id}/show`);
+  } catch (e) {
+    if (e.status === 404) {
+      root.querySelector('#ch-error').textContent = 'No game or challenge has this id.';
+      return () => {};
+    }
+    if (e.status === 403) {
+      root.querySelector('#ch-error').textContent = 'This challenge is addressed to another player.';
+      return () => {};
+    }
+  }
+  if (c) {
+    const mine = c.direction === 'out';
+    const colour = c.color === 'random' ? 'random colours' : `${c.challenger ? esc(c.challenger.name) : '?'} plays ${c.color}`;
+    const fen = c.initialFen ? `<br><span class="muted">from <code>${esc(c.initialFen)}</code></span>` : '';
+    const p = document.createElement('p');
+    p.id = 'ch-info';
+    p.innerHTML = `${mine ? 'Your' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>'s`} ${c.kind === 'open' ? 'open ' : ''}challenge · ${esc(c.variant.name)} · ${colour}${fen}`;
+    actions.before(p);
+    if (c.status !== 'created') {
+      root.querySelector('#ch-error').textContent = `This challenge was ${c.status}.`;
+      return () => {};
+    }
+    if (mine) {
+      actions.innerHTML = '<span class="muted">Share this page\'s address: the game starts when someone accepts.</span>';
+      return () => {};
+    }
+  }
   const b = document.createElement('button');
   b.className = 'primary';
   b.textContent = 'Accept challenge';

@@ -1,12 +1,16 @@
 // The page's live channel: one WebSocket, reopened automatically after a
 // drop (server restart, network). Game subscriptions are resent with the
-// last version seen, so the server replays exactly what was missed.
+// last version seen, so the server replays exactly what was missed; the
+// lobby subscription is resent too, and the server answers it with the
+// whole list of open challenges again.
 
 export class Live {
-  constructor({ onEvent, onGame, onStatus } = {}) {
+  constructor({ onEvent, onGame, onStatus, onLobby } = {}) {
     this.onEvent = onEvent || (() => {});
     this.onGame = onGame || (() => {});
     this.onStatus = onStatus || (() => {});
+    this.onLobby = onLobby || (() => {});
+    this.lobby = false;
     this.subs = new Map(); // game id -> last version seen (or null)
     this.closed = false;
     this.delay = 250;
@@ -23,6 +27,7 @@ export class Live {
       this.delay = 250;
       this.connected = true;
       for (const [id, v] of this.subs) this.sendSub(id, v);
+      if (this.lobby) this.send({ t: 'lobby' });
       this.onStatus(true);
       this.pinger = setInterval(() => this.send({ t: 'ping' }), 20000);
     };
@@ -30,6 +35,7 @@ export class Live {
       let msg;
       try { msg = JSON.parse(e.data); } catch { return; }
       if (msg.t === 'event') this.onEvent(msg.d);
+      else if (msg.t === 'lobby') this.onLobby(msg.d);
       else if (msg.t === 'gameFull' || msg.t === 'gameState') {
         const last = this.subs.get(msg.id);
         if (last == null || msg.v > last) this.subs.set(msg.id, msg.v);
@@ -60,6 +66,12 @@ export class Live {
   subscribe(id, v = null) {
     this.subs.set(id, v);
     this.sendSub(id, v);
+  }
+
+  /** Follows the open challenges: `onLobby` gets the list, then each change. */
+  followLobby() {
+    this.lobby = true;
+    this.send({ t: 'lobby' });
   }
 
   /** Records that the page already has version `v` (e.g. from a fetch). */

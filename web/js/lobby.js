@@ -1,6 +1,7 @@
 // The lobby: create challenges (open, to a player, against the computer),
-// incoming and outgoing challenges live, my games (my move first) and my
-// finished games.
+// incoming and outgoing challenges live, everyone's open challenges live
+// (accept others', cancel mine), my games (my move first) and my finished
+// games.
 
 import { api, currentUser, esc, toast } from './api.js';
 import { navigate } from './app.js';
@@ -30,7 +31,8 @@ export async function mount(root) {
       <section class="card" aria-labelledby="in-h"><h2 id="in-h">Challenges to you</h2><ul class="items" id="incoming"></ul></section>
       <section class="card" aria-labelledby="out-h"><h2 id="out-h">Your challenges</h2><ul class="items" id="outgoing"></ul></section>
       <section class="card" aria-labelledby="join-h"><h2 id="join-h">Open challenges</h2>
-        <p class="muted">An open challenge is shared as a link. Paste a link or id to join it.</p>
+        <ul class="items" id="open-list" aria-live="polite"><li class="muted">Loading…</li></ul>
+        <p class="muted">Or paste a challenge link or id to join it.</p>
         <form class="row" id="join"><input id="join-id" aria-label="challenge link or id" placeholder="http://…/AbCd1234"><button type="submit">Join</button></form>
       </section>
     </div>
@@ -108,6 +110,74 @@ export async function mount(root) {
     const col = c.color === 'random' ? 'random colours' : `${c.direction === 'in' ? (c.color === 'white' ? 'you play black' : 'you play white') : `you play ${c.color}`}`;
     return `${esc(c.variant.name)} · ${col}${fen}`;
   };
+
+  // Everyone's open challenges, kept by the socket's lobby feed: a full list
+  // on (re)connecting, then each one that appears or goes.
+  const OPEN_MAX = 50;
+  const open = new Map(); // id -> challenge JSON
+  const gone = new Set(); // ids accepted or canceled (never listed again)
+  const openColour = (c) => {
+    if (c.color === 'random') return 'random colours';
+    if (c.direction === 'out') return `you play ${c.color}`;
+    return `you play ${c.color === 'white' ? 'black' : 'white'}`;
+  };
+  function renderOpen() {
+    const ul = root.querySelector('#open-list');
+    const list = [...open.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).slice(0, OPEN_MAX);
+    ul.innerHTML = list.length ? '' : '<li class="muted">No open challenges right now.</li>';
+    for (const c of list) {
+      const mine = c.direction === 'out';
+      const li = document.createElement('li');
+      li.dataset.open = c.id;
+      if (mine) li.classList.add('mine');
+      const who = mine ? '<span class="tag">yours</span>' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>`;
+      const fen = c.initialFen ? `<div class="muted fen-line">from <code title="${esc(c.initialFen)}">${esc(c.initialFen)}</code></div>` : '';
+      li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${openColour(c)}</span>${fen}</span>
+        ${mine ? '<button data-act="cancel">Cancel</button>' : '<button class="primary" data-act="join">Accept</button>'}`;
+      const btn = li.querySelector('button');
+      btn.onclick = async () => {
+        btn.disabled = true;
+        try {
+          if (mine) {
+            await api('POST', `/api/challenge/${c.id}/cancel`);
+            refreshChallenges();
+          } else {
+            await api('POST', `/api/challenge/${c.id}/accept`);
+            navigate(`/${c.id}`);
+            return;
+          }
+        } catch (e) {
+          toast(e.message);
+          if (e.status === 404 || e.status === 409) { open.delete(c.id); gone.add(c.id); }
+        }
+        btn.disabled = false;
+        renderOpen();
+      };
+      ul.append(li);
+    }
+  }
+  let lobbyFed = false; // the socket's list has arrived (it supersedes a fetched one)
+  async function fetchOpen() {
+    let data;
+    try { data = await api('GET', '/api/challenge/open'); } catch (e) { return; }
+    if (alive && !lobbyFed) onLobby({ type: 'openChallenges', challenges: data.challenges }, true);
+  }
+  function onLobby(d, fetched = false) {
+    if (!alive) return;
+    if (!fetched) lobbyFed = true;
+    if (d.type === 'openChallenges') {
+      open.clear();
+      for (const c of d.challenges) if (!gone.has(c.id)) open.set(c.id, c);
+    } else if (d.type === 'challenge') {
+      if (!gone.has(d.challenge.id)) open.set(d.challenge.id, d.challenge);
+    } else if (d.type === 'challengeAccepted' || d.type === 'challengeCanceled') {
+      open.delete(d.challenge.id);
+      gone.add(d.challenge.id);
+    } else {
+      return;
+    }
+    renderOpen();
+  }
 
   let alive = true;
   async function refreshChallenges() {
@@ -194,7 +264,9 @@ export async function mount(root) {
       if (ev.type === 'gameStart' || ev.type === 'gameFinish') { refreshGames(); refreshChallenges(); }
     },
     onStatus: (up) => { if (up) { refreshChallenges(); refreshGames(); } },
+    onLobby,
   });
-  await Promise.all([refreshChallenges(), refreshGames()]);
+  live.followLobby();
+  await Promise.all([refreshChallenges(), refreshGames(), fetchOpen()]);
   return () => { alive = false; live.close(); };
 }

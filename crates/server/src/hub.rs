@@ -1,5 +1,6 @@
 //! The live hub: in-process broadcast channels, one per game (versioned
-//! game events) and one per user (challenge and game start/finish events).
+//! game events), one per user (challenge and game start/finish events) and
+//! one for the lobby (open challenges appearing and going).
 //!
 //! The hub only carries news of changes that are already committed; the
 //! database stays the source of truth. A subscriber that falls behind or
@@ -24,17 +25,52 @@ pub struct GameUpdate {
 /// A user-level event (`challenge`, `gameStart`, ...), JSON text.
 pub type UserEvent = Arc<str>;
 
+/// A change of the lobby's list of open challenges.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LobbyUpdate {
+    /// `challenge` (a new open challenge), `challengeAccepted` or
+    /// `challengeCanceled` (it left the list).
+    pub kind: &'static str,
+    /// Who made the challenge (the socket marks a viewer's own ones).
+    pub challenger_id: i64,
+    /// The challenge JSON, as `GET /api/challenge/{id}/show` answers it.
+    pub challenge: Arc<serde_json::Value>,
+}
+
 const GAME_CAPACITY: usize = 64;
 const USER_CAPACITY: usize = 64;
+const LOBBY_CAPACITY: usize = 256;
 
-/// Broadcast channels by game id and by user id.
-#[derive(Debug, Default)]
+/// Broadcast channels by game id and by user id, and the lobby's.
+#[derive(Debug)]
 pub struct Hub {
     games: Mutex<HashMap<String, broadcast::Sender<GameUpdate>>>,
     users: Mutex<HashMap<i64, broadcast::Sender<UserEvent>>>,
+    lobby: broadcast::Sender<LobbyUpdate>,
+}
+
+impl Default for Hub {
+    fn default() -> Hub {
+        Hub {
+            games: Mutex::default(),
+            users: Mutex::default(),
+            lobby: broadcast::channel(LOBBY_CAPACITY).0,
+        }
+    }
 }
 
 impl Hub {
+    /// Subscribes to the lobby's changes.
+    pub fn subscribe_lobby(&self) -> broadcast::Receiver<LobbyUpdate> {
+        self.lobby.subscribe()
+    }
+
+    /// Publishes a committed change of the open challenges.
+    pub fn publish_lobby(&self, update: LobbyUpdate) {
+        // An error only means that nobody is listening.
+        let _ = self.lobby.send(update);
+    }
+
     /// Subscribes to a game's updates.
     pub fn subscribe_game(&self, id: &str) -> broadcast::Receiver<GameUpdate> {
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
@@ -103,6 +139,31 @@ mod tests {
             }
         }
         assert!(other.try_recv().is_err());
+    }
+
+    #[tokio::test]
+    async fn lobby_updates_reach_every_lobby_subscriber() {
+        let hub = Hub::default();
+        hub.publish_lobby(LobbyUpdate {
+            kind: "challenge",
+            challenger_id: 1,
+            challenge: Arc::new(serde_json::json!({"id": "before"})),
+        });
+        let mut a = hub.subscribe_lobby();
+        let mut b = hub.subscribe_lobby();
+        hub.publish_lobby(LobbyUpdate {
+            kind: "challengeCanceled",
+            challenger_id: 1,
+            challenge: Arc::new(serde_json::json!({"id": "x"})),
+        });
+        for rx in [&mut a, &mut b] {
+            let u = rx.recv().await.unwrap();
+            assert_eq!(
+                (u.kind, u.challenge["id"].as_str()),
+                ("challengeCanceled", Some("x"))
+            );
+            assert!(rx.try_recv().is_err(), "nothing from before subscribing");
+        }
     }
 
     #[tokio::test]

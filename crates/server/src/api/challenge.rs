@@ -1,18 +1,26 @@
 //! Challenges: to a user, open, against the computer; accept, decline, cancel.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::State;
 use chessmerge_rules::{Position, Variant};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::{AuthUser, random_bytes};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Input, Path};
+use crate::extract::{Input, Path, Query};
 use crate::game::{self, Actor};
-use crate::store::{self, Challenge, StoreError};
+use crate::hub::LobbyUpdate;
+use crate::store::{self, Challenge, StoreError, User};
 use crate::views::{self, ChallengeJson, ChallengeListJson, GameJson, OkJson};
 use crate::{AppState, ai, now_ms};
+
+/// How many open challenges the lobby list holds at most (and by default).
+pub const OPEN_LIST_LIMIT: i64 = 50;
 
 /// A number sent as JSON number or as form text.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -184,6 +192,54 @@ async fn challenge_json(state: &AppState, c: &Challenge) -> ApiResult<ChallengeJ
     ChallengeJson::new(c, challenger.as_ref(), dest.as_ref(), &state.base_url)
 }
 
+/// `direction` of a challenge as `viewer` sees it: `out` when they made it,
+/// `in` otherwise.
+pub fn direction_for(challenger_id: i64, viewer: i64) -> &'static str {
+    if challenger_id == viewer { "out" } else { "in" }
+}
+
+/// The pending open challenges, newest first (at most `limit`), as `viewer`
+/// sees them: their own marked `direction: "out"`, the others' `"in"`.
+pub async fn open_list(state: &AppState, viewer: i64, limit: i64) -> ApiResult<Vec<ChallengeJson>> {
+    let list = state.store.open_challenges(limit).await?;
+    let mut users: HashMap<i64, Option<User>> = HashMap::new();
+    let mut out = Vec::with_capacity(list.len());
+    for c in &list {
+        if let Entry::Vacant(e) = users.entry(c.challenger_id) {
+            e.insert(state.store.user_by_id(c.challenger_id).await?);
+        }
+        let challenger = users.get(&c.challenger_id).and_then(Option::as_ref);
+        let mut j = ChallengeJson::new(c, challenger, None, &state.base_url)?;
+        j.direction = Some(direction_for(c.challenger_id, viewer));
+        out.push(j);
+    }
+    Ok(out)
+}
+
+/// Tells lobby pages that an open challenge appeared (`challenge`) or left
+/// the list (`challengeAccepted`, `challengeCanceled`). Only called after
+/// the change is committed.
+async fn announce_lobby(state: &AppState, c: &Challenge, kind: &'static str) {
+    if c.kind != "open" {
+        return;
+    }
+    let json = match challenge_json(state, c)
+        .await
+        .and_then(|j| serde_json::to_value(j).map_err(|e| ApiError::Internal(e.to_string())))
+    {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::warn!(challenge = %c.id, error = %e, "cannot announce {kind} to the lobby");
+            return;
+        }
+    };
+    state.hub.publish_lobby(LobbyUpdate {
+        kind,
+        challenger_id: c.challenger_id,
+        challenge: Arc::new(json),
+    });
+}
+
 /// Tells the challenger and the challenged player of a challenge event.
 async fn notify(state: &AppState, c: &Challenge, kind: &str) {
     match challenge_json(state, c).await {
@@ -225,6 +281,7 @@ async fn create(
         match state.store.create_challenge(&c).await {
             Ok(()) => {
                 notify(state, &c, "challenge").await;
+                announce_lobby(state, &c, "challenge").await;
                 return Ok(c);
             }
             Err(StoreError::Conflict) => continue,
@@ -372,6 +429,72 @@ pub async fn list(
     Ok(Json(out))
 }
 
+/// `GET /api/challenge/open`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OpenChallengesJson {
+    /// Pending open challenges, newest first; yours have `direction: "out"`,
+    /// the others' (which you may accept) `direction: "in"`.
+    pub challenges: Vec<ChallengeJson>,
+}
+
+/// Query of `GET /api/challenge/open`.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+pub struct OpenListParams {
+    /// How many challenges at most: 1-50, default 50.
+    pub nb: Option<String>,
+}
+
+/// The lobby: pending open challenges by every player, newest first.
+#[utoipa::path(get, path = "/api/challenge/open", tag = "challenges",
+    params(OpenListParams),
+    responses(
+        (status = 200, description = "pending open challenges, newest first", body = OpenChallengesJson),
+        (status = 400, description = "bad nb", body = ErrorBody),
+        (status = 401, description = "not authenticated", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn list_open(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Query(q): Query<OpenListParams>,
+) -> ApiResult<Json<OpenChallengesJson>> {
+    let limit = match q.nb.as_deref().map(str::trim) {
+        None | Some("") => OPEN_LIST_LIMIT,
+        Some(t) => t
+            .parse::<i64>()
+            .ok()
+            .filter(|n| *n >= 1)
+            .map(|n| n.min(OPEN_LIST_LIMIT))
+            .ok_or_else(|| ApiError::bad(format!("invalid nb {t:?}: a positive number")))?,
+    };
+    Ok(Json(OpenChallengesJson {
+        challenges: open_list(&state, user.user.id, limit).await?,
+    }))
+}
+
+/// One challenge: yours, one addressed to you, or any open challenge.
+#[utoipa::path(get, path = "/api/challenge/{id}/show", tag = "challenges",
+    params(("id" = String, Path, description = "challenge id")),
+    responses(
+        (status = 200, description = "the challenge, any status", body = ChallengeJson),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 403, description = "another player's challenge to someone else", body = ErrorBody),
+        (status = 404, description = "no such challenge", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn show(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> ApiResult<Json<ChallengeJson>> {
+    let c = load(&state, &id).await?;
+    let me = user.user.id;
+    if c.challenger_id != me && c.dest_user_id != Some(me) && c.kind != "open" {
+        return Err(ApiError::Forbidden("not your challenge".into()));
+    }
+    let mut j = challenge_json(&state, &c).await?;
+    j.direction = Some(direction_for(c.challenger_id, me));
+    Ok(Json(j))
+}
+
 async fn load(state: &AppState, id: &str) -> ApiResult<Challenge> {
     state
         .store
@@ -437,6 +560,10 @@ pub async fn accept(
     }
     tracing::info!(game = %g.id, "challenge accepted");
     game::announce(&state, &g, "gameStart").await;
+    let mut c = c;
+    c.status = "accepted".into();
+    c.dest_user_id = Some(me);
+    announce_lobby(&state, &c, "challengeAccepted").await;
     Ok(Json(OkJson::yes()))
 }
 
@@ -530,6 +657,7 @@ pub async fn cancel(
     }
     c.status = "canceled".into();
     notify(&state, &c, "challengeCanceled").await;
+    announce_lobby(&state, &c, "challengeCanceled").await;
     Ok(Json(OkJson::yes()))
 }
 

@@ -29,7 +29,8 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         account::register, account::login, account::logout, account::create_token,
         account::revoke_token, account::account,
         challenge::challenge_user, challenge::challenge_open, challenge::challenge_ai,
-        challenge::list, challenge::accept, challenge::decline, challenge::cancel,
+        challenge::list, challenge::list_open, challenge::show,
+        challenge::accept, challenge::decline, challenge::cancel,
         board::play_move, board::resign, board::abort, board::draw, board::show,
         board::playing, board::export, board::user_games,
         stream::game_stream, stream::event_stream, socket::socket, openapi_json,
@@ -88,9 +89,13 @@ pub fn router(state: AppState) -> Router {
             post(account::create_token).delete(account::revoke_token),
         )
         .route("/api/challenge", get(challenge::list))
-        .route("/api/challenge/open", post(challenge::challenge_open))
+        .route(
+            "/api/challenge/open",
+            get(challenge::list_open).post(challenge::challenge_open),
+        )
         .route("/api/challenge/ai", post(challenge::challenge_ai))
         .route("/api/challenge/{username}", post(challenge::challenge_user))
+        .route("/api/challenge/{id}/show", get(challenge::show))
         .route("/api/challenge/{id}/accept", post(challenge::accept))
         .route("/api/challenge/{id}/decline", post(challenge::decline))
         .route("/api/challenge/{id}/cancel", post(challenge::cancel))

@@ -11,10 +11,17 @@
 //!   (needs the session cookie); `ply`, when sent, must be the game's current
 //!   ply. Answered by `{"t":"ack","a":ACK}` or `{"t":"error","a":ACK,...}`.
 //! - `{"t":"ping"}`: answered by `{"t":"pong"}`.
+//! - `{"t":"lobby"}` / `{"t":"unlobby"}`: follow (needs the session cookie) or
+//!   stop following the open challenges. Following sends the list first
+//!   (`{"t":"lobby","d":{"type":"openChallenges","challenges":[...]}}`), then
+//!   `{"t":"lobby","d":{"type":"challenge"|"challengeAccepted"|
+//!   "challengeCanceled","challenge":{...}}}` as open challenges appear and
+//!   go; a follower that falls behind gets the whole list again.
 //!
 //! Server to client: `{"t":"hello","user":...}` first; then
 //! `{"t":"gameFull"|"gameState","id":GAME,"v":N,"d":{...}}`, user events as
-//! `{"t":"event","d":{...}}`, and `{"t":"error","status":CODE,"error":TEXT}`.
+//! `{"t":"event","d":{...}}`, lobby frames as above, and
+//! `{"t":"error","status":CODE,"error":TEXT}`.
 
 use std::collections::HashMap;
 
@@ -22,12 +29,14 @@ use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use serde::Deserialize;
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
+use super::challenge::{OPEN_LIST_LIMIT, direction_for, open_list};
 use super::stream::{FeedItem, game_feed, user_feed};
 use crate::AppState;
 use crate::auth::MaybeUser;
+use crate::error::ApiResult;
 use crate::game::{self, Actor};
 use crate::views::LightUser;
 
@@ -53,6 +62,8 @@ enum ClientMsg {
         a: Option<i64>,
     },
     Ping,
+    Lobby,
+    Unlobby,
 }
 
 /// Open the page's live channel (WebSocket).
@@ -128,9 +139,66 @@ fn spawn_user(state: &AppState, user_id: i64, out: mpsc::Sender<String>) -> Join
     })
 }
 
+/// Feeds the lobby into `out`: the open challenges as `viewer` sees them,
+/// then each change as it is committed. It subscribes before it reads the
+/// list, so no change falls between the two; after falling behind it sends
+/// the whole list again. Ends when `out` is closed or at shutdown.
+async fn lobby_feed(state: &AppState, viewer: i64, out: &mpsc::Sender<String>) -> ApiResult<()> {
+    let mut rx = state.hub.subscribe_lobby();
+    let mut shutdown = state.shutdown.clone();
+    loop {
+        let list = open_list(state, viewer, OPEN_LIST_LIMIT).await?;
+        let snapshot = serde_json::json!({
+            "t": "lobby",
+            "d": {"type": "openChallenges", "challenges": list},
+        });
+        if out.send(snapshot.to_string()).await.is_err() {
+            return Ok(());
+        }
+        loop {
+            let next = tokio::select! {
+                r = rx.recv() => r,
+                _ = crate::stopped(&mut shutdown) => return Ok(()),
+            };
+            let update = match next {
+                Ok(u) => u,
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(
+                        viewer,
+                        missed = n,
+                        "lobby feed fell behind; resending the list"
+                    );
+                    break;
+                }
+                Err(broadcast::error::RecvError::Closed) => return Ok(()),
+            };
+            let mut challenge = (*update.challenge).clone();
+            challenge["direction"] = direction_for(update.challenger_id, viewer).into();
+            let msg = serde_json::json!({
+                "t": "lobby",
+                "d": {"type": update.kind, "challenge": challenge},
+            });
+            if out.send(msg.to_string()).await.is_err() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn spawn_lobby(state: &AppState, viewer: i64, out: mpsc::Sender<String>) -> JoinHandle<()> {
+    let state = state.clone();
+    tokio::spawn(async move {
+        if let Err(e) = lobby_feed(&state, viewer, &out).await {
+            let msg = serde_json::json!({"t": "error", "status": e.status().as_u16(), "error": e.to_string()});
+            let _ = out.send(msg.to_string()).await;
+        }
+    })
+}
+
 async fn run(state: AppState, user: Option<crate::store::User>, mut socket: WebSocket) {
     let (out_tx, mut out_rx) = mpsc::channel::<String>(64);
     let mut subs: HashMap<String, JoinHandle<()>> = HashMap::new();
+    let mut lobby: Option<JoinHandle<()>> = None;
     let user_task = user
         .as_ref()
         .map(|u| spawn_user(&state, u.id, out_tx.clone()));
@@ -151,7 +219,7 @@ async fn run(state: AppState, user: Option<crate::store::User>, mut socket: WebS
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                     Some(Ok(_)) => continue,
                 };
-                let reply = handle(&state, user.as_ref(), &text, &mut subs, &out_tx).await;
+                let reply = handle(&state, user.as_ref(), &text, &mut subs, &mut lobby, &out_tx).await;
                 if let Some(r) = reply
                     && socket.send(Message::Text(r.into())).await.is_err()
                 {
@@ -175,6 +243,9 @@ async fn run(state: AppState, user: Option<crate::store::User>, mut socket: WebS
     if let Some(h) = user_task {
         h.abort();
     }
+    if let Some(h) = lobby {
+        h.abort();
+    }
 }
 
 fn error_reply(status: u16, error: &str, a: Option<i64>) -> String {
@@ -186,6 +257,7 @@ async fn handle(
     user: Option<&crate::store::User>,
     text: &str,
     subs: &mut HashMap<String, JoinHandle<()>>,
+    lobby: &mut Option<JoinHandle<()>>,
     out: &mpsc::Sender<String>,
 ) -> Option<String> {
     let msg: ClientMsg = match serde_json::from_str(text) {
@@ -207,6 +279,23 @@ async fn handle(
             }
             let h = spawn_game(state, id.clone(), v, out.clone());
             subs.insert(id, h);
+            None
+        }
+        ClientMsg::Lobby => {
+            let Some(user) = user else {
+                return Some(error_reply(401, "log in to follow the lobby", None));
+            };
+            // Following again restarts the feed (with a fresh list).
+            if let Some(old) = lobby.take() {
+                old.abort();
+            }
+            *lobby = Some(spawn_lobby(state, user.id, out.clone()));
+            None
+        }
+        ClientMsg::Unlobby => {
+            if let Some(h) = lobby.take() {
+                h.abort();
+            }
             None
         }
         ClientMsg::Unsub { id } => {

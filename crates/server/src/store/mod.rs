@@ -218,6 +218,9 @@ pub trait Store: Send + Sync + 'static {
         &self,
         user_id: i64,
     ) -> BoxFuture<'_, StoreResult<(Vec<Challenge>, Vec<Challenge>)>>;
+    /// Pending (`created`) open challenges, by anyone, newest first, at most
+    /// `limit` of them.
+    fn open_challenges(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Challenge>>>;
     /// Moves a pending challenge to `status` (declined, canceled); false if it
     /// was no longer pending.
     fn close_challenge<'a>(

@@ -352,6 +352,19 @@ impl Store for SqliteStore {
         })
     }
 
+    fn open_challenges(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Challenge>>> {
+        Box::pin(async move {
+            let r = sqlx::query(
+                "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
+                 ORDER BY created_at DESC, rowid DESC LIMIT ?",
+            )
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+            rows(r, challenge_from_row)
+        })
+    }
+
     fn close_challenge<'a>(
         &'a self,
         id: &'a str,
@@ -597,6 +610,61 @@ mod tests {
         assert!(s.user_by_name("alice").await.unwrap().is_some());
         assert!(s.delete_token("t1").await.unwrap());
         assert!(!s.delete_token("t1").await.unwrap());
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[tokio::test]
+    async fn open_challenges_are_the_pending_open_ones_newest_first() {
+        let path = temp_db("open");
+        let s = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+        let a = s.create_user("a1", "h", 0).await.unwrap();
+        let b = s.create_user("b1", "h", 0).await.unwrap();
+        let mk = |id: &str, kind: &str, dest: Option<i64>, at: i64| Challenge {
+            id: id.into(),
+            kind: kind.into(),
+            challenger_id: a.id,
+            dest_user_id: dest,
+            variant: "chessmerge".into(),
+            color: "random".into(),
+            initial_fen: None,
+            ai_level: None,
+            status: "created".into(),
+            decline_reason: None,
+            created_at: at,
+        };
+        for c in [
+            mk("open0001", "open", None, 10),
+            mk("open0002", "open", None, 30),
+            mk("open0003", "open", None, 20),
+            mk("open0004", "open", None, 40),
+            mk("open0005", "open", None, 50),
+            mk("user0001", "user", Some(b.id), 60),
+        ] {
+            s.create_challenge(&c).await.unwrap();
+        }
+        let ids = |v: Vec<Challenge>| v.into_iter().map(|c| c.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(s.open_challenges(10).await.unwrap()),
+            ["open0005", "open0004", "open0002", "open0003", "open0001"]
+        );
+        assert_eq!(
+            ids(s.open_challenges(2).await.unwrap()),
+            ["open0005", "open0004"]
+        );
+        assert!(
+            s.close_challenge("open0004", "canceled", None)
+                .await
+                .unwrap()
+        );
+        assert!(
+            s.accept_challenge("open0005", b.id, &game("open0005", a.id, b.id), "{}")
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            ids(s.open_challenges(10).await.unwrap()),
+            ["open0002", "open0003", "open0001"]
+        );
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
