@@ -58,8 +58,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Perft(args) => perft::run(args),
         Command::Uci(args) => chessmerge_engine::uci::run_uci(args).map(|()| ExitCode::SUCCESS),
         Command::Play(args) => chessmerge_engine::play::run_play(args).map(|()| ExitCode::SUCCESS),
-        Command::Match(args) => chessmerge_engine::matches::run_match(args).map(|()| ExitCode::SUCCESS),
-        Command::Bench(args) => chessmerge_engine::bench::run_bench(args).map(|()| ExitCode::SUCCESS),
+        Command::Match(args) => {
+            chessmerge_engine::matches::run_match(args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Bench(args) => {
+            chessmerge_engine::bench::run_bench(args).map(|()| ExitCode::SUCCESS)
+        }
         Command::Serve(args) => chessmerge_server::run(args).map(|()| ExitCode::SUCCESS),
     }
 }

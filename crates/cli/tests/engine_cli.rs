@@ -80,7 +80,11 @@ fn engine_uci_answers_isready_while_searching_and_stops() {
     e.expect(|l| l.starts_with("info depth 3 "));
     e.send("isready");
     e.expect(|l| l == "readyok");
-    assert!(!e.seen.iter().any(|l| l.starts_with("bestmove")), "{:?}", e.seen);
+    assert!(
+        !e.seen.iter().any(|l| l.starts_with("bestmove")),
+        "{:?}",
+        e.seen
+    );
     e.send("stop");
     let best = e.expect(|l| l.starts_with("bestmove "));
     let m = best.split_whitespace().nth(1).unwrap().to_owned();
@@ -114,7 +118,11 @@ fn engine_uci_reports_malformed_input_as_info_string() {
 fn engine_uci_plays_standard_chess_like_any_uci_engine() {
     let mut e = Engine::start(&["uci", "--variant", "standard"]);
     e.send("uci");
+    let option = e.expect(|l| l.starts_with("option name UCI_Variant "));
+    // python-chess sends `chess` for orthodox chess when the option exists.
+    assert!(option.ends_with(" var chess"), "{option}");
     e.expect(|l| l == "uciok");
+    e.send("setoption name UCI_Variant value chess");
     e.send("ucinewgame");
     e.send("position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6");
     e.send("go wtime 2000 btime 2000 winc 20 binc 20");
@@ -134,7 +142,10 @@ fn engine_uci_plays_standard_chess_like_any_uci_engine() {
 
 #[test]
 fn engine_bench_prints_nodes_and_nps() {
-    let out = Command::new(BIN).args(["bench", "--depth", "3", "--perft-depth", "2"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["bench", "--depth", "3", "--perft-depth", "2"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let last = text.lines().last().unwrap();
@@ -143,37 +154,86 @@ fn engine_bench_prints_nodes_and_nps() {
     assert_eq!((words[1], words[3]), ("nodes", "nps"));
     assert!(words[0].parse::<u64>().unwrap() > 0);
     // Deterministic node count.
-    let again = Command::new(BIN).args(["bench", "--depth", "3", "--perft-depth", "0"]).output().unwrap();
+    let again = Command::new(BIN)
+        .args(["bench", "--depth", "3", "--perft-depth", "0"])
+        .output()
+        .unwrap();
     let again = String::from_utf8(again.stdout).unwrap();
-    assert_eq!(again.lines().last().unwrap().split_whitespace().next(), Some(words[0]));
+    assert_eq!(
+        again.lines().last().unwrap().split_whitespace().next(),
+        Some(words[0])
+    );
 }
 
 #[test]
 fn engine_match_reports_wdl_and_elo() {
     let out = Command::new(BIN)
-        .args(["match", "--player1", "depth=2", "--player2", "random", "--games", "4", "--variant", "standard", "--max-plies", "120"])
+        .args([
+            "match",
+            "--player1",
+            "depth=2",
+            "--player2",
+            "random",
+            "--games",
+            "4",
+            "--variant",
+            "standard",
+            "--max-plies",
+            "120",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    let wdl = text.lines().find(|l| l.starts_with("W/D/L: ")).unwrap_or_else(|| panic!("{text}"));
-    let nums: Vec<u32> = wdl[7..].split_whitespace().next().unwrap().split('/').map(|n| n.parse().unwrap()).collect();
+    let wdl = text
+        .lines()
+        .find(|l| l.starts_with("W/D/L: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let nums: Vec<u32> = wdl[7..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .split('/')
+        .map(|n| n.parse().unwrap())
+        .collect();
     assert_eq!(nums.iter().sum::<u32>(), 4, "{text}");
     assert!(text.contains("Elo difference: "), "{text}");
     // A bad player spec is a usage error.
-    let bad = Command::new(BIN).args(["match", "--player1", "level=12", "--player2", "random"]).output().unwrap();
+    let bad = Command::new(BIN)
+        .args(["match", "--player1", "level=12", "--player2", "random"])
+        .output()
+        .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
 
 #[test]
 fn engine_play_accepts_moves_and_refuses_illegal_ones() {
     let mut child = Command::new(BIN)
-        .args(["play", "--variant", "chessmerge", "--level", "1", "--color", "white", "--seed", "3"])
+        .args([
+            "play",
+            "--variant",
+            "chessmerge",
+            "--level",
+            "1",
+            "--color",
+            "white",
+            "--seed",
+            "3",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"e2e4\nNd2\nfen\nresign\n").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"e2e4\nNd2\nfen\nresign\n")
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();

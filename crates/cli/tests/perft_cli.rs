@@ -35,7 +35,10 @@ fn divide_lists_root_moves_then_blank_line_then_total() {
         moves.push(m.to_owned());
     }
     assert_eq!(moves.len(), 26);
-    assert!(moves.contains(&"b1d2".to_owned()), "the knight may merge onto d2");
+    assert!(
+        moves.contains(&"b1d2".to_owned()),
+        "the knight may merge onto d2"
+    );
     assert_eq!(total, format!("Nodes searched: {sum}\n"));
     assert_eq!(sum, 676);
 }
@@ -51,10 +54,30 @@ fn fen_defaults_to_start_and_accepts_pairs() {
 #[test]
 fn bad_input_exits_2_with_one_line_naming_the_fault() {
     for (args, needle) in [
-        (vec!["--variant", "shogi", "--depth", "1"], "unknown variant"),
-        (vec!["--variant", "standard", "--fen", "8/8/8 w - - 0 1", "--depth", "1"], "board field"),
         (
-            vec!["--variant", "chessmerge", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/(KR)NBQ1BNR w - - 0 1", "--depth", "1"],
+            vec!["--variant", "shogi", "--depth", "1"],
+            "unknown variant",
+        ),
+        (
+            vec![
+                "--variant",
+                "standard",
+                "--fen",
+                "8/8/8 w - - 0 1",
+                "--depth",
+                "1",
+            ],
+            "board field",
+        ),
+        (
+            vec![
+                "--variant",
+                "chessmerge",
+                "--fen",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/(KR)NBQ1BNR w - - 0 1",
+                "--depth",
+                "1",
+            ],
             "kings cannot merge",
         ),
     ] {

@@ -61,7 +61,9 @@ fn main() {
     let white_units: &[&str] = match variant {
         Variant::Standard => &["Q", "R", "R", "B", "N", "P"],
         Variant::Fusion => &["Q", "R", "B", "N", "(RN)", "(BN)", "P"],
-        _ => &["Q", "R", "B", "N", "P", "(RN)", "(RB)", "(BN)", "(NP)", "(RP)", "(QN)", "(RR)"],
+        _ => &[
+            "Q", "R", "B", "N", "P", "(RN)", "(RB)", "(BN)", "(NP)", "(RP)", "(QN)", "(RR)",
+        ],
     };
     let black_units: &[&str] = &["p", "p", "p", "r", "b", "n", "q"];
     for _ in 0..tries {
@@ -78,7 +80,11 @@ fn main() {
                 break sq;
             }
         };
-        board[bk] = if kind == "royal" { ["(kr)", "(kb)", "(kn)"][next(3) as usize] } else { "k" };
+        board[bk] = if kind == "royal" {
+            ["(kr)", "(kb)", "(kn)"][next(3) as usize]
+        } else {
+            "k"
+        };
         let wk = next(64) as usize;
         if wk == bk {
             continue;
@@ -121,7 +127,9 @@ fn main() {
             }
         }
         fen.push_str(" w - - 0 1");
-        let Ok(pos) = Position::from_fen(variant, &fen) else { continue };
+        let Ok(pos) = Position::from_fen(variant, &fen) else {
+            continue;
+        };
         if pos.is_check() {
             continue;
         }

@@ -14,26 +14,68 @@ use std::time::Instant;
 /// The bench positions: (variant, Merge-FEN).
 pub const POSITIONS: &[(Variant, &str)] = &[
     // standard
-    (Variant::Standard, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-    (Variant::Standard, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
-    (Variant::Standard, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
-    (Variant::Standard, "r1bq1rk1/pp2ppbp/2np1np1/8/3NP3/2N1BP2/PPPQ2PP/R3KB1R w KQ - 3 9"),
+    (
+        Variant::Standard,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ),
+    (
+        Variant::Standard,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    ),
+    (
+        Variant::Standard,
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ),
+    (
+        Variant::Standard,
+        "r1bq1rk1/pp2ppbp/2np1np1/8/3NP3/2N1BP2/PPPQ2PP/R3KB1R w KQ - 3 9",
+    ),
     (Variant::Standard, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"),
     // chessmerge
-    (Variant::ChessMerge, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-    (Variant::ChessMerge, "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 4 4"),
-    (Variant::ChessMerge, "rnbqkbnr/pppppppp/8/8/8/8/PPP(NP)PPPP/R1BQKBNR b KQkq - 1 1"),
-    (Variant::ChessMerge, "r2qk2r/ppp2ppp/2(nb)2n2/3pp3/3PP3/2(NB)2N2/PPP2PPP/R2QK2R w KQkq - 0 7"),
+    (
+        Variant::ChessMerge,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ),
+    (
+        Variant::ChessMerge,
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 4 4",
+    ),
+    (
+        Variant::ChessMerge,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPP(NP)PPPP/R1BQKBNR b KQkq - 1 1",
+    ),
+    (
+        Variant::ChessMerge,
+        "r2qk2r/ppp2ppp/2(nb)2n2/3pp3/3PP3/2(NB)2N2/PPP2PPP/R2QK2R w KQkq - 0 7",
+    ),
     (Variant::ChessMerge, "4k3/8/8/3(RP)4/8/8/5PPP/6K1 w - - 0 1"),
     // chessplus
-    (Variant::Chessplus, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-    (Variant::Chessplus, "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"),
-    (Variant::Chessplus, "r3k2r/ppp2ppp/2(nb)1(qp)3/4p3/4P3/2(NB)1(QP)3/PPP2PPP/R3K2R w KQkq - 0 9"),
+    (
+        Variant::Chessplus,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ),
+    (
+        Variant::Chessplus,
+        "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3",
+    ),
+    (
+        Variant::Chessplus,
+        "r3k2r/ppp2ppp/2(nb)1(qp)3/4p3/4P3/2(NB)1(QP)3/PPP2PPP/R3K2R w KQkq - 0 9",
+    ),
     (Variant::Chessplus, "8/5k2/8/2(RP)5/8/8/5K2/8 w - - 0 1"),
     // fusion
-    (Variant::Fusion, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-    (Variant::Fusion, "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 6 5"),
-    (Variant::Fusion, "r2q1rk1/ppp2ppp/2(bn)2n2/3pp3/3PP3/2(BN)2N2/PPP2PPP/R2Q1RK1 w - - 0 8"),
+    (
+        Variant::Fusion,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ),
+    (
+        Variant::Fusion,
+        "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 6 5",
+    ),
+    (
+        Variant::Fusion,
+        "r2q1rk1/ppp2ppp/2(bn)2n2/3pp3/3PP3/2(BN)2N2/PPP2PPP/R2Q1RK1 w - - 0 8",
+    ),
     (Variant::Fusion, "6k1/5ppp/8/8/8/8/5PPP/3(KR)4 w - - 0 1"),
 ];
 
@@ -63,13 +105,18 @@ pub struct BenchResult {
 }
 
 /// Runs the bench positions to `depth` and returns total nodes and nps.
-pub fn bench(depth: i32, hash: usize, mut per_position: impl FnMut(Variant, &str, u64)) -> BenchResult {
+pub fn bench(
+    depth: i32,
+    hash: usize,
+    mut per_position: impl FnMut(Variant, &str, u64),
+) -> BenchResult {
     // Warm up: the rules crate builds its attack tables on first use.
     let _ = Position::new(Variant::Standard).legal_moves();
     let mut total = 0u64;
     let start = Instant::now();
     for &(variant, fen) in POSITIONS {
-        let pos = Position::from_fen(variant, fen).unwrap_or_else(|e| panic!("bench position {fen}: {e}"));
+        let pos = Position::from_fen(variant, fen)
+            .unwrap_or_else(|e| panic!("bench position {fen}: {e}"));
         let mut s = Searcher::new(hash, Arc::new(AtomicBool::new(false)));
         let r = s.search(&pos, &[], &Limits::depth(depth), &mut |_| {});
         per_position(variant, fen, r.nodes);
@@ -90,16 +137,47 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
         }
     });
     if args.perft_depth > 0 {
+        // The rules crate's perft (leaves counted in bulk at the last ply).
+        let mut leaves = 0;
+        let start = Instant::now();
+        for v in Variant::ALL {
+            leaves += perft(&Position::new(v), args.perft_depth);
+        }
+        let us = start.elapsed().as_micros().max(1) as u64;
+        println!(
+            "perft: {} leaves {} leaves/s",
+            leaves,
+            leaves * 1_000_000 / us
+        );
+        // The same trees with every move made and every position's moves
+        // generated: the per-node work a search does at the least.
         let mut nodes = 0;
         let start = Instant::now();
         for v in Variant::ALL {
-            nodes += perft(&Position::new(v), args.perft_depth);
+            nodes += perft_made(&Position::new(v), args.perft_depth);
         }
         let us = start.elapsed().as_micros().max(1) as u64;
-        println!("perft: {} leaves {} nps", nodes, nodes * 1_000_000 / us);
+        println!(
+            "perft, every node made: {} nodes {} nps",
+            nodes,
+            nodes * 1_000_000 / us
+        );
     }
     println!("{} nodes {} nps", r.nodes, r.nps);
     Ok(())
+}
+
+/// Positions visited when every move of the perft tree is played and
+/// every visited position generates its moves (the root included).
+pub fn perft_made(pos: &Position, depth: u32) -> u64 {
+    let moves = pos.legal_moves();
+    if depth == 0 {
+        return 1;
+    }
+    1 + moves
+        .iter()
+        .map(|&m| perft_made(&pos.play(m), depth - 1))
+        .sum::<u64>()
 }
 
 #[cfg(test)]
@@ -116,5 +194,12 @@ mod tests {
         let b = bench(2, 1, |_, _, _| {});
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes > POSITIONS.len() as u64);
+    }
+
+    #[test]
+    fn perft_made_counts_every_node() {
+        let p = Position::new(Variant::Standard);
+        // 1 + 20 + 400 positions.
+        assert_eq!(perft_made(&p, 2), 421);
     }
 }

@@ -7,7 +7,8 @@
 //! evaluated position, with its own small attack tables (classical rays for
 //! sliders).
 
-use chessmerge_rules::{Color, Position, Role, Unit};
+use chessmerge_rules::attacks as rules_attacks;
+use chessmerge_rules::{Bitboard, Color, Position, Role, Square, Unit};
 
 const fn leaper(deltas: &[(i8, i8)]) -> [u64; 64] {
     let mut t = [0u64; 64];
@@ -27,12 +28,39 @@ const fn leaper(deltas: &[(i8, i8)]) -> [u64; 64] {
     t
 }
 
-static KNIGHT: [u64; 64] = leaper(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]);
-static KING: [u64; 64] = leaper(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]);
+static KNIGHT: [u64; 64] = leaper(&[
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+]);
+static KING: [u64; 64] = leaper(&[
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+]);
 static PAWN: [[u64; 64]; 2] = [leaper(&[(1, 1), (-1, 1)]), leaper(&[(1, -1), (-1, -1)])];
 
 /// Directions: N, E, NE, NW (increasing index) then S, W, SW, SE.
-const DIRS: [(i8, i8); 8] = [(0, 1), (1, 0), (1, 1), (-1, 1), (0, -1), (-1, 0), (-1, -1), (1, -1)];
+const DIRS: [(i8, i8); 8] = [
+    (0, 1),
+    (1, 0),
+    (1, 1),
+    (-1, 1),
+    (0, -1),
+    (-1, 0),
+    (-1, -1),
+    (1, -1),
+];
 
 const fn rays() -> [[u64; 64]; 8] {
     let mut t = [[0u64; 64]; 8];
@@ -65,19 +93,34 @@ fn ray(d: usize, sq: usize, occ: u64) -> u64 {
     if b == 0 {
         return r;
     }
-    let first = if d < 4 { b.trailing_zeros() } else { 63 - b.leading_zeros() } as usize;
+    let first = if d < 4 {
+        b.trailing_zeros()
+    } else {
+        63 - b.leading_zeros()
+    } as usize;
     r ^ RAYS[d][first]
 }
 
-/// Squares a rook on `sq` attacks given the occupied set.
+/// Squares a rook on `sq` attacks given the occupied set (the rules
+/// crate's magic bitboards; [`rook_attacks_rays`] is the reference).
 #[inline]
 pub fn rook_attacks(sq: usize, occ: u64) -> u64 {
-    ray(0, sq, occ) | ray(1, sq, occ) | ray(4, sq, occ) | ray(5, sq, occ)
+    rules_attacks::rook_attacks(Square::new(sq as u8), Bitboard(occ)).0
 }
 
 /// Squares a bishop on `sq` attacks given the occupied set.
 #[inline]
 pub fn bishop_attacks(sq: usize, occ: u64) -> u64 {
+    rules_attacks::bishop_attacks(Square::new(sq as u8), Bitboard(occ)).0
+}
+
+/// Rook attacks by classical rays (reference for tests).
+pub fn rook_attacks_rays(sq: usize, occ: u64) -> u64 {
+    ray(0, sq, occ) | ray(1, sq, occ) | ray(4, sq, occ) | ray(5, sq, occ)
+}
+
+/// Bishop attacks by classical rays (reference for tests).
+pub fn bishop_attacks_rays(sq: usize, occ: u64) -> u64 {
     ray(2, sq, occ) | ray(3, sq, occ) | ray(6, sq, occ) | ray(7, sq, occ)
 }
 
@@ -138,6 +181,9 @@ pub struct Board {
     pub pawn_pairs: u64,
     /// The royal unit's square by colour.
     pub royal: [usize; 2],
+    /// Corner squares whose castling right still holds (a merge into the
+    /// corner rook keeps it).
+    pub castling: u64,
 }
 
 impl Board {
@@ -150,6 +196,7 @@ impl Board {
             pairs: 0,
             pawn_pairs: 0,
             royal: [0; 2],
+            castling: pos.castling_rights().0,
         };
         for sq in pos.occupied() {
             let i = sq.index();
@@ -205,7 +252,10 @@ mod tests {
         // rook on a1, blocker on a4 and d1
         let occ = (1 << 24) | (1 << 3);
         let a = rook_attacks(0, occ);
-        assert_eq!(a, (1 << 8) | (1 << 16) | (1 << 24) | (1 << 1) | (1 << 2) | (1 << 3));
+        assert_eq!(
+            a,
+            (1 << 8) | (1 << 16) | (1 << 24) | (1 << 1) | (1 << 2) | (1 << 3)
+        );
         // bishop on d4 (27), empty board: 13 squares
         assert_eq!(bishop_attacks(27, 0).count_ones(), 13);
         // blocker on f6 (45) cuts g7, h8
@@ -213,5 +263,17 @@ mod tests {
         assert_eq!(knight_attacks(0).count_ones(), 2);
         assert_eq!(pawn_attacks(Color::White, 8), 1 << 17);
         assert_eq!(pawn_attacks(Color::Black, 55), 1 << 46);
+    }
+
+    #[test]
+    fn magic_sliders_match_the_rays() {
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for _ in 0..2000 {
+            x = crate::search::splitmix(x);
+            let occ = x & crate::search::splitmix(x ^ 1);
+            let sq = (x % 64) as usize;
+            assert_eq!(rook_attacks(sq, occ), rook_attacks_rays(sq, occ));
+            assert_eq!(bishop_attacks(sq, occ), bishop_attacks_rays(sq, occ));
+        }
     }
 }

@@ -12,11 +12,14 @@
 //!   on `royal_square`);
 //! - threats: a unit attacked by a cheaper enemy unit, or attacked and not
 //!   defended; a pair is one target, so its whole value is at stake;
-//! - bishop pair, tempo.
+//! - castling rights still held (kept through a merge into the corner
+//!   rook), bishop pair, tempo.
 //!
 //! The score is from the side to move's point of view.
 
-use crate::board::{Board, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, role_attacks, rook_attacks};
+use crate::board::{
+    Board, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, role_attacks, rook_attacks,
+};
 use crate::params::*;
 use chessmerge_rules::{Color, Position, Role, Unit, Variant};
 
@@ -291,6 +294,14 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
                 s.add(mg, eg);
             }
         }
+        let corners = match c {
+            Color::White => (1u64 << 0) | (1 << 7),
+            Color::Black => (1u64 << 56) | (1 << 63),
+        };
+        s.add(
+            CASTLING_RIGHT_BONUS * (b.castling & corners).count_ones() as i32,
+            0,
+        );
         if bishops[ci] >= 2 {
             s.add(BISHOP_PAIR_BONUS, BISHOP_PAIR_BONUS + 10);
         }
@@ -414,7 +425,11 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
     // Drawish material: no pawns and at most a minor's worth ahead.
     let pawns_w = b.by_role[0][0];
     let pawns_b = b.by_role[1][0];
-    if pawns_w == 0 && pawns_b == 0 && non_pawn_material[0] <= MG_VALUE[2] && non_pawn_material[1] <= MG_VALUE[2] {
+    if pawns_w == 0
+        && pawns_b == 0
+        && non_pawn_material[0] <= MG_VALUE[2]
+        && non_pawn_material[1] <= MG_VALUE[2]
+    {
         return 0;
     }
     if (score > 0 && pawns_w == 0 && non_pawn_material[0] <= MG_VALUE[2])
@@ -432,11 +447,22 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
 /// both, so the gain is a queen minus the two pieces; Chessplus: a queen
 /// likewise), when its partner's pattern reaches a free or enemy square
 /// there. `None` when it cannot or the gain is not positive.
-fn carry_promotion_gain(b: &Board, u: Unit, c: Color, sq: usize, occ: u64, variant: Variant) -> Option<i32> {
+fn carry_promotion_gain(
+    b: &Board,
+    u: Unit,
+    c: Color,
+    sq: usize,
+    occ: u64,
+    variant: Variant,
+) -> Option<i32> {
     if !matches!(variant, Variant::ChessMerge | Variant::Chessplus) {
         return None;
     }
-    let partner = if u.first == Role::Pawn { u.second? } else { u.first };
+    let partner = if u.first == Role::Pawn {
+        u.second?
+    } else {
+        u.first
+    };
     let last = match c {
         Color::White => 0xffu64 << 56,
         Color::Black => 0xff,
@@ -461,7 +487,8 @@ fn carry_promotion_gain(b: &Board, u: Unit, c: Color, sq: usize, occ: u64, varia
     if reach == 0 {
         return None;
     }
-    let gain = MG_VALUE[Role::Queen.index()] - MG_VALUE[Role::Pawn.index()] - MG_VALUE[partner.index()];
+    let gain =
+        MG_VALUE[Role::Queen.index()] - MG_VALUE[Role::Pawn.index()] - MG_VALUE[partner.index()];
     (gain > 0).then_some(gain)
 }
 
@@ -474,7 +501,13 @@ mod tests {
         let f: Vec<&str> = fen.split(' ').collect();
         let swap = |s: &str| -> String {
             s.chars()
-                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
+                .map(|c| {
+                    if c.is_ascii_uppercase() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        c.to_ascii_uppercase()
+                    }
+                })
                 .collect()
         };
         let board: Vec<String> = f[0].split('/').rev().map(swap).collect();
@@ -488,22 +521,43 @@ mod tests {
             let b = f[3].as_bytes();
             format!("{}{}", b[0] as char, (b'1' + b'8' - b[1]) as char)
         };
-        format!("{} {} {} {} {} {}", board.join("/"), turn, castling, ep, f[4], f[5])
+        format!(
+            "{} {} {} {} {} {}",
+            board.join("/"),
+            turn,
+            castling,
+            ep,
+            f[4],
+            f[5]
+        )
     }
 
     #[test]
     fn evaluation_is_colour_symmetric() {
         let fens = [
-            (Variant::ChessMerge, "r2qk2r/ppp2ppp/2(nb)2n2/3pp3/3PP3/2N2N2/PPP2PPP/R1BQK2R w KQkq - 0 7"),
+            (
+                Variant::ChessMerge,
+                "r2qk2r/ppp2ppp/2(nb)2n2/3pp3/3PP3/2N2N2/PPP2PPP/R1BQK2R w KQkq - 0 7",
+            ),
             (Variant::ChessMerge, "4k3/8/8/3(RP)4/8/8/5PPP/6K1 w - - 0 1"),
-            (Variant::Chessplus, "r3k2r/ppp2ppp/2(nb)1(qp)3/4p3/4P3/2(NB)1(QP)3/PPP2PPP/R3K2R w KQkq - 0 9"),
-            (Variant::Fusion, "r2q1rk1/ppp2ppp/2(bn)2n2/3pp3/3PP3/2(BN)2N2/PPP2PPP/R2Q1RK1 w - - 0 8"),
+            (
+                Variant::Chessplus,
+                "r3k2r/ppp2ppp/2(nb)1(qp)3/4p3/4P3/2(NB)1(QP)3/PPP2PPP/R3K2R w KQkq - 0 9",
+            ),
+            (
+                Variant::Fusion,
+                "r2q1rk1/ppp2ppp/2(bn)2n2/3pp3/3PP3/2(BN)2N2/PPP2PPP/R2Q1RK1 w - - 0 8",
+            ),
             (Variant::Fusion, "6k1/5ppp/8/8/8/8/5PPP/3(KR)4 w - - 0 1"),
-            (Variant::Standard, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+            (
+                Variant::Standard,
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            ),
         ];
         for (v, fen) in fens {
             let a = Position::from_fen(v, fen).unwrap();
-            let b = Position::from_fen(v, &mirror(fen)).unwrap_or_else(|e| panic!("{}: {e}", mirror(fen)));
+            let b = Position::from_fen(v, &mirror(fen))
+                .unwrap_or_else(|e| panic!("{}: {e}", mirror(fen)));
             assert_eq!(evaluate(&a), evaluate(&b), "{fen}");
         }
     }

@@ -85,7 +85,9 @@ thread_local! {
 static CALLS: AtomicU64 = AtomicU64::new(0);
 
 fn fresh_seed() -> u64 {
-    let t = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
     splitmix(t ^ CALLS.fetch_add(1, Ordering::Relaxed).rotate_left(32))
 }
 
@@ -103,7 +105,8 @@ pub fn choose_move_seeded(game: &Game, level: u8, seed: u64) -> Option<Move> {
     let cfg = level_config(level);
     SEARCHER.with(|cell| {
         let mut slot = cell.borrow_mut();
-        let searcher = slot.get_or_insert_with(|| Searcher::new(16, Arc::new(AtomicBool::new(false))));
+        let searcher =
+            slot.get_or_insert_with(|| Searcher::new(16, Arc::new(AtomicBool::new(false))));
         // Scores stored under noise are not valid for another seed.
         if cfg.noise > 0 || searcher.imprecision.eval_noise > 0 {
             searcher.clear();
@@ -118,7 +121,13 @@ pub fn choose_move_seeded(game: &Game, level: u8, seed: u64) -> Option<Move> {
 
 /// One move by `searcher` (whose imprecision the caller has set) under a
 /// level's random-move chance and the given limits.
-pub fn search_level(searcher: &mut Searcher, game: &Game, cfg: &LevelConfig, limits: &Limits, seed: u64) -> Option<Move> {
+pub fn search_level(
+    searcher: &mut Searcher,
+    game: &Game,
+    cfg: &LevelConfig,
+    limits: &Limits,
+    seed: u64,
+) -> Option<Move> {
     let pos = game.position();
     let moves = pos.legal_moves();
     if moves.is_empty() {

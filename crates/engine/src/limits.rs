@@ -66,7 +66,10 @@ impl Limits {
 
     /// Whether nothing bounds the search (it runs until stopped).
     pub fn is_infinite(&self) -> bool {
-        self.time == TimeControl::Infinite && self.depth.is_none() && self.nodes.is_none() && self.mate.is_none()
+        self.time == TimeControl::Infinite
+            && self.depth.is_none()
+            && self.nodes.is_none()
+            && self.mate.is_none()
     }
 
     /// Parses the arguments of a UCI `go` command (the words after `go`).
@@ -84,7 +87,9 @@ impl Limits {
             let key = words[i];
             let mut num = || -> Result<u64, LimitsError> {
                 i += 1;
-                let w = words.get(i).ok_or(LimitsError::MissingValue(key.to_owned()))?;
+                let w = words
+                    .get(i)
+                    .ok_or(LimitsError::MissingValue(key.to_owned()))?;
                 // Clocks may go negative in some GUIs: clamp to zero.
                 if let Ok(v) = w.parse::<i64>() {
                     return Ok(v.max(0) as u64);
@@ -170,7 +175,9 @@ impl Clock {
         let (soft, hard) = match limits.time {
             TimeControl::Infinite => (None, None),
             TimeControl::MoveTime(d) => {
-                let d = d.saturating_sub(Duration::from_millis(5)).max(Duration::from_millis(1));
+                let d = d
+                    .saturating_sub(Duration::from_millis(5))
+                    .max(Duration::from_millis(1));
                 (Some(d), Some(d))
             }
             TimeControl::Clock {
@@ -188,7 +195,10 @@ impl Clock {
                 let mtg = movestogo.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 60);
                 let optimum = (left / mtg + inc * 3 / 4).min(left / 2).max(1);
                 let maximum = (optimum * 3).min(left * 3 / 4).max(optimum);
-                (Some(Duration::from_millis(optimum)), Some(Duration::from_millis(maximum)))
+                (
+                    Some(Duration::from_millis(optimum)),
+                    Some(Duration::from_millis(maximum)),
+                )
             }
         };
         Clock { start, soft, hard }
@@ -217,7 +227,8 @@ mod tests {
 
     #[test]
     fn parses_clock_and_depth() {
-        let l = Limits::parse_go(&["wtime", "1000", "btime", "2000", "winc", "10", "depth", "7"]).unwrap();
+        let l = Limits::parse_go(&["wtime", "1000", "btime", "2000", "winc", "10", "depth", "7"])
+            .unwrap();
         assert_eq!(l.depth, Some(7));
         assert_eq!(
             l.time,
@@ -233,9 +244,18 @@ mod tests {
 
     #[test]
     fn rejects_bad_values() {
-        assert!(matches!(Limits::parse_go(&["depth"]), Err(LimitsError::MissingValue(_))));
-        assert!(matches!(Limits::parse_go(&["nodes", "x"]), Err(LimitsError::BadValue(..))));
-        assert!(matches!(Limits::parse_go(&["sideways"]), Err(LimitsError::UnknownKeyword(_))));
+        assert!(matches!(
+            Limits::parse_go(&["depth"]),
+            Err(LimitsError::MissingValue(_))
+        ));
+        assert!(matches!(
+            Limits::parse_go(&["nodes", "x"]),
+            Err(LimitsError::BadValue(..))
+        ));
+        assert!(matches!(
+            Limits::parse_go(&["sideways"]),
+            Err(LimitsError::UnknownKeyword(_))
+        ));
         assert!(Limits::parse_go(&[]).unwrap().is_infinite());
         assert!(Limits::parse_go(&["infinite"]).unwrap().is_infinite());
     }

@@ -28,11 +28,11 @@ pub struct MatchArgs {
     /// First player (see the player spec syntax: level=N, depth=D,
     /// nodes=N, movetime=MS, noise=CP, random, greedy, uci=COMMAND,
     /// option.NAME=VALUE, name=TEXT).
-    #[arg(long = "player1", short = '1')]
-    pub player1: PlayerSpec,
+    #[arg(long = "player1", short = '1', value_parser = check_spec)]
+    pub player1: String,
     /// Second player.
-    #[arg(long = "player2", short = '2')]
-    pub player2: PlayerSpec,
+    #[arg(long = "player2", short = '2', value_parser = check_spec)]
+    pub player2: String,
     /// Variant.
     #[arg(long, default_value = "chessmerge")]
     pub variant: Variant,
@@ -73,6 +73,12 @@ pub struct MatchArgs {
     pub verbose: bool,
 }
 
+fn check_spec(s: &str) -> Result<String, String> {
+    s.parse::<PlayerSpec>()
+        .map(|_| s.to_owned())
+        .map_err(|e| format!("{e:#}"))
+}
+
 fn parse_pair(s: &str) -> Result<(f64, f64), String> {
     let (a, b) = s.split_once(',').ok_or("expected ELO0,ELO1")?;
     let a: f64 = a.trim().parse().map_err(|_| format!("bad number {a:?}"))?;
@@ -105,7 +111,10 @@ impl Tally {
     fn variance(&self) -> f64 {
         let n = self.games().max(1) as f64;
         let s = self.score();
-        (self.wins as f64 * (1.0 - s).powi(2) + self.draws as f64 * (0.5 - s).powi(2) + self.losses as f64 * s.powi(2)) / n
+        (self.wins as f64 * (1.0 - s).powi(2)
+            + self.draws as f64 * (0.5 - s).powi(2)
+            + self.losses as f64 * s.powi(2))
+            / n
     }
 
     /// Elo difference and 95% margin. Infinite when one side scored
@@ -189,7 +198,13 @@ pub fn opening(variant: Variant, seed: u64, pair: usize, min: usize, max: usize)
 }
 
 /// Plays one game from `start`; returns white's score and the reason.
-pub fn play_game(white: &mut Player, black: &mut Player, mut game: Game, max_plies: usize, seed: u64) -> Result<(Game, f64, String)> {
+pub fn play_game(
+    white: &mut Player,
+    black: &mut Player,
+    mut game: Game,
+    max_plies: usize,
+    seed: u64,
+) -> Result<(Game, f64, String)> {
     let variant = game.variant();
     white.new_game(variant)?;
     black.new_game(variant)?;
@@ -216,7 +231,11 @@ pub fn play_game(white: &mut Player, black: &mut Player, mut game: Game, max_pli
                 return Ok((game, 0.5, "adjudicated: lone royal units".into()));
             }
         }
-        let player = if pos.turn() == Color::White { &mut *white } else { &mut *black };
+        let player = if pos.turn() == Color::White {
+            &mut *white
+        } else {
+            &mut *black
+        };
         ply += 1;
         let Some(m) = player.choose(&game, splitmix(seed ^ ply.wrapping_mul(0x9E37)))? else {
             bail!("a player found no move in {}", pos.fen());
@@ -233,20 +252,26 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         bail!("--opening-min must not exceed --opening-max");
     }
     let total = args.games.div_ceil(2) * 2;
+    let spec1: PlayerSpec = args.player1.parse()?;
+    let spec2: PlayerSpec = args.player2.parse()?;
     // Check both players start before spending time.
-    Player::new(&args.player1)?;
-    Player::new(&args.player2)?;
+    Player::new(&spec1)?;
+    Player::new(&spec2)?;
     let tally = Mutex::new(Tally::default());
     let records: Mutex<Vec<GameRecord>> = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
     let halt = AtomicBool::new(false);
-    let sprt = args.sprt.map(|(e0, e1)| (e0, e1, sprt_bounds(args.alpha, args.beta)));
+    let sprt = args
+        .sprt
+        .map(|(e0, e1)| (e0, e1, sprt_bounds(args.alpha, args.beta)));
     let sprt_verdict: Mutex<Option<String>> = Mutex::new(None);
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(total as u64);
         b.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} [{elapsed_precise}<{eta_precise}]")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} games {msg} [{elapsed_precise}<{eta_precise}]",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         b
     } else {
@@ -257,7 +282,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     std::thread::scope(|scope| {
         for _ in 0..args.concurrency.max(1) {
             scope.spawn(|| {
-                let (mut p1, mut p2) = match (Player::new(&args.player1), Player::new(&args.player2)) {
+                let (mut p1, mut p2) = match (Player::new(&spec1), Player::new(&spec2)) {
                     (Ok(a), Ok(b)) => (a, b),
                     (Err(e), _) | (_, Err(e)) => {
                         errors.lock().unwrap().push(format!("{e:#}"));
@@ -273,8 +298,14 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
                     if i >= total {
                         return;
                     }
-                    let start = opening(args.variant, args.seed, i / 2, args.opening_min, args.opening_max);
-                    let p1_white = i % 2 == 0;
+                    let start = opening(
+                        args.variant,
+                        args.seed,
+                        i / 2,
+                        args.opening_min,
+                        args.opening_max,
+                    );
+                    let p1_white = i.is_multiple_of(2);
                     let seed = splitmix(args.seed ^ (i as u64 + 77));
                     let res = if p1_white {
                         play_game(&mut p1, &mut p2, start, args.max_plies, seed)
@@ -284,12 +315,19 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
                     let (game, white_score, reason) = match res {
                         Ok(r) => r,
                         Err(e) => {
-                            errors.lock().unwrap().push(format!("game {}: {e:#}", i + 1));
+                            errors
+                                .lock()
+                                .unwrap()
+                                .push(format!("game {}: {e:#}", i + 1));
                             halt.store(true, Ordering::SeqCst);
                             return;
                         }
                     };
-                    let p1_score = if p1_white { white_score } else { 1.0 - white_score };
+                    let p1_score = if p1_white {
+                        white_score
+                    } else {
+                        1.0 - white_score
+                    };
                     let t = {
                         let mut t = tally.lock().unwrap();
                         match p1_score {
@@ -303,7 +341,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
                         let line = format!(
                             "game {:>4}: {} as {} scores {} ({}, {} plies)",
                             i + 1,
-                            args.player1.name,
+                            spec1.name,
                             if p1_white { "white" } else { "black" },
                             p1_score,
                             reason,
@@ -357,9 +395,9 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         let mut text = String::new();
         for r in &records {
             let (w, b) = if r.player1_white {
-                (&args.player1.name, &args.player2.name)
+                (&spec1.name, &spec2.name)
             } else {
-                (&args.player2.name, &args.player1.name)
+                (&spec2.name, &spec1.name)
             };
             let result = match r.white_score {
                 s if s > 0.75 => "1-0",
@@ -380,20 +418,32 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     }
     println!(
         "{} vs {} ({}, {} games, seed {})",
-        args.player1.name,
-        args.player2.name,
+        spec1.name,
+        spec2.name,
         args.variant.id(),
         t.games(),
         args.seed
     );
-    println!("W/D/L: {}/{}/{}  score {:.1}%", t.wins, t.draws, t.losses, t.score() * 100.0);
+    println!(
+        "W/D/L: {}/{}/{}  score {:.1}%",
+        t.wins,
+        t.draws,
+        t.losses,
+        t.score() * 100.0
+    );
     let (elo, margin) = t.elo();
     if elo.is_finite() && margin.is_finite() {
         println!("Elo difference: {elo:+.1} +/- {margin:.1}");
     } else if elo.is_finite() {
-        println!("Elo difference: {elo:+.1} (margin unbounded)");
+        // The upper end of the interval is unbounded (score near 100%).
+        let n = t.games().max(1) as f64;
+        let lo = elo_of(t.score() - 1.96 * (t.variance() / n).sqrt());
+        println!("Elo difference: {elo:+.1} (95% interval {lo:+.1} .. +inf)");
     } else {
-        println!("Elo difference: {} (one side scored every point)", if elo > 0.0 { "+inf" } else { "-inf" });
+        println!(
+            "Elo difference: {} (one side scored every point)",
+            if elo > 0.0 { "+inf" } else { "-inf" }
+        );
     }
     if let Some((e0, e1, _)) = sprt {
         let v = sprt_verdict.into_inner().unwrap();
@@ -438,7 +488,16 @@ mod tests {
             losses: 10,
         };
         assert!(even.elo().0.abs() < 1e-9);
-        assert!(Tally { wins: 5, draws: 0, losses: 0 }.elo().0.is_infinite());
+        assert!(
+            Tally {
+                wins: 5,
+                draws: 0,
+                losses: 0
+            }
+            .elo()
+            .0
+            .is_infinite()
+        );
     }
 
     #[test]
@@ -468,14 +527,24 @@ mod tests {
             assert!((2..=6).contains(&a.moves().len()));
             assert!(a.outcome().is_none());
         }
-        assert_ne!(opening(Variant::ChessMerge, 7, 3, 4, 4).moves(), opening(Variant::ChessMerge, 7, 4, 4, 4).moves());
+        assert_ne!(
+            opening(Variant::ChessMerge, 7, 3, 4, 4).moves(),
+            opening(Variant::ChessMerge, 7, 4, 4, 4).moves()
+        );
     }
 
     #[test]
     fn random_vs_random_game_terminates() {
         let mut a = Player::Random;
         let mut b = Player::Random;
-        let (g, s, reason) = play_game(&mut a, &mut b, Game::new(Position::new(Variant::Fusion)), 120, 3).unwrap();
+        let (g, s, reason) = play_game(
+            &mut a,
+            &mut b,
+            Game::new(Position::new(Variant::Fusion)),
+            120,
+            3,
+        )
+        .unwrap();
         assert!(g.moves().len() <= 120);
         assert!([0.0, 0.5, 1.0].contains(&s));
         assert!(!reason.is_empty());

@@ -92,6 +92,9 @@ pub const MOBILITY_MG: [i32; 6] = [0, 4, 4, 2, 1, 0];
 pub const MOBILITY_EG: [i32; 6] = [0, 3, 4, 4, 2, 0];
 /// Bishop pair bonus (two bishops anywhere, mg + eg).
 pub const BISHOP_PAIR_BONUS: i32 = 30;
+/// Middlegame bonus per castling right still held (ChessMerge and
+/// Chessplus keep the right through a merge into the corner rook).
+pub const CASTLING_RIGHT_BONUS: i32 = 10;
 /// Bonus to the side to move.
 pub const TEMPO_BONUS: i32 = 12;
 
@@ -101,7 +104,9 @@ pub const SHIELD_BONUS: i32 = 12;
 /// Attack weight on the king zone by attacker role.
 pub const KING_ATTACK_WEIGHT: [i32; 6] = [0, 2, 2, 3, 5, 0];
 /// Penalty (mg) indexed by the summed attack weight, capped at the end.
-pub const KING_DANGER: [i32; 16] = [0, 0, 5, 12, 22, 35, 50, 70, 92, 118, 145, 175, 205, 235, 265, 300];
+pub const KING_DANGER: [i32; 16] = [
+    0, 0, 5, 12, 22, 35, 50, 70, 92, 118, 145, 175, 205, 235, 265, 300,
+];
 
 /// Game phase weight per role (knight 1, bishop 1, rook 2, queen 4).
 pub const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];

@@ -55,7 +55,10 @@ pub fn draw_board(pos: &Position, view: Color) -> String {
         Color::White => (0..8).rev().collect(),
         Color::Black => (0..8).collect(),
     };
-    let header: String = files.iter().map(|&f| format!("  {} ", (b'a' + f) as char)).collect();
+    let header: String = files
+        .iter()
+        .map(|&f| format!("  {} ", (b'a' + f) as char))
+        .collect();
     s.push_str(&format!("   {header}\n"));
     for &r in &ranks {
         s.push_str(&format!(" {} ", r + 1));
@@ -97,13 +100,19 @@ pub fn play_session<R: BufRead, W: Write>(args: &PlayArgs, input: R, out: &mut W
         Some(f) => Position::from_fen(args.variant, f)?,
         None => Position::new(args.variant),
     };
-    let human = if args.color == "black" { Color::Black } else { Color::White };
+    let human = if args.color == "black" {
+        Color::Black
+    } else {
+        Color::White
+    };
     let mut game = Game::new(start);
     let cfg = level_config(args.level);
     let mut searcher = Searcher::new(32, Arc::new(AtomicBool::new(false)));
-    let mut seed = args
-        .seed
-        .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64));
+    let mut seed = args.seed.unwrap_or_else(|| {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
     let result_tag = |game: &Game, resigned: Option<Color>| -> String {
         if let Some(c) = resigned {
             return if c == Color::White { "0-1" } else { "1-0" }.to_owned();
@@ -135,7 +144,9 @@ pub fn play_session<R: BufRead, W: Write>(args: &PlayArgs, input: R, out: &mut W
             if cfg.noise > 0 {
                 searcher.clear();
             }
-            let Some(m) = search_level(&mut searcher, &game, &cfg, &cfg.limits(), seed) else { break };
+            let Some(m) = search_level(&mut searcher, &game, &cfg, &cfg.limits(), seed) else {
+                break;
+            };
             let san = pos.san(m);
             game.play(m)?;
             writeln!(out, "Engine plays {san} ({m})")?;
@@ -158,7 +169,11 @@ pub fn play_session<R: BufRead, W: Write>(args: &PlayArgs, input: R, out: &mut W
             "fen" => writeln!(out, "{}", pos.fen())?,
             "pgn" => {
                 let tags = pgn_tags(args, human);
-                writeln!(out, "{}", pgn::write(&game, &tags, &result_tag(&game, None)))?;
+                writeln!(
+                    out,
+                    "{}",
+                    pgn::write(&game, &tags, &result_tag(&game, None))
+                )?;
             }
             "moves" => {
                 let list: Vec<String> = pos.legal_moves().iter().map(|&m| pos.san(m)).collect();
@@ -182,14 +197,23 @@ pub fn play_session<R: BufRead, W: Write>(args: &PlayArgs, input: R, out: &mut W
             }
             "hint" => {
                 let mut s = Searcher::new(16, Arc::new(AtomicBool::new(false)));
-                let r = s.search(&pos, game.repetition_keys(), &Limits::nodes(300_000), &mut |_| {});
+                let r = s.search(
+                    &pos,
+                    game.repetition_keys(),
+                    &Limits::nodes(300_000),
+                    &mut |_| {},
+                );
                 match r.best {
                     Some(m) => writeln!(out, "Hint: {} ({m})", pos.san(m))?,
                     None => writeln!(out, "No legal move.")?,
                 }
             }
             "resign" => {
-                writeln!(out, "You resign: {}.", if human == Color::White { "0-1" } else { "1-0" })?;
+                writeln!(
+                    out,
+                    "You resign: {}.",
+                    if human == Color::White { "0-1" } else { "1-0" }
+                )?;
                 resigned = Some(human);
                 break;
             }
@@ -209,7 +233,11 @@ pub fn play_session<R: BufRead, W: Write>(args: &PlayArgs, input: R, out: &mut W
         }
     }
     let tags = pgn_tags(args, human);
-    writeln!(out, "{}", pgn::write(&game, &tags, &result_tag(&game, resigned)))?;
+    writeln!(
+        out,
+        "{}",
+        pgn::write(&game, &tags, &result_tag(&game, resigned))
+    )?;
     Ok(())
 }
 
@@ -245,7 +273,11 @@ mod tests {
 
     #[test]
     fn pairs_are_drawn_with_both_letters() {
-        let pos = Position::from_fen(Variant::ChessMerge, "rnbqkbnr/pppppppp/8/8/8/8/PPP(NP)PPPP/R1BQKBNR b KQkq - 1 1").unwrap();
+        let pos = Position::from_fen(
+            Variant::ChessMerge,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPP(NP)PPPP/R1BQKBNR b KQkq - 1 1",
+        )
+        .unwrap();
         let b = draw_board(&pos, Color::White);
         assert!(b.contains("(NP)"), "{b}");
         let row2 = b.lines().find(|l| l.starts_with(" 2 ")).unwrap();
@@ -257,7 +289,10 @@ mod tests {
         let out = run(&args("white"), "e2e4\nfen\nb1d2\nundo\nhint\npgn\nresign\n");
         // e2e4 is not legal in ChessMerge: refused with the rules' reason.
         assert!(out.contains("Refused: "), "{out}");
-        assert!(out.contains("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"), "{out}");
+        assert!(
+            out.contains("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            "{out}"
+        );
         assert!(out.contains("You play"), "{out}");
         assert!(out.contains("(NP)"), "{out}");
         assert!(out.contains("Engine plays"), "{out}");

@@ -93,15 +93,25 @@ impl FromStr for PlayerSpec {
                 }
                 "depth" => limits.depth = Some(num(v)?.clamp(1, 100) as i32),
                 "nodes" => limits.nodes = Some(num(v)?.max(1)),
-                "movetime" => limits = Limits { time: Limits::movetime(num(v)?).time, ..limits },
+                "movetime" => {
+                    limits = Limits {
+                        time: Limits::movetime(num(v)?).time,
+                        ..limits
+                    }
+                }
                 "noise" => noise = num(v)? as i32,
                 "hash" => hash = num(v)?.clamp(1, 4096) as usize,
                 "random" => random = true,
                 "greedy" => greedy = true,
                 "uci" => uci = Some(v.to_owned()),
                 "name" => name = Some(v.to_owned()),
-                "off" => features = Features::without(v).map_err(|e| anyhow!("player spec {s:?}: {e}"))?,
-                _ if k.starts_with("option.") => options.push((k["option.".len()..].to_owned(), v.to_owned())),
+                "off" => {
+                    features =
+                        Features::without(v).map_err(|e| anyhow!("player spec {s:?}: {e}"))?
+                }
+                _ if k.starts_with("option.") => {
+                    options.push((k["option.".len()..].to_owned(), v.to_owned()))
+                }
                 _ => bail!(
                     "player spec {s:?}: unknown item {item:?} (expected level=, depth=, nodes=, movetime=, noise=, hash=, off=, random, greedy, uci=, option.NAME=, name=)"
                 ),
@@ -111,7 +121,8 @@ impl FromStr for PlayerSpec {
             if command.trim().is_empty() {
                 bail!("player spec {s:?}: uci= needs a command");
             }
-            if limits.depth.is_none() && limits.nodes.is_none() && limits.time == Default::default() {
+            if limits.depth.is_none() && limits.nodes.is_none() && limits.time == Default::default()
+            {
                 limits = Limits::movetime(1000);
             }
             Kind::Uci {
@@ -133,7 +144,9 @@ impl FromStr for PlayerSpec {
                 features,
             }
         } else {
-            bail!("player spec {s:?}: say level=N, depth=/nodes=/movetime=, random, greedy or uci=COMMAND");
+            bail!(
+                "player spec {s:?}: say level=N, depth=/nodes=/movetime=, random, greedy or uci=COMMAND"
+            );
         };
         let name = name.unwrap_or_else(|| s.to_owned());
         Ok(PlayerSpec { kind, name })
@@ -241,7 +254,9 @@ impl Player {
 /// The one-ply greedy capturer's choice.
 pub fn greedy_move(pos: &Position, moves: &[Move], seed: u64) -> Move {
     let gain = |m: Move| {
-        pos.captured(m).map_or(0, unit_value) + m.promotion().map_or(0, |r| crate::params::ORDER_VALUE[r.index()] - 100)
+        pos.captured(m).map_or(0, unit_value)
+            + m.promotion()
+                .map_or(0, |r| crate::params::ORDER_VALUE[r.index()] - 100)
     };
     let best = moves.iter().map(|&m| gain(m)).max().unwrap_or(0);
     let top: Vec<Move> = moves.iter().copied().filter(|&m| gain(m) == best).collect();
@@ -261,7 +276,9 @@ impl UciEngine {
     /// Starts `command` and completes the `uci` handshake.
     pub fn start(command: &str, options: &[(String, String)], limits: Limits) -> Result<UciEngine> {
         let mut parts = command.split_whitespace();
-        let program = parts.next().ok_or_else(|| anyhow!("empty UCI engine command"))?;
+        let program = parts
+            .next()
+            .ok_or_else(|| anyhow!("empty UCI engine command"))?;
         let mut child = Command::new(program)
             .args(parts)
             .stdin(Stdio::piped())
@@ -311,9 +328,12 @@ impl UciEngine {
     }
 
     fn recv(&mut self, timeout: Duration) -> Result<String> {
-        self.lines
-            .recv_timeout(timeout)
-            .map_err(|_| anyhow!("UCI engine {:?} did not answer in time (or exited)", self.name))
+        self.lines.recv_timeout(timeout).map_err(|_| {
+            anyhow!(
+                "UCI engine {:?} did not answer in time (or exited)",
+                self.name
+            )
+        })
     }
 
     fn ready(&mut self) -> Result<()> {
@@ -324,7 +344,10 @@ impl UciEngine {
 
     fn new_game(&mut self, variant: Variant) -> Result<()> {
         if variant != Variant::Standard {
-            self.send(&format!("setoption name UCI_Variant value {}", variant.id()))?;
+            self.send(&format!(
+                "setoption name UCI_Variant value {}",
+                variant.id()
+            ))?;
         }
         self.send("ucinewgame")?;
         self.ready()
@@ -379,20 +402,36 @@ mod tests {
 
     #[test]
     fn parses_specs() {
-        assert_eq!("level=3".parse::<PlayerSpec>().unwrap().kind, Kind::Level(3));
+        assert_eq!(
+            "level=3".parse::<PlayerSpec>().unwrap().kind,
+            Kind::Level(3)
+        );
         assert_eq!("random".parse::<PlayerSpec>().unwrap().kind, Kind::Random);
         assert_eq!("greedy,name=g".parse::<PlayerSpec>().unwrap().name, "g");
         let s: PlayerSpec = "nodes=100,off=null+lmr".parse().unwrap();
         match s.kind {
-            Kind::Engine { features, .. } => assert!(!features.null_move && !features.lmr && features.futility),
+            Kind::Engine { features, .. } => {
+                assert!(!features.null_move && !features.lmr && features.futility)
+            }
             k => panic!("{k:?}"),
         }
         assert!("nodes=100,off=magic".parse::<PlayerSpec>().is_err());
         let s: PlayerSpec = "depth=4,noise=20".parse().unwrap();
-        assert!(matches!(s.kind, Kind::Engine { noise: 20, limits: Limits { depth: Some(4), .. }, .. }));
-        let s: PlayerSpec = "uci=/usr/games/stockfish,option.UCI_Elo=1800".parse().unwrap();
+        assert!(matches!(
+            s.kind,
+            Kind::Engine {
+                noise: 20,
+                limits: Limits { depth: Some(4), .. },
+                ..
+            }
+        ));
+        let s: PlayerSpec = "uci=/usr/games/stockfish,option.UCI_Elo=1800"
+            .parse()
+            .unwrap();
         match s.kind {
-            Kind::Uci { options, limits, .. } => {
+            Kind::Uci {
+                options, limits, ..
+            } => {
                 assert_eq!(options, vec![("UCI_Elo".to_owned(), "1800".to_owned())]);
                 assert_eq!(limits, Limits::movetime(1000));
             }
@@ -406,7 +445,8 @@ mod tests {
     #[test]
     fn greedy_takes_the_biggest_unit() {
         // White rook can take a black knight+bishop pair on d5 or a pawn on a7.
-        let pos = Position::from_fen(Variant::ChessMerge, "4k3/p7/8/R2(bn)4/8/8/8/4K3 w - - 0 1").unwrap();
+        let pos = Position::from_fen(Variant::ChessMerge, "4k3/p7/8/R2(bn)4/8/8/8/4K3 w - - 0 1")
+            .unwrap();
         let moves = pos.legal_moves();
         for seed in 0..8 {
             assert_eq!(greedy_move(&pos, &moves, seed).to_string(), "a5d5");

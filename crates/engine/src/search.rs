@@ -148,7 +148,11 @@ impl Features {
                 "rfp" => f.reverse_futility = false,
                 "futility" => f.futility = false,
                 "checkext" => f.check_extension = false,
-                other => return Err(format!("unknown search feature {other:?} (null, lmr, rfp, futility, checkext)")),
+                other => {
+                    return Err(format!(
+                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext)"
+                    ));
+                }
             }
         }
         Ok(f)
@@ -172,6 +176,9 @@ pub struct Searcher {
     stopped: bool,
     root_depth: i32,
     lmr: Box<[[i32; 64]; 64]>,
+    /// Static evaluations by Zobrist key (the raw evaluation, before any
+    /// level noise).
+    eval_cache: Vec<(u64, i32)>,
     /// Move-ordering buffers, one per ply (kept to avoid allocations).
     bufs: Vec<Vec<(i32, Move, i32)>>,
     /// Deliberate imprecision (levels); zero for full strength.
@@ -212,6 +219,7 @@ impl Searcher {
             stopped: false,
             root_depth: 0,
             lmr,
+            eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
             bufs: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             imprecision: Imprecision::default(),
             features: Features::default(),
@@ -231,7 +239,10 @@ impl Searcher {
     /// Forgets everything learnt (table, history, killers): `ucinewgame`.
     pub fn clear(&mut self) {
         self.tt.clear();
-        self.history.iter_mut().flatten().for_each(|row| row.fill(0));
+        self.history
+            .iter_mut()
+            .flatten()
+            .for_each(|row| row.fill(0));
         self.killers = [[None; 2]; MAX_PLY + 1];
     }
 
@@ -343,7 +354,11 @@ impl Searcher {
             result.best = iter_best.or(result.best);
             result.score = score;
             result.depth = depth;
-            result.pv = self.pv[0][..self.pv_len[0]].iter().flatten().copied().collect();
+            result.pv = self.pv[0][..self.pv_len[0]]
+                .iter()
+                .flatten()
+                .copied()
+                .collect();
             if result.pv.first() != result.best.as_ref() {
                 result.pv = result.best.into_iter().collect();
             }
@@ -389,7 +404,14 @@ impl Searcher {
 
     /// One root iteration; returns the score and best move, and moves the
     /// best move to the front of `moves`.
-    fn root(&mut self, pos: &Position, moves: &mut [Move], depth: i32, mut alpha: i32, beta: i32) -> (i32, Option<Move>) {
+    fn root(
+        &mut self,
+        pos: &Position,
+        moves: &mut [Move],
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> (i32, Option<Move>) {
         self.pv_len[0] = 0;
         let mut best = -INFINITY;
         let mut best_move = None;
@@ -476,14 +498,23 @@ impl Searcher {
             self.stopped = true;
             return true;
         }
-        if self.nodes & POLL_MASK == 0 && (self.stop.load(Ordering::Relaxed) || self.clock.hard_expired()) {
+        if self.nodes & POLL_MASK == 0
+            && (self.stop.load(Ordering::Relaxed) || self.clock.hard_expired())
+        {
             self.stopped = true;
         }
         self.stopped
     }
 
-    fn static_eval(&self, pos: &Position, key: u64) -> i32 {
-        let e = evaluate(pos);
+    fn static_eval(&mut self, pos: &Position, key: u64) -> i32 {
+        let slot = &mut self.eval_cache[(key as usize) & (EVAL_CACHE_SIZE - 1)];
+        let e = if slot.0 == key && key != 0 {
+            slot.1
+        } else {
+            let e = evaluate(pos);
+            *slot = (key, e);
+            e
+        };
         let n = self.imprecision.eval_noise;
         if n > 0 {
             let r = splitmix(key ^ self.imprecision.seed);
@@ -510,7 +541,15 @@ impl Searcher {
         false
     }
 
-    fn negamax(&mut self, pos: &Position, depth: i32, mut alpha: i32, mut beta: i32, ply: usize, null_ok: bool) -> i32 {
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        null_ok: bool,
+    ) -> i32 {
         if self.poll() {
             return 0;
         }
@@ -567,7 +606,10 @@ impl Searcher {
 
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // Reverse futility pruning.
-            if self.features.reverse_futility && depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
+            if self.features.reverse_futility
+                && depth <= RFP_MAX_DEPTH
+                && static_eval - RFP_MARGIN * depth >= beta
+            {
                 return static_eval;
             }
             // Null-move pruning, guarded against zugzwang: the side to move
@@ -608,7 +650,8 @@ impl Searcher {
         let mut quiets_tried: [Option<Move>; 48] = [None; 48];
         let mut n_quiets = 0;
         let us = pos.turn().index();
-        let can_extend = self.features.check_extension && (ply as i32) < EXTENSION_PLY_FACTOR * self.root_depth;
+        let can_extend =
+            self.features.check_extension && (ply as i32) < EXTENSION_PLY_FACTOR * self.root_depth;
         self.keys.push(key);
         for i in 0..scored.len() {
             // Selection sort: bring the best remaining move forward.
@@ -740,7 +783,11 @@ impl Searcher {
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
-        let stand_pat = if in_check { -INFINITY } else { self.static_eval(pos, key) };
+        let stand_pat = if in_check {
+            -INFINITY
+        } else {
+            self.static_eval(pos, key)
+        };
         if stand_pat >= beta {
             return stand_pat;
         }
@@ -754,7 +801,8 @@ impl Searcher {
                 continue;
             }
             let gain = victim.map_or(0, |u| unit_material(u, pos.variant() == Variant::Fusion))
-                + m.promotion().map_or(0, |r| MG_VALUE[r.index()] - MG_VALUE[0]);
+                + m.promotion()
+                    .map_or(0, |r| MG_VALUE[r.index()] - MG_VALUE[0]);
             let attacker = pos.moving_unit(m).map_or(0, unit_value);
             let vv = victim.map_or(0, unit_value);
             if !in_check {
@@ -817,7 +865,11 @@ impl Searcher {
             let av = pos.moving_unit(m).map_or(0, unit_value);
             let mvv_lva = vv * 16 - av;
             let good = av <= vv + 50 || !pos.is_attacked(m.to(), pos.turn().other());
-            return if good { 2_000_000 + mvv_lva } else { -1_000_000 + mvv_lva };
+            return if good {
+                2_000_000 + mvv_lva
+            } else {
+                -1_000_000 + mvv_lva
+            };
         }
         if let Some(p) = m.promotion() {
             return 1_500_000 + ORDER_VALUE[p.index()];
@@ -834,6 +886,7 @@ impl Searcher {
 }
 
 const KILLER_SCORE: i32 = 1_000_000;
+const EVAL_CACHE_SIZE: usize = 1 << 16;
 const HISTORY_MAX: i32 = 16_384;
 
 /// Whether the side to move has a piece other than pawns and its royal

@@ -90,7 +90,11 @@ impl TransTable {
             _ => Bound::Exact,
         };
         Some(Hit {
-            mv: if e.mv == 0 { None } else { Move::from_bits(e.mv) },
+            mv: if e.mv == 0 {
+                None
+            } else {
+                Move::from_bits(e.mv)
+            },
             score: score_from_tt(e.score as i32, ply),
             depth: e.depth as i32,
             bound,
@@ -98,7 +102,15 @@ impl TransTable {
     }
 
     /// Stores a search result.
-    pub fn store(&mut self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound, ply: usize) {
+    pub fn store(
+        &mut self,
+        key: u64,
+        mv: Option<Move>,
+        score: i32,
+        depth: i32,
+        bound: Bound,
+        ply: usize,
+    ) {
         let i = self.index(key);
         let e = &mut self.entries[i];
         let old_age = e.meta >> 2;

@@ -91,17 +91,24 @@ impl<W: Write + Send + 'static> Session<W> {
     /// Handles one line; `false` to quit.
     fn command(&mut self, line: &str) -> bool {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let Some(&cmd) = words.first() else { return true };
+        let Some(&cmd) = words.first() else {
+            return true;
+        };
         match cmd {
             "uci" => {
                 send(&self.out, &format!("id name {ENGINE_NAME}"));
                 send(&self.out, "id author the ChessMerge developers");
-                send(&self.out, "option name Hash type spin default 32 min 1 max 4096");
+                send(
+                    &self.out,
+                    "option name Hash type spin default 32 min 1 max 4096",
+                );
                 send(&self.out, "option name Clear Hash type button");
                 send(
                     &self.out,
                     &format!(
-                        "option name UCI_Variant type combo default {} var chessmerge var chessplus var fusion var standard",
+                        // `chess` (= standard) is what ordinary UCI clients
+                        // such as python-chess send for orthodox chess.
+                        "option name UCI_Variant type combo default {} var chessmerge var chessplus var fusion var standard var chess",
                         self.variant.id()
                     ),
                 );
@@ -167,7 +174,9 @@ impl<W: Write + Send + 'static> Session<W> {
                         s.resize_tt(mb);
                     }
                 }
-                _ => self.error(format!("setoption Hash: expected 1..4096 (MiB), got {value:?}")),
+                _ => self.error(format!(
+                    "setoption Hash: expected 1..4096 (MiB), got {value:?}"
+                )),
             },
             "clear hash" => {
                 if let Some(s) = self.searcher.as_mut() {
@@ -200,7 +209,10 @@ impl<W: Write + Send + 'static> Session<W> {
                 let fen = setup[1..].join(" ");
                 Position::from_fen(self.variant, &fen).map_err(|e| format!("position fen: {e}"))?
             }
-            _ => return Err("position: expected `startpos` or `fen <Merge-FEN>`, then optionally `moves ...`".into()),
+            _ => return Err(
+                "position: expected `startpos` or `fen <Merge-FEN>`, then optionally `moves ...`"
+                    .into(),
+            ),
         };
         let mut keys = Vec::with_capacity(moves.len() + 1);
         for (i, text) in moves.iter().enumerate() {
@@ -237,12 +249,15 @@ impl<W: Write + Send + 'static> Session<W> {
             .name("search".into())
             .stack_size(16 << 20)
             .spawn(move || {
-                let res = searcher.search(&pos, &keys, &limits, &mut |info| send(&out, &info.to_uci()));
+                let res =
+                    searcher.search(&pos, &keys, &limits, &mut |info| send(&out, &info.to_uci()));
                 // UCI: after `go infinite` the bestmove waits for `stop`.
                 while infinite && !stop.load(Ordering::SeqCst) {
                     std::thread::sleep(Duration::from_millis(2));
                 }
-                let best = res.best.map_or_else(|| "0000".to_owned(), |m| m.to_string());
+                let best = res
+                    .best
+                    .map_or_else(|| "0000".to_owned(), |m| m.to_string());
                 send(&out, &format!("bestmove {best}"));
                 searcher
             });
@@ -311,7 +326,14 @@ mod tests {
             let sink = Sink::default();
             let s2 = sink.clone();
             let handle = std::thread::spawn(move || {
-                run_loop(BufReader::new(Feed { rx, buf: Vec::new() }), s2, Variant::ChessMerge)
+                run_loop(
+                    BufReader::new(Feed {
+                        rx,
+                        buf: Vec::new(),
+                    }),
+                    s2,
+                    Variant::ChessMerge,
+                )
             });
             Driver {
                 tx: Some(tx),
@@ -330,7 +352,10 @@ mod tests {
                 if lines.iter().any(|l| f(l)) {
                     return lines;
                 }
-                assert!(t.elapsed() < Duration::from_secs(30), "timed out; got {lines:#?}");
+                assert!(
+                    t.elapsed() < Duration::from_secs(30),
+                    "timed out; got {lines:#?}"
+                );
                 std::thread::sleep(Duration::from_millis(5));
             }
         }
@@ -351,10 +376,17 @@ mod tests {
         let out = d.wait_for(|l| l.starts_with("bestmove "));
         assert!(out.contains(&"uciok".to_owned()));
         assert!(out.contains(&"readyok".to_owned()));
-        assert!(out.iter().any(|l| l.starts_with("info depth 3 ")), "{out:?}");
+        assert!(
+            out.iter().any(|l| l.starts_with("info depth 3 ")),
+            "{out:?}"
+        );
         let best = out.iter().find(|l| l.starts_with("bestmove ")).unwrap();
         let m = best.split_whitespace().nth(1).unwrap();
-        let pos = Position::new(Variant::ChessMerge).play_uci("e2e3").unwrap().play_uci("e7e6").unwrap();
+        let pos = Position::new(Variant::ChessMerge)
+            .play_uci("e2e3")
+            .unwrap()
+            .play_uci("e7e6")
+            .unwrap();
         assert!(pos.parse_uci(m).is_ok(), "{m}");
         d.send("quit");
         d.close();
@@ -372,19 +404,35 @@ mod tests {
         d.send("stop");
         let out = d.wait_for(|l| l.starts_with("bestmove "));
         let m = out.iter().find(|l| l.starts_with("bestmove ")).unwrap();
-        assert!(Position::new(Variant::ChessMerge).parse_uci(&m[9..]).is_ok(), "{m}");
+        assert!(
+            Position::new(Variant::ChessMerge)
+                .parse_uci(&m[9..])
+                .is_ok(),
+            "{m}"
+        );
         // The engine is usable again after stop.
         d.send("go depth 2");
         d.send("isready");
         d.wait_for(|l| l == "readyok");
         let t = Instant::now();
-        while d.sink.lines().iter().filter(|l| l.starts_with("bestmove ")).count() < 2 {
+        while d
+            .sink
+            .lines()
+            .iter()
+            .filter(|l| l.starts_with("bestmove "))
+            .count()
+            < 2
+        {
             assert!(t.elapsed() < Duration::from_secs(30));
             std::thread::sleep(Duration::from_millis(5));
         }
         d.send("quit");
         let out = d.close();
-        assert_eq!(out.iter().filter(|l| l.starts_with("bestmove ")).count(), 2, "{out:#?}");
+        assert_eq!(
+            out.iter().filter(|l| l.starts_with("bestmove ")).count(),
+            2,
+            "{out:#?}"
+        );
     }
 
     #[test]
@@ -405,7 +453,10 @@ mod tests {
             d.send(line);
         }
         let out = d.wait_for(|l| l == "readyok");
-        let errors = out.iter().filter(|l| l.starts_with("info string error: ")).count();
+        let errors = out
+            .iter()
+            .filter(|l| l.starts_with("info string error: "))
+            .count();
         assert_eq!(errors, 9, "{out:#?}");
         assert_eq!(out.last().unwrap(), "readyok");
         d.close();
@@ -421,7 +472,10 @@ mod tests {
         d.send("d");
         let out = d.wait_for(|l| l.starts_with("info string fen"));
         assert!(out[0].starts_with("info string error: "), "{out:?}");
-        assert_eq!(out[1], "info string fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+        assert_eq!(
+            out[1],
+            "info string fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+        );
         d.close();
     }
 }

@@ -58,3 +58,17 @@ fn a_finished_game_has_no_move() {
         assert!(chessmerge_engine::choose_move(&g, level).is_none());
     }
 }
+
+#[test]
+fn zobrist_keys_survive_a_merge_fen_round_trip() {
+    // The table and the repetition check rely on equal positions having
+    // equal keys, however they were reached.
+    for (i, v) in Variant::ALL.into_iter().enumerate() {
+        random_positions(v, 900 + i as u64, |g| {
+            let p = g.position();
+            let q =
+                Position::from_fen(v, &p.fen()).unwrap_or_else(|e| panic!("{v} {}: {e}", p.fen()));
+            assert_eq!(p.zobrist(), q.zobrist(), "{v} {}", p.fen());
+        });
+    }
+}

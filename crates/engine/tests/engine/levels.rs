@@ -29,7 +29,9 @@ fn levels_get_stronger_on_paper() {
     for l in 1..8u8 {
         let (a, b) = (level_config(l), level_config(l + 1));
         assert!(b.noise <= a.noise && b.random_pct <= a.random_pct, "{l}");
-        let budget = |c: &chessmerge_engine::LevelConfig| (c.nodes.unwrap_or(u64::MAX), c.depth.unwrap_or(i32::MAX));
+        let budget = |c: &chessmerge_engine::LevelConfig| {
+            (c.nodes.unwrap_or(u64::MAX), c.depth.unwrap_or(i32::MAX))
+        };
         assert!(budget(&b) >= budget(&a) || b.nodes > a.nodes, "{l}");
         assert!(a != b);
     }
@@ -38,9 +40,13 @@ fn levels_get_stronger_on_paper() {
 #[test]
 fn full_strength_takes_a_hanging_pair_and_mates() {
     // A black rook+knight pair hangs to the bishop; full strength takes it.
-    let g = Game::new(Position::from_fen(Variant::ChessMerge, "4k3/8/8/3(rn)4/8/8/6B1/4K3 w - - 0 1").unwrap());
+    let g = Game::new(
+        Position::from_fen(Variant::ChessMerge, "4k3/8/8/3(rn)4/8/8/6B1/4K3 w - - 0 1").unwrap(),
+    );
     assert_eq!(choose_move_seeded(&g, 8, 1).unwrap().to_string(), "g2d5");
     // Mate in one by a merge.
-    let g = Game::new(Position::from_fen(Variant::ChessMerge, "6k1/8/6N1/8/7K/3Q4/8/8 w - - 0 1").unwrap());
+    let g = Game::new(
+        Position::from_fen(Variant::ChessMerge, "6k1/8/6N1/8/7K/3Q4/8/8 w - - 0 1").unwrap(),
+    );
     assert_eq!(choose_move_seeded(&g, 8, 1).unwrap().to_string(), "d3g6");
 }

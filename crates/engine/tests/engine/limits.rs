@@ -25,7 +25,11 @@ fn node_limit_is_honoured() {
     for v in Variant::ALL {
         for limit in [1u64, 500, 20_000] {
             let r = search_once(&Position::new(v), &[], &Limits::nodes(limit));
-            assert!(r.nodes <= limit + 64, "{v}: {} nodes for a limit of {limit}", r.nodes);
+            assert!(
+                r.nodes <= limit + 64,
+                "{v}: {} nodes for a limit of {limit}",
+                r.nodes
+            );
             assert!(Position::new(v).is_legal(r.best.unwrap()));
         }
         let r = search_once(&Position::new(v), &[], &Limits::nodes(20_000));
@@ -60,7 +64,11 @@ fn clock_is_honoured() {
     let t = Instant::now();
     let r = search_once(&pos, &[], &limits);
     // 3 s left, ~30 moves to go: a move takes well under a second.
-    assert!(t.elapsed() < Duration::from_millis(800), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(800),
+        "took {:?}",
+        t.elapsed()
+    );
     assert!(pos.is_legal(r.best.unwrap()));
 }
 
@@ -77,7 +85,11 @@ fn stop_flag_ends_an_infinite_search() {
     std::thread::sleep(Duration::from_millis(200));
     stop.store(true, Ordering::SeqCst);
     let r = h.join().unwrap();
-    assert!(t.elapsed() < Duration::from_millis(200 + 300), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(200 + 300),
+        "took {:?}",
+        t.elapsed()
+    );
     assert!(pos.is_legal(r.best.unwrap()));
     assert!(r.depth >= 1);
 }
@@ -85,8 +97,18 @@ fn stop_flag_ends_an_infinite_search() {
 #[test]
 fn mate_limit_stops_at_the_mate() {
     let pos = Position::from_fen(Variant::Standard, "2k5/8/8/2K5/8/8/8/3R1B2 w - - 0 1").unwrap();
-    let r = search_once(&pos, &[], &Limits { mate: Some(2), ..Limits::default() });
-    assert_eq!(ReportedScore::from_internal(r.score), ReportedScore::Mate(2));
+    let r = search_once(
+        &pos,
+        &[],
+        &Limits {
+            mate: Some(2),
+            ..Limits::default()
+        },
+    );
+    assert_eq!(
+        ReportedScore::from_internal(r.score),
+        ReportedScore::Mate(2)
+    );
     assert!(r.depth <= 3);
 }
 
