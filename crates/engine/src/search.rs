@@ -902,17 +902,9 @@ fn has_non_pawn_material(pos: &Position) -> bool {
 }
 
 /// The position with the other side to move and no en passant square: a
-/// "null move". The rules crate has no such operation in its API, so this
-/// goes through Merge-FEN (slow, but null moves are tried at few nodes).
+/// "null move" (`None` when the side to move is in check).
 fn null_position(pos: &Position) -> Option<Position> {
-    let fen = pos.fen();
-    let mut fields: Vec<&str> = fen.split(' ').collect();
-    if fields.len() != 6 {
-        return None;
-    }
-    fields[1] = if fields[1] == "w" { "b" } else { "w" };
-    fields[3] = "-";
-    Position::from_fen(pos.variant(), &fields.join(" ")).ok()
+    pos.null_move()
 }
 
 /// SplitMix64: a small, good mixing function for noise and openings.

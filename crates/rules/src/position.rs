@@ -388,6 +388,20 @@ impl Position {
         h
     }
 
+    /// The same position with the other side to move and no en passant
+    /// square: a "null move", for search (the counters are unchanged).
+    /// `None` when the side to move is in check, since passing would leave
+    /// its royal unit attacked.
+    pub fn null_move(&self) -> Option<Position> {
+        if self.is_check() {
+            return None;
+        }
+        let mut p = *self;
+        p.turn = self.turn.other();
+        p.ep = None;
+        Some(p)
+    }
+
     /// The legal moves, without duplicates.
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
