@@ -3,142 +3,29 @@
 //! port with a fresh database and talks to it over HTTP only. Expected
 //! positions and moves come from the real rules crate.
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+mod common;
+
 use std::time::{Duration, Instant};
 
 use chessmerge_rules::{Game, Position, Variant};
+use common::{Env, fresh, http, json_of};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-/// Generous: this box has 2 cores and runs other builds.
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-// ---------------------------------------------------------------------------
-// Harness
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "chessmerge-server-test-{name}-{}-{}-{nanos}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A running `chessmerge serve`.
-struct Server {
-    child: Child,
-    base: String,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl Server {
-    fn start(db: &std::path::Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_chessmerge"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--database"])
-            .arg(db)
-            .env("RUST_LOG", "info")
-            .env_remove("CHESSMERGE_LISTEN")
-            .env_remove("CHESSMERGE_DATABASE")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start chessmerge serve");
-        let stderr = child.stderr.take().unwrap();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = mpsc::channel();
-        let log2 = log.clone();
-        std::thread::spawn(move || {
-            let mut tx = Some(tx);
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(i) = line.find("listening on http://")
-                    && let Some(tx) = tx.take()
-                {
-                    let rest = &line[i + "listening on http://".len()..];
-                    let addr: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
-                    let _ = tx.send(addr);
-                }
-                log2.lock().unwrap().push(line);
-            }
-        });
-        let addr = match rx.recv_timeout(Duration::from_secs(120)) {
-            Ok(a) => a,
-            Err(_) => {
-                let _ = child.kill();
-                panic!(
-                    "server did not say where it listens; log:\n{}",
-                    log.lock().unwrap().join("\n")
-                );
-            }
-        };
-        Server {
-            child,
-            base: format!("http://{addr}"),
-            log,
-        }
-    }
-
-    fn log_text(&self) -> String {
-        self.log.lock().unwrap().join("\n")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn fresh(name: &str) -> (Server, TempDir) {
-    let dir = TempDir::new(name);
-    let server = Server::start(&dir.0.join("test.db"));
-    (server, dir)
-}
-
 async fn post(base: &str, path: &str, body: Value) -> (StatusCode, Value) {
-    let resp = reqwest::Client::builder()
-        .timeout(TIMEOUT)
-        .build()
-        .unwrap()
-        .post(format!("{base}{path}"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status();
-    let text = resp.text().await.unwrap();
-    let v = serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text }));
-    (status, v)
+    json_of(
+        http()
+            .post(format!("{base}{path}"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
 }
 
 async fn post_form(base: &str, path: &str, form: &[(&str, &str)]) -> (StatusCode, Value) {
-    let resp = reqwest::Client::builder()
-        .timeout(TIMEOUT)
-        .build()
-        .unwrap()
+    let resp = http()
         .post(format!("{base}{path}"))
         .form(form)
         .send()
@@ -167,7 +54,7 @@ fn legal_of(v: &Value) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn analysis_replays_a_line_with_merges_splits_and_a_pair_promotion() {
-    let (server, _dir) = fresh("analysis-line");
+    let Env { server, _dir } = fresh("analysis-line");
     let base = &server.base;
     let start = Position::from_fen(Variant::ChessMerge, MATE_FEN).unwrap();
     let mut game = Game::new(start);
@@ -237,7 +124,7 @@ async fn analysis_replays_a_line_with_merges_splits_and_a_pair_promotion() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn analysis_defaults_forms_variants_and_errors() {
-    let (server, _dir) = fresh("analysis-errors");
+    let Env { server, _dir } = fresh("analysis-errors");
     let base = &server.base;
 
     // Nothing given: the ChessMerge start position.
@@ -326,7 +213,7 @@ async fn analysis_defaults_forms_variants_and_errors() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn best_move_finds_the_pair_promotion_mate_with_a_score() {
-    let (server, _dir) = fresh("analysis-best");
+    let Env { server, _dir } = fresh("analysis-best");
     let base = &server.base;
     let before_mate = &MATE_LINE[..6];
     let (s, v) = post(
@@ -404,7 +291,7 @@ async fn best_move_finds_the_pair_promotion_mate_with_a_score() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_openapi_document_describes_the_analysis_endpoints() {
-    let (server, _dir) = fresh("analysis-openapi");
+    let Env { server, _dir } = fresh("analysis-openapi");
     let doc: Value = reqwest::get(format!("{}/api/openapi.json", server.base))
         .await
         .unwrap()

@@ -3,195 +3,20 @@
 //! `GET /api/challenge/open` (the list), `GET /api/challenge/{id}/show`, and
 //! the socket's `lobby` feed (live appear / accepted / canceled).
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::time::Duration;
+mod common;
 
-use futures_util::{SinkExt, StreamExt};
+use common::{Player, TIMEOUT, Ws, fresh, http, json_of, register, ws_connect, ws_send};
+use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-/// Generous: this box has 2 cores and runs other builds.
-const TIMEOUT: Duration = Duration::from_secs(60);
-
 const MATE_FEN: &str = "7k/6pp/P7/2p5/8/8/8/R3K3 w - - 0 1";
 
 // ---------------------------------------------------------------------------
-// Harness: a server on a fresh database, players with tokens, a WebSocket.
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "chessmerge-lobby-test-{name}-{}-{}-{nanos}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Server {
-    child: Child,
-    base: String,
-    _dir: TempDir,
-}
-
-impl Server {
-    fn start(name: &str) -> Server {
-        let dir = TempDir::new(name);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_chessmerge"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--database"])
-            .arg(dir.0.join("test.db"))
-            .env("RUST_LOG", "info")
-            .env_remove("CHESSMERGE_LISTEN")
-            .env_remove("CHESSMERGE_DATABASE")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start chessmerge serve");
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut tx = Some(tx);
-            let mut log = Vec::new();
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(i) = line.find("listening on http://")
-                    && let Some(tx) = tx.take()
-                {
-                    let rest = &line[i + "listening on http://".len()..];
-                    let _ = tx.send(Ok(rest
-                        .chars()
-                        .take_while(|c| !c.is_whitespace())
-                        .collect::<String>()));
-                }
-                log.push(line);
-            }
-            if let Some(tx) = tx {
-                let _ = tx.send(Err(log.join("\n")));
-            }
-        });
-        match rx.recv_timeout(Duration::from_secs(120)) {
-            Ok(Ok(addr)) => Server {
-                child,
-                base: format!("http://{addr}"),
-                _dir: dir,
-            },
-            other => {
-                let _ = child.kill();
-                panic!("server did not say where it listens: {other:?}");
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn http() -> reqwest::Client {
-    reqwest::Client::builder().timeout(TIMEOUT).build().unwrap()
-}
-
-async fn json_of(resp: reqwest::Response) -> (StatusCode, Value) {
-    let status = resp.status();
-    let text = resp.text().await.unwrap();
-    let v = serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text }));
-    (status, v)
-}
-
-/// A registered player with an API token and a session cookie.
-struct Player {
-    token: String,
-    cookie: String,
-    base: String,
-    client: reqwest::Client,
-}
-
-async fn register(base: &str, name: &str) -> Player {
-    let client = http();
-    let creds = json!({ "username": name, "password": "correct horse" });
-    let resp = client
-        .post(format!("{base}/api/account/register"))
-        .json(&creds)
-        .send()
-        .await
-        .unwrap();
-    let cookie = resp.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let (s, v) = json_of(resp).await;
-    assert_eq!(s, StatusCode::OK, "register {name}: {v}");
-    let (s, v) = json_of(
-        client
-            .post(format!("{base}/api/token"))
-            .json(&creds)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(s, StatusCode::OK, "token {name}: {v}");
-    Player {
-        token: v["token"].as_str().unwrap().into(),
-        cookie,
-        base: base.into(),
-        client,
-    }
-}
+// Helpers: lobby requests and the socket's lobby feed.
 
 impl Player {
-    async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
-        json_of(
-            self.client
-                .post(format!("{}{path}", self.base))
-                .bearer_auth(&self.token)
-                .json(&body)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await
-    }
-
-    async fn get(&self, path: &str) -> (StatusCode, Value) {
-        json_of(
-            self.client
-                .get(format!("{}{path}", self.base))
-                .bearer_auth(&self.token)
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await
-    }
-
     /// Creates an open challenge; answers its id.
     async fn open(&self, params: Value) -> String {
         let (s, v) = self.post("/api/challenge/open", params).await;
@@ -218,23 +43,6 @@ impl Player {
     }
 }
 
-type Ws =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn ws_connect(base: &str, cookie: Option<&str>) -> Ws {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let url = format!("{}/api/socket", base.replace("http://", "ws://"));
-    let mut req = url.into_client_request().unwrap();
-    if let Some(c) = cookie {
-        req.headers_mut().insert("cookie", c.parse().unwrap());
-    }
-    let (ws, _) = tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(req))
-        .await
-        .unwrap()
-        .unwrap();
-    ws
-}
-
 /// The next frame whose `t` is `t` (others, such as user events, are skipped).
 async fn ws_next_of(ws: &mut Ws, t: &str) -> Value {
     loop {
@@ -250,10 +58,6 @@ async fn ws_next_of(ws: &mut Ws, t: &str) -> Value {
             }
         }
     }
-}
-
-async fn ws_send(ws: &mut Ws, v: Value) {
-    ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
 
 /// Follows the lobby; answers the first frame, the list.
@@ -272,8 +76,8 @@ fn pair(id: &str, dir: &str) -> (String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_third_player_accepts_an_open_challenge_from_the_lobby() {
-    let server = Server::start("accept");
-    let base = &server.base;
+    let env = fresh("accept");
+    let base = &env.server.base;
     let ann = register(base, "Ann").await;
     let ben = register(base, "ben").await;
     let cat = register(base, "cat").await;
@@ -402,8 +206,8 @@ async fn a_third_player_accepts_an_open_challenge_from_the_lobby() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lobby_limits_and_authorization() {
-    let server = Server::start("auth");
-    let base = &server.base;
+    let env = fresh("auth");
+    let base = &env.server.base;
     let ann = register(base, "ann").await;
     let ben = register(base, "ben").await;
     let cat = register(base, "cat").await;

@@ -349,7 +349,7 @@ fn find_magics(
     let mut occupancies = Vec::new();
     let mut references = Vec::new();
     let mut used = Vec::new();
-    for sq in 0..64 {
+    for (sq, &known_magic) in known.iter().enumerate() {
         let mask = relevant_mask(sq, dirs);
         let bits = mask.count_ones();
         occupancies.clear();
@@ -373,7 +373,7 @@ fn find_magics(
         let magic = loop {
             attempt += 1;
             let magic = if attempt == 1 {
-                known[sq]
+                known_magic
             } else {
                 rng.sparse()
             };

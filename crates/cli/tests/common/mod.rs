@@ -1,0 +1,345 @@
+//! The harness shared by the `chessmerge serve` end-to-end tests: the real
+//! binary on a free port with a fresh database (its port read from its log,
+//! killed on drop), HTTP helpers, registered players, and readers for the
+//! ndjson streams and the WebSocket.
+//!
+//! Each test binary uses only part of it.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+/// Generous: this box has 2 cores and runs other builds.
+pub const TIMEOUT: Duration = Duration::from_secs(60);
+
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let dir = std::env::temp_dir().join(format!(
+            "chessmerge-server-test-{name}-{}-{}-{nanos}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A running `chessmerge serve`.
+pub struct Server {
+    child: Child,
+    pub base: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    pub fn start(db: &std::path::Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_chessmerge"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--database"])
+            .arg(db)
+            .env("RUST_LOG", "info")
+            .env_remove("CHESSMERGE_LISTEN")
+            .env_remove("CHESSMERGE_DATABASE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start chessmerge serve");
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = mpsc::channel();
+        let log2 = log.clone();
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(i) = line.find("listening on http://")
+                    && let Some(tx) = tx.take()
+                {
+                    let rest = &line[i + "listening on http://".len()..];
+                    let addr: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+                    let _ = tx.send(addr);
+                }
+                log2.lock().unwrap().push(line);
+            }
+        });
+        let addr = match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(a) => a,
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "server did not say where it listens; log:\n{}",
+                    log.lock().unwrap().join("\n")
+                );
+            }
+        };
+        Server {
+            child,
+            base: format!("http://{addr}"),
+            log,
+        }
+    }
+
+    /// SIGKILL, no chance to clean up.
+    pub fn kill9(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    pub fn log_text(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A fresh server with a fresh database.
+pub struct Env {
+    pub server: Server,
+    pub _dir: TempDir,
+}
+
+pub fn fresh(name: &str) -> Env {
+    let dir = TempDir::new(name);
+    let server = Server::start(&dir.0.join("test.db"));
+    Env { server, _dir: dir }
+}
+
+pub fn http() -> reqwest::Client {
+    reqwest::Client::builder().timeout(TIMEOUT).build().unwrap()
+}
+
+/// A registered player with an API token and a session cookie.
+#[derive(Clone)]
+pub struct Player {
+    pub name: String,
+    pub token: String,
+    pub cookie: String,
+    pub base: String,
+    pub client: reqwest::Client,
+}
+
+pub async fn json_of(resp: reqwest::Response) -> (StatusCode, Value) {
+    let status = resp.status();
+    let text = resp.text().await.unwrap();
+    let v = serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text }));
+    (status, v)
+}
+
+pub async fn register(base: &str, name: &str) -> Player {
+    let client = http();
+    let creds = json!({ "username": name, "password": "correct horse" });
+    let resp = client
+        .post(format!("{base}/api/account/register"))
+        .json(&creds)
+        .send()
+        .await
+        .unwrap();
+    let cookie = resp.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let (s, v) = json_of(resp).await;
+    assert_eq!(s, StatusCode::OK, "register {name}: {v}");
+    assert_eq!(v["username"], name);
+    let (s, v) = json_of(
+        client
+            .post(format!("{base}/api/token"))
+            .json(&creds)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "token {name}: {v}");
+    Player {
+        name: name.into(),
+        token: v["token"].as_str().unwrap().into(),
+        cookie,
+        base: base.into(),
+        client,
+    }
+}
+
+impl Player {
+    pub async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        json_of(
+            self.client
+                .post(format!("{}{path}", self.base))
+                .bearer_auth(&self.token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    pub async fn post_empty(&self, path: &str) -> (StatusCode, Value) {
+        json_of(
+            self.client
+                .post(format!("{}{path}", self.base))
+                .bearer_auth(&self.token)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        json_of(
+            self.client
+                .get(format!("{}{path}", self.base))
+                .bearer_auth(&self.token)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    pub async fn mv(&self, id: &str, m: &str) -> (StatusCode, Value) {
+        self.post_empty(&format!("/api/board/game/{id}/move/{m}"))
+            .await
+    }
+
+    pub async fn stream(&self, path: &str) -> NdStream {
+        let resp = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .timeout(Duration::from_secs(3600))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::OK, "stream {path}");
+        assert_eq!(
+            resp.headers()["content-type"].to_str().unwrap(),
+            "application/x-ndjson"
+        );
+        NdStream {
+            resp,
+            buf: Vec::new(),
+        }
+    }
+}
+
+/// Reads an ndjson response line by line.
+pub struct NdStream {
+    resp: reqwest::Response,
+    buf: Vec<u8>,
+}
+
+impl NdStream {
+    /// The next non-empty line as JSON; `None` at the end of the stream.
+    pub async fn next(&mut self) -> Option<Value> {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buf.drain(..=i).collect();
+                let line = std::str::from_utf8(&line).unwrap().trim();
+                if line.is_empty() {
+                    continue; // keep-alive
+                }
+                return Some(serde_json::from_str(line).unwrap());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let chunk = tokio::time::timeout(left, self.resp.chunk())
+                .await
+                .expect("timed out waiting for a stream line")
+                .unwrap();
+            match chunk {
+                Some(c) => self.buf.extend_from_slice(&c),
+                None => return None,
+            }
+        }
+    }
+
+    /// The next line of the given `type`, skipping others.
+    pub async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let v = self.next().await.expect("stream ended");
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+}
+
+pub type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+pub async fn ws_connect(base: &str, cookie: Option<&str>) -> Ws {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let url = format!("{}/api/socket", base.replace("http://", "ws://"));
+    let mut req = url.into_client_request().unwrap();
+    if let Some(c) = cookie {
+        req.headers_mut().insert("cookie", c.parse().unwrap());
+    }
+    let (ws, _) = tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(req))
+        .await
+        .unwrap()
+        .unwrap();
+    ws
+}
+
+pub async fn ws_next(ws: &mut Ws) -> Value {
+    loop {
+        let msg = tokio::time::timeout(TIMEOUT, ws.next())
+            .await
+            .expect("timed out waiting for a socket message")
+            .expect("socket closed")
+            .unwrap();
+        if let Message::Text(t) = msg {
+            return serde_json::from_str(&t).unwrap();
+        }
+    }
+}
+
+pub async fn ws_send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+pub async fn login_cookie(base: &str, name: &str) -> String {
+    let resp = http()
+        .post(format!("{base}/api/account/login"))
+        .json(&json!({"username": name, "password": "correct horse"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let set = resp.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(set.contains("HttpOnly"), "{set}");
+    assert!(set.contains("SameSite=Lax"), "{set}");
+    set.split(';').next().unwrap().to_owned()
+}
