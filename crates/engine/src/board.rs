@@ -55,11 +55,12 @@ pub fn unit_attacks(unit: Unit, sq: usize, occ: u64) -> u64 {
     a
 }
 
-/// Bitboards of one position.
+/// Bitboards of one position, taken from the position's own sets (no
+/// square-by-square scan); units are read from the position on demand.
 #[derive(Clone, Debug)]
-pub struct Board {
-    /// The unit on each square.
-    pub units: [Option<Unit>; 64],
+pub struct Board<'a> {
+    /// The position the sets were read from.
+    pub pos: &'a Position,
     /// Occupied squares by colour.
     pub by_color: [u64; 2],
     /// Squares holding a piece of the role (alone or in a pair), by colour
@@ -76,39 +77,35 @@ pub struct Board {
     pub castling: u64,
 }
 
-impl Board {
+impl<'a> Board<'a> {
     /// Reads a position.
-    pub fn new(pos: &Position) -> Board {
-        let mut b = Board {
-            units: [None; 64],
-            by_color: [0; 2],
-            by_role: [[0; 6]; 2],
-            pairs: 0,
-            pawn_pairs: 0,
-            royal: [0; 2],
+    pub fn new(pos: &'a Position) -> Board<'a> {
+        let by_color = [pos.units_of(Color::White).0, pos.units_of(Color::Black).0];
+        let mut by_role = [[0u64; 6]; 2];
+        for r in Role::ALL {
+            let rb = pos.with_role(r).0;
+            by_role[0][r.index()] = rb & by_color[0];
+            by_role[1][r.index()] = rb & by_color[1];
+        }
+        let pairs = pos.pairs().0;
+        Board {
+            pos,
+            by_color,
+            by_role,
+            pairs,
+            pawn_pairs: pairs & pos.with_role(Role::Pawn).0,
+            royal: [
+                pos.royal_square(Color::White).index(),
+                pos.royal_square(Color::Black).index(),
+            ],
             castling: pos.castling_rights().0,
-        };
-        for sq in pos.occupied() {
-            let i = sq.index();
-            if let Some(u) = pos.unit_at(sq) {
-                let bit = 1u64 << i;
-                let c = u.color.index();
-                b.units[i] = Some(u);
-                b.by_color[c] |= bit;
-                b.by_role[c][u.first.index()] |= bit;
-                if let Some(s) = u.second {
-                    b.by_role[c][s.index()] |= bit;
-                    b.pairs |= bit;
-                    if u.has(Role::Pawn) {
-                        b.pawn_pairs |= bit;
-                    }
-                }
-            }
         }
-        for c in Color::ALL {
-            b.royal[c.index()] = pos.royal_square(c).index();
-        }
-        b
+    }
+
+    /// The unit on square index `sq`.
+    #[inline]
+    pub fn unit(&self, sq: usize) -> Option<Unit> {
+        self.pos.unit_at(Square::new(sq as u8))
     }
 
     /// All occupied squares.
@@ -125,7 +122,7 @@ impl Board {
         while bb != 0 {
             let sq = bb.trailing_zeros() as usize;
             bb &= bb - 1;
-            if let Some(u) = self.units[sq] {
+            if let Some(u) = self.unit(sq) {
                 a |= unit_attacks(u, sq, occ);
             }
         }

@@ -253,47 +253,68 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
         let them = c.other().index();
         let s = &mut side[ci];
         let own = b.by_color[ci];
-        let mut bb = own;
+        // One piece of role `r` on `sq`: its terms, and its attack set.
+        let mut piece = |r: Role, sq: usize| -> u64 {
+            let ri = r.index();
+            let (pm, pe) = pst(r, c, sq);
+            s.add(MG_VALUE[ri] + pm, EG_VALUE[ri] + pe);
+            phase += PHASE_WEIGHT[ri];
+            if r != Role::Pawn && r != Role::King {
+                non_pawn_material[ci] += MG_VALUE[ri];
+            }
+            if r == Role::Bishop {
+                bishops[ci] += 1;
+            }
+            let a = role_attacks(r, c, sq, occ);
+            attacks[ci] |= a;
+            let class = match r {
+                Role::Pawn => 0,
+                Role::Knight | Role::Bishop => 1,
+                Role::Rook => 2,
+                Role::Queen => 3,
+                Role::King => 4,
+            };
+            att_class[ci][class] |= a;
+            if r != Role::Pawn && r != Role::King {
+                let mob = (a & !own & !pawn_att[them]).count_ones() as i32;
+                s.add(MOBILITY_MG[ri] * (mob - 4), MOBILITY_EG[ri] * (mob - 4));
+            }
+            a
+        };
+        // Single pieces straight from the role sets.
+        for r in Role::ALL {
+            let mut bb = b.by_role[ci][r.index()] & !b.pairs;
+            while bb != 0 {
+                let sq = bb.trailing_zeros() as usize;
+                bb &= bb - 1;
+                if piece(r, sq) & zones[them] != 0 {
+                    zone_weight[ci] += KING_ATTACK_WEIGHT[r.index()];
+                }
+            }
+        }
+        // Pairs: both pieces (possibly of one role), the heaviest zone
+        // attacker counted once, and the pair correction.
+        let mut pair_corr = (0, 0);
+        let mut bb = own & b.pairs;
         while bb != 0 {
             let sq = bb.trailing_zeros() as usize;
             bb &= bb - 1;
-            let Some(u) = b.units[sq] else { continue };
+            let Some(u) = b.unit(sq) else { continue };
             let mut zw = 0;
             for r in u.roles() {
-                let ri = r.index();
-                let (pm, pe) = pst(r, c, sq);
-                s.add(MG_VALUE[ri] + pm, EG_VALUE[ri] + pe);
-                phase += PHASE_WEIGHT[ri];
-                if r != Role::Pawn && r != Role::King {
-                    non_pawn_material[ci] += MG_VALUE[ri];
-                }
-                if r == Role::Bishop {
-                    bishops[ci] += 1;
-                }
-                let a = role_attacks(r, c, sq, occ);
-                attacks[ci] |= a;
-                if a & zones[them] != 0 {
-                    zw = zw.max(KING_ATTACK_WEIGHT[ri]);
-                }
-                let class = match r {
-                    Role::Pawn => 0,
-                    Role::Knight | Role::Bishop => 1,
-                    Role::Rook => 2,
-                    Role::Queen => 3,
-                    Role::King => 4,
-                };
-                att_class[ci][class] |= a;
-                if r != Role::Pawn && r != Role::King {
-                    let mob = (a & !own & !pawn_att[them]).count_ones() as i32;
-                    s.add(MOBILITY_MG[ri] * (mob - 4), MOBILITY_EG[ri] * (mob - 4));
+                if piece(r, sq) & zones[them] != 0 {
+                    zw = zw.max(KING_ATTACK_WEIGHT[r.index()]);
                 }
             }
             zone_weight[ci] += zw;
             if let Some(second) = u.second {
                 let (mg, eg) = pair_correction(fusion, u.first.index(), second.index());
-                s.add(mg, eg);
+                pair_corr.0 += mg;
+                pair_corr.1 += eg;
             }
         }
+        let s = &mut side[ci];
+        s.add(pair_corr.0, pair_corr.1);
         let corners = match c {
             Color::White => (1u64 << 0) | (1 << 7),
             Color::Black => (1u64 << 56) | (1 << 63),
@@ -331,7 +352,7 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
             }
             if b.pawn_pairs & (1 << sq) != 0 {
                 s.add(PAWN_PAIR_RANK_BONUS[rr], PAWN_PAIR_RANK_BONUS[rr]);
-                if let Some(u) = b.units[sq]
+                if let Some(u) = b.unit(sq)
                     && let Some(gain) = carry_promotion_gain(b, u, c, sq, occ, variant)
                 {
                     let v = gain * CARRY_PROMOTION_WEIGHT / 16;
@@ -377,7 +398,7 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
             if attacks[them] & bit == 0 {
                 continue;
             }
-            let Some(u) = b.units[sq] else { continue };
+            let Some(u) = b.unit(sq) else { continue };
             let v = unit_material(u, fusion);
             let cheapest = if att_class[them][0] & bit != 0 {
                 MG_VALUE[0]
