@@ -6,7 +6,7 @@
 
 use crate::limits::Limits;
 use crate::search::Searcher;
-use chessmerge_rules::{Position, Variant, perft};
+use chessmerge_rules::{MoveList, Position, Variant, perft};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -157,12 +157,14 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
             nodes += perft_made(&Position::new(v), args.perft_depth);
         }
         let us = start.elapsed().as_micros().max(1) as u64;
+        let made_nps = nodes * 1_000_000 / us;
+        println!("perft, every node made: {nodes} nodes {made_nps} nps");
         println!(
-            "perft, every node made: {} nodes {} nps",
-            nodes,
-            nodes * 1_000_000 / us
+            "search/perft per-node rate: {:.3}",
+            r.nps as f64 / made_nps.max(1) as f64
         );
     }
+    // Last, in the usual form, for tools that read the final line.
     println!("{} nodes {} nps", r.nodes, r.nps);
     Ok(())
 }
@@ -170,7 +172,8 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
 /// Positions visited when every move of the perft tree is played and
 /// every visited position generates its moves (the root included).
 pub fn perft_made(pos: &Position, depth: u32) -> u64 {
-    let moves = pos.legal_moves();
+    let mut moves = MoveList::new();
+    pos.legal_moves_into(&mut moves);
     if depth == 0 {
         return 1;
     }

@@ -199,6 +199,17 @@ fn relative_rank(color: Color, sq: usize) -> usize {
     }
 }
 
+/// Squares attacked by a set of `color`'s pawns (all at once, by shifts).
+#[inline]
+fn pawn_set_attacks(color: Color, pawns: u64) -> u64 {
+    const NOT_A: u64 = !FILE_A;
+    const NOT_H: u64 = !(FILE_A << 7);
+    match color {
+        Color::White => ((pawns & NOT_A) << 7) | ((pawns & NOT_H) << 9),
+        Color::Black => ((pawns & NOT_A) >> 9) | ((pawns & NOT_H) >> 7),
+    }
+}
+
 #[derive(Default, Clone, Copy)]
 struct Score {
     mg: i32,
@@ -239,13 +250,7 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
     let mut zone_weight = [0i32; 2];
 
     for c in Color::ALL {
-        let ci = c.index();
-        let mut bb = b.by_role[ci][Role::Pawn.index()];
-        while bb != 0 {
-            let sq = bb.trailing_zeros() as usize;
-            bb &= bb - 1;
-            pawn_att[ci] |= pawn_attacks(c, sq);
-        }
+        pawn_att[c.index()] = pawn_set_attacks(c, b.by_role[c.index()][Role::Pawn.index()]);
     }
 
     for c in Color::ALL {
@@ -516,6 +521,29 @@ fn carry_promotion_gain(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pawn_set_attacks_are_the_union_of_single_pawn_attacks() {
+        // Every single square (edges included) and a few mixed sets.
+        let mut sets: Vec<u64> = (0..64).map(|sq| 1u64 << sq).collect();
+        sets.extend([
+            FILE_A,
+            FILE_A << 7,
+            0x00ff_0000_0000_ff00,
+            0x8142_2418_1824_4281,
+        ]);
+        for set in sets {
+            for c in Color::ALL {
+                let mut expected = 0;
+                for sq in 0..64 {
+                    if set & (1 << sq) != 0 {
+                        expected |= pawn_attacks(c, sq);
+                    }
+                }
+                assert_eq!(pawn_set_attacks(c, set), expected, "{c:?} {set:#x}");
+            }
+        }
+    }
 
     /// The colour-mirrored Merge-FEN: ranks reversed, cases swapped.
     fn mirror(fen: &str) -> String {

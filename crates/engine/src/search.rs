@@ -17,7 +17,7 @@ use crate::eval::{evaluate, unit_material, unit_value};
 use crate::limits::{Clock, Limits};
 use crate::params::*;
 use crate::tt::{Bound, TransTable};
-use chessmerge_rules::{Color, Move, Position, Role, Variant};
+use chessmerge_rules::{Color, Move, MoveList, Position, Role, Variant};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -181,6 +181,9 @@ pub struct Searcher {
     eval_cache: Vec<(u64, i32)>,
     /// Move-ordering buffers, one per ply (kept to avoid allocations).
     bufs: Vec<Vec<(i32, Move, i32)>>,
+    /// Where each node's moves are generated before they are scored into
+    /// its ordering buffer (boxed: a `MoveList` is 4 KiB).
+    move_list: Box<MoveList>,
     /// Deliberate imprecision (levels); zero for full strength.
     pub imprecision: Imprecision,
     /// Search features in use (all by default).
@@ -221,6 +224,7 @@ impl Searcher {
             lmr,
             eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
             bufs: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            move_list: Box::new(MoveList::new()),
             imprecision: Imprecision::default(),
             features: Features::default(),
         }
@@ -425,7 +429,7 @@ impl Searcher {
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check && self.features.check_extension);
             let score = if i == 0 {
-                -self.negamax(&child, new_depth, -beta, -alpha, 1, true)
+                -self.negamax(&child, new_depth, -beta, -alpha, 1, gives_check, true)
             } else {
                 let tactical = pos.is_capture(m) || m.promotion().is_some();
                 let mut r = 0;
@@ -438,12 +442,20 @@ impl Searcher {
                 {
                     r = (self.lmr[depth.min(63) as usize][i.min(63)] - 1).max(0);
                 }
-                let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, 1, true);
+                let mut s = -self.negamax(
+                    &child,
+                    new_depth - r,
+                    -alpha - 1,
+                    -alpha,
+                    1,
+                    gives_check,
+                    true,
+                );
                 if s > alpha && r > 0 && !self.stopped {
-                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, 1, true);
+                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, 1, gives_check, true);
                 }
                 if s > alpha && s < beta && !self.stopped {
-                    s = -self.negamax(&child, new_depth, -beta, -alpha, 1, true);
+                    s = -self.negamax(&child, new_depth, -beta, -alpha, 1, gives_check, true);
                 }
                 s
             };
@@ -541,6 +553,9 @@ impl Searcher {
         false
     }
 
+    /// `in_check`: whether the side to move is in check (the caller knows:
+    /// it tested whether its move gives check).
+    #[allow(clippy::too_many_arguments)]
     fn negamax(
         &mut self,
         pos: &Position,
@@ -548,6 +563,7 @@ impl Searcher {
         mut alpha: i32,
         mut beta: i32,
         ply: usize,
+        in_check: bool,
         null_ok: bool,
     ) -> i32 {
         if self.poll() {
@@ -567,7 +583,6 @@ impl Searcher {
         if alpha >= beta {
             return alpha;
         }
-        let in_check = pos.is_check();
         if depth <= 0 && !in_check {
             return self.qsearch(pos, alpha, beta, ply);
         }
@@ -623,7 +638,16 @@ impl Searcher {
             {
                 let r = NULL_BASE_R + depth / NULL_DEPTH_DIVISOR;
                 self.keys.push(key);
-                let s = -self.negamax(&null, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+                // Passing cannot put the opponent in check.
+                let s = -self.negamax(
+                    &null,
+                    depth - 1 - r,
+                    -beta,
+                    -beta + 1,
+                    ply + 1,
+                    false,
+                    false,
+                );
                 self.keys.pop();
                 if self.stopped {
                     return 0;
@@ -634,13 +658,13 @@ impl Searcher {
             }
         }
 
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
+        pos.legal_moves_into(&mut self.move_list);
+        if self.move_list.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
         let mut scored = std::mem::take(&mut self.bufs[ply]);
         scored.clear();
-        for &m in moves.iter() {
+        for &m in self.move_list.iter() {
             scored.push((self.move_score(pos, m, tt_move, ply), m, 0));
         }
 
@@ -665,6 +689,7 @@ impl Searcher {
             let (ms, m, _) = scored[i];
             let tactical = pos.is_capture(m) || m.promotion().is_some();
             let child = pos.play(m);
+            self.tt.prefetch(child.zobrist());
             let gives_check = child.is_check();
 
             // Futility pruning of quiet moves near the leaves.
@@ -683,7 +708,7 @@ impl Searcher {
             let ext = i32::from(gives_check && can_extend);
             let new_depth = depth - 1 + ext;
             let score = if i == 0 {
-                -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true)
+                -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, gives_check, true)
             } else {
                 let mut r = 0;
                 if self.features.lmr
@@ -702,12 +727,28 @@ impl Searcher {
                     }
                     r = r.clamp(0, new_depth - 1);
                 }
-                let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1, true);
+                let mut s = -self.negamax(
+                    &child,
+                    new_depth - r,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    gives_check,
+                    true,
+                );
                 if s > alpha && r > 0 && !self.stopped {
-                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, ply + 1, true);
+                    s = -self.negamax(
+                        &child,
+                        new_depth,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        gives_check,
+                        true,
+                    );
                 }
                 if s > alpha && s < beta && !self.stopped {
-                    s = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true);
+                    s = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, gives_check, true);
                 }
                 s
             };
@@ -779,10 +820,9 @@ impl Searcher {
             return self.static_eval(pos, key);
         }
         let in_check = pos.is_check();
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
-        }
+        // Standing pat is not allowed in check; a stand-pat cutoff needs no
+        // move generation. (Stalemate is not detected here: only the moves
+        // that capture or promote are generated when not in check.)
         let stand_pat = if in_check {
             -INFINITY
         } else {
@@ -792,14 +832,15 @@ impl Searcher {
             return stand_pat;
         }
         alpha = alpha.max(stand_pat);
+        pos.tactical_moves_into(&mut self.move_list);
+        if in_check && self.move_list.is_empty() {
+            return -MATE + ply as i32;
+        }
         let them = pos.turn().other();
         let mut scored = std::mem::take(&mut self.bufs[ply]);
         scored.clear();
-        for &m in moves.iter() {
+        for &m in self.move_list.iter() {
             let victim = pos.captured(m);
-            if !in_check && victim.is_none() && m.promotion().is_none() {
-                continue;
-            }
             let gain = victim.map_or(0, |u| unit_material(u, pos.variant() == Variant::Fusion))
                 + m.promotion()
                     .map_or(0, |r| MG_VALUE[r.index()] - MG_VALUE[0]);

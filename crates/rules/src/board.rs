@@ -50,6 +50,7 @@ impl Board {
         self.mailbox[sq.index()]
     }
 
+    #[inline]
     pub(crate) fn unit_at(&self, sq: Square) -> Option<Unit> {
         self.code(sq).unit()
     }

@@ -11,7 +11,7 @@
 use crate::attacks::{self, between, line};
 use crate::bitboard::Bitboard;
 use crate::board::Board;
-use crate::moves::{Move, MoveSink};
+use crate::moves::{Move, MoveList, MoveSink};
 use crate::position::{Position, ep_victim};
 use crate::types::{Color, Role, Square, UnitCode};
 use crate::variant::{Q_ONLY, Rules};
@@ -450,5 +450,41 @@ impl Bitboard {
     #[inline]
     fn all_safe(self, f: impl Fn(Square) -> bool) -> bool {
         self.into_iter().all(f)
+    }
+}
+
+/// Keeps only captures (ending on an enemy unit, or en passant) and
+/// promotions: quiescence search's moves when not in check. Filtering at
+/// the sink keeps one generator, so the tactical moves are exactly the
+/// legal moves with that property.
+pub(crate) struct TacticalSink<'a> {
+    pub(crate) list: &'a mut MoveList,
+    pub(crate) theirs: Bitboard,
+}
+
+impl MoveSink for TacticalSink<'_> {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        // Castling lands on an empty square, so it never passes.
+        if m.is_en_passant() || m.promotion().is_some() || self.theirs.contains(m.to()) {
+            self.list.push(m);
+        }
+    }
+
+    #[inline]
+    fn push_targets(&mut self, base: Move, targets: Bitboard) {
+        for to in targets & self.theirs {
+            self.list.push(base.with_to(to));
+        }
+    }
+
+    #[inline]
+    fn push_shifted(&mut self, targets: Bitboard, delta: i8) {
+        self.list.push_shifted(targets & self.theirs, delta);
+    }
+
+    #[inline]
+    fn push_promotions(&mut self, base: Move, targets: Bitboard, roles: &[Role]) {
+        self.list.push_promotions(base, targets, roles);
     }
 }

@@ -290,10 +290,12 @@ impl Position {
     }
 
     /// The side to move.
+    #[inline]
     pub fn turn(&self) -> Color {
         self.turn
     }
 
+    #[inline]
     pub fn unit_at(&self, sq: Square) -> Option<Unit> {
         self.board.unit_at(sq)
     }
@@ -346,12 +348,14 @@ impl Position {
     }
 
     /// Units of the opponent attacking the side to move's royal unit.
+    #[inline]
     pub fn checkers(&self) -> Bitboard {
         let us = self.turn;
         self.board
             .attackers_to(self.royal_square(us), us.other(), self.board.occupied())
     }
 
+    #[inline]
     pub fn is_check(&self) -> bool {
         self.checkers().any()
     }
@@ -369,6 +373,7 @@ impl Position {
     /// The Zobrist key: units, side to move, castling rights, and the en
     /// passant file when a capture there is possible by pattern (so equal
     /// keys mean "same position" for repetition).
+    #[inline]
     pub fn zobrist(&self) -> u64 {
         let mut h = self.board.hash;
         if self.turn == Color::Black {
@@ -409,6 +414,32 @@ impl Position {
         list
     }
 
+    /// The legal moves, written into `list` (which is cleared first): the
+    /// same moves in the same order as [`Position::legal_moves`], without
+    /// returning a 4 KiB list by value (for search loops).
+    pub fn legal_moves_into(&self, list: &mut MoveList) {
+        list.clear();
+        with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, list));
+    }
+
+    /// The tactical moves, for quiescence search: when the side to move is
+    /// in check, every legal move (all evasions); otherwise the legal
+    /// captures (en passant included) and promotions (pair promotions
+    /// included). Same order as in [`Position::legal_moves`]. `list` is
+    /// cleared first.
+    pub fn tactical_moves_into(&self, list: &mut MoveList) {
+        list.clear();
+        if self.is_check() {
+            with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, list));
+        } else {
+            let mut sink = crate::movegen::TacticalSink {
+                list,
+                theirs: self.board.color(self.turn.other()),
+            };
+            with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, &mut sink));
+        }
+    }
+
     /// Whether `m` is one of the legal moves.
     pub fn is_legal(&self, m: Move) -> bool {
         self.legal_moves().contains(&m)
@@ -422,6 +453,7 @@ impl Position {
     }
 
     /// The unit a move captures (en passant included), if any.
+    #[inline]
     pub fn captured(&self, m: Move) -> Option<Unit> {
         if m.is_castle() {
             return None;
@@ -432,6 +464,7 @@ impl Position {
         self.board.unit_at(m.to()).filter(|u| u.color != self.turn)
     }
 
+    #[inline]
     pub fn is_capture(&self, m: Move) -> bool {
         self.captured(m).is_some()
     }
@@ -446,6 +479,7 @@ impl Position {
     }
 
     /// The unit that moves: the whole unit, or the splitting component.
+    #[inline]
     pub fn moving_unit(&self, m: Move) -> Option<Unit> {
         let u = self.board.unit_at(m.from())?;
         Some(match m.split() {

@@ -207,3 +207,44 @@ fn playouts_reach_pairs_and_promotions() {
         "pairs {pairs}, pair moves {pair_moves}"
     );
 }
+
+/// `tactical_moves_into` is exactly the legal moves that capture or
+/// promote (every legal move when in check), in the same order, and
+/// `legal_moves_into` equals `legal_moves`.
+#[test]
+fn tactical_moves_are_the_legal_captures_and_promotions() {
+    use chessmerge_rules::MoveList;
+    let mut list = MoveList::new();
+    for variant in Variant::ALL {
+        let (mut captures, mut promotions, mut en_passant, mut in_check) = (0, 0, 0, 0);
+        playouts(variant, 60, 200, 23, |pos, _, _| {
+            let all = pos.legal_moves();
+            pos.legal_moves_into(&mut list);
+            assert_eq!(&all[..], &list[..], "{variant} {}", pos.fen());
+            let expected: Vec<Move> = if pos.is_check() {
+                in_check += 1;
+                all.to_vec()
+            } else {
+                all.iter()
+                    .copied()
+                    .filter(|&m| pos.is_capture(m) || m.promotion().is_some())
+                    .collect()
+            };
+            pos.tactical_moves_into(&mut list);
+            assert_eq!(&expected[..], &list[..], "{variant} {}", pos.fen());
+            for &m in list.iter() {
+                captures += usize::from(pos.is_capture(m));
+                promotions += usize::from(m.promotion().is_some());
+                en_passant += usize::from(m.is_en_passant());
+            }
+        });
+        // The playouts must reach every kind of tactical move checked here.
+        assert!(
+            captures > 1000 && promotions > 0 && in_check > 0,
+            "{variant}"
+        );
+        if variant != Variant::ChessMerge {
+            assert!(en_passant > 0, "{variant}: no en passant reached");
+        }
+    }
+}
