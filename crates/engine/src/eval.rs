@@ -166,29 +166,47 @@ fn adjacent_files(file: usize) -> u64 {
     m
 }
 
-/// Squares strictly in front of `sq` (from `color`'s side) on the file
-/// and the two adjacent files.
+/// `x` and every square north (towards rank 8) of it.
 #[inline]
-fn front_span(color: Color, sq: usize) -> u64 {
-    let files = file_mask(sq % 8) | adjacent_files(sq % 8);
-    let rank = sq / 8;
-    let ahead = match color {
-        Color::White => {
-            if rank == 7 {
-                0
-            } else {
-                !0u64 << ((rank + 1) * 8)
-            }
-        }
-        Color::Black => {
-            if rank == 0 {
-                0
-            } else {
-                !0u64 >> ((8 - rank) * 8)
-            }
-        }
+fn north_fill(mut x: u64) -> u64 {
+    x |= x << 8;
+    x |= x << 16;
+    x |= x << 32;
+    x
+}
+
+/// `x` and every square south of it.
+#[inline]
+fn south_fill(mut x: u64) -> u64 {
+    x |= x >> 8;
+    x |= x >> 16;
+    x |= x >> 32;
+    x
+}
+
+/// Every square of the files left and right of the files of `pawns`.
+#[inline]
+fn adjacent_file_fill(pawns: u64) -> u64 {
+    let files = north_fill(south_fill(pawns));
+    ((files << 1) & !FILE_A) | ((files >> 1) & !(FILE_A << 7))
+}
+
+/// Pawns of `pawns` with another one on the same file.
+#[inline]
+fn doubled_pawns(pawns: u64) -> u64 {
+    pawns & (north_fill(pawns << 8) | south_fill(pawns >> 8))
+}
+
+/// Squares where a pawn of `color` is not passed: on or beside the file of
+/// an enemy pawn, behind it (from `color`'s side). The union of the enemy
+/// pawns' spans, so `pawns & !passed_blockers(..)` is the passed pawns.
+#[inline]
+fn passed_blockers(color: Color, enemy_pawns: u64) -> u64 {
+    let span = match color {
+        Color::White => south_fill(enemy_pawns >> 8),
+        Color::Black => north_fill(enemy_pawns << 8),
     };
-    files & ahead
+    span | ((span << 1) & !FILE_A) | ((span >> 1) & !(FILE_A << 7))
 }
 
 #[inline]
@@ -338,31 +356,30 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
         let ci = c.index();
         let pawns = b.by_role[ci][Role::Pawn.index()];
         let enemy_pawns = b.by_role[c.other().index()][Role::Pawn.index()];
-        let mut bb = pawns;
         let s = &mut side[ci];
+        // Structure, set-wise: each pawn with another on its file, each
+        // pawn with none on the adjacent files.
+        let doubled = (doubled_pawns(pawns).count_ones()) as i32;
+        s.add(-DOUBLED_PENALTY / 2 * doubled, -DOUBLED_PENALTY * doubled);
+        let isolated = (pawns & !adjacent_file_fill(pawns)).count_ones() as i32;
+        s.add(-ISOLATED_PENALTY * isolated, -ISOLATED_PENALTY * isolated);
+        let mut passed = pawns & !passed_blockers(c, enemy_pawns);
+        while passed != 0 {
+            let rr = relative_rank(c, passed.trailing_zeros() as usize);
+            passed &= passed - 1;
+            s.add(PASSED_MG[rr], PASSED_EG[rr]);
+        }
+        let mut bb = pawns & b.pawn_pairs;
         while bb != 0 {
             let sq = bb.trailing_zeros() as usize;
             bb &= bb - 1;
-            let file = sq % 8;
             let rr = relative_rank(c, sq);
-            let on_file = pawns & file_mask(file);
-            if on_file.count_ones() > 1 {
-                s.add(-DOUBLED_PENALTY / 2, -DOUBLED_PENALTY);
-            }
-            if pawns & adjacent_files(file) == 0 {
-                s.add(-ISOLATED_PENALTY, -ISOLATED_PENALTY);
-            }
-            if front_span(c, sq) & enemy_pawns == 0 {
-                s.add(PASSED_MG[rr], PASSED_EG[rr]);
-            }
-            if b.pawn_pairs & (1 << sq) != 0 {
-                s.add(PAWN_PAIR_RANK_BONUS[rr], PAWN_PAIR_RANK_BONUS[rr]);
-                if let Some(u) = b.unit(sq)
-                    && let Some(gain) = carry_promotion_gain(b, u, c, sq, occ, variant)
-                {
-                    let v = gain * CARRY_PROMOTION_WEIGHT / 16;
-                    s.add(v, v);
-                }
+            s.add(PAWN_PAIR_RANK_BONUS[rr], PAWN_PAIR_RANK_BONUS[rr]);
+            if let Some(u) = b.unit(sq)
+                && let Some(gain) = carry_promotion_gain(b, u, c, sq, occ, variant)
+            {
+                let v = gain * CARRY_PROMOTION_WEIGHT / 16;
+                s.add(v, v);
             }
         }
     }
@@ -521,6 +538,63 @@ fn carry_promotion_gain(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Squares strictly in front of `sq` (from `color`'s side) on the file
+    /// and the two adjacent files.
+    fn front_span(color: Color, sq: usize) -> u64 {
+        let files = file_mask(sq % 8) | adjacent_files(sq % 8);
+        let rank = sq / 8;
+        let ahead = match color {
+            Color::White => {
+                if rank == 7 {
+                    0
+                } else {
+                    !0u64 << ((rank + 1) * 8)
+                }
+            }
+            Color::Black => {
+                if rank == 0 {
+                    0
+                } else {
+                    !0u64 >> ((8 - rank) * 8)
+                }
+            }
+        };
+        files & ahead
+    }
+
+    /// The set-wise pawn-structure sets agree with the pawn-by-pawn
+    /// definitions (same file, adjacent files, front span).
+    #[test]
+    fn pawn_structure_sets_match_pawn_by_pawn_definitions() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            x = crate::search::splitmix(x);
+            let ours = x & crate::search::splitmix(x ^ 1) & 0x00ff_ffff_ffff_ff00;
+            let theirs = crate::search::splitmix(x ^ 2) & crate::search::splitmix(x ^ 3);
+            for c in Color::ALL {
+                let (mut doubled, mut isolated, mut passed) = (0u64, 0u64, 0u64);
+                for sq in (0..64).filter(|&sq| ours & (1 << sq) != 0) {
+                    if (ours & file_mask(sq % 8)).count_ones() > 1 {
+                        doubled |= 1 << sq;
+                    }
+                    if ours & adjacent_files(sq % 8) == 0 {
+                        isolated |= 1 << sq;
+                    }
+                    if front_span(c, sq) & theirs == 0 {
+                        passed |= 1 << sq;
+                    }
+                }
+                assert_eq!(doubled_pawns(ours), doubled, "{ours:#x}");
+                assert_eq!(ours & !adjacent_file_fill(ours), isolated, "{ours:#x}");
+                assert_eq!(
+                    ours & !passed_blockers(c, theirs),
+                    passed,
+                    "{c:?} {ours:#x} {theirs:#x}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn pawn_set_attacks_are_the_union_of_single_pawn_attacks() {

@@ -16,7 +16,7 @@
 use crate::eval::{evaluate, unit_material, unit_value};
 use crate::limits::{Clock, Limits};
 use crate::params::*;
-use crate::tt::{Bound, TransTable};
+use crate::tt::{Bound, TransTable, prefetch};
 use chessmerge_rules::{Color, Move, MoveList, Position, Role, Variant};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -518,6 +518,11 @@ impl Searcher {
         self.stopped
     }
 
+    #[inline]
+    fn eval_slot(&self, key: u64) -> &(u64, i32) {
+        &self.eval_cache[(key as usize) & (EVAL_CACHE_SIZE - 1)]
+    }
+
     fn static_eval(&mut self, pos: &Position, key: u64) -> i32 {
         let slot = &mut self.eval_cache[(key as usize) & (EVAL_CACHE_SIZE - 1)];
         let e = if slot.0 == key && key != 0 {
@@ -689,7 +694,9 @@ impl Searcher {
             let (ms, m, _) = scored[i];
             let tactical = pos.is_capture(m) || m.promotion().is_some();
             let child = pos.play(m);
-            self.tt.prefetch(child.zobrist());
+            let child_key = child.zobrist();
+            self.tt.prefetch(child_key);
+            prefetch(self.eval_slot(child_key));
             let gives_check = child.is_check();
 
             // Futility pruning of quiet moves near the leaves.
@@ -875,6 +882,7 @@ impl Searcher {
             scored.swap(i, bi);
             let m = scored[i].1;
             let child = pos.play(m);
+            prefetch(self.eval_slot(child.zobrist()));
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
             if self.stopped {
                 self.keys.pop();

@@ -74,6 +74,20 @@ fn advise_huge_pages<T>(v: &Vec<T>) {
     let _ = v;
 }
 
+/// Starts loading the cache line of `slot` (a hint; it never faults).
+#[inline]
+pub fn prefetch<T>(slot: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: a prefetch is only a hint: it never faults or reads into
+        // the program, and the pointer comes from a live reference.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((slot as *const T).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
+}
+
 /// The table.
 pub struct TransTable {
     entries: Vec<Entry>,
@@ -111,16 +125,7 @@ impl TransTable {
     /// cache, and the probe is otherwise the search's slowest load).
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let p = self.entries.as_ptr().wrapping_add(self.index(key));
-            // SAFETY: a prefetch is only a hint: it never faults or reads
-            // into the program, and `p` points into the table anyway.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        prefetch(&self.entries[self.index(key)]);
     }
 
     /// Looks `key` up; `ply` converts stored mate scores back to the root.
