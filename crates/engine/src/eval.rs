@@ -112,23 +112,41 @@ const PST_KING_EG: [i32; 64] = [
     -50,-30,-30,-30,-30,-30,-30,-50,
 ];
 
-/// The tables are written rank 8 first, as seen by white; white looks up
-/// `sq ^ 56`, black looks up `sq` (the mirror).
-#[inline]
-fn pst(role: Role, color: Color, sq: usize) -> (i32, i32) {
-    let i = match color {
-        Color::White => sq ^ 56,
-        Color::Black => sq,
-    };
-    match role {
-        Role::Pawn => (PST_PAWN[i], PST_PAWN_EG[i]),
-        Role::Knight => (PST_KNIGHT[i], PST_KNIGHT[i]),
-        Role::Bishop => (PST_BISHOP[i], PST_BISHOP[i]),
-        Role::Rook => (PST_ROOK[i], PST_ROOK[i] / 2),
-        Role::Queen => (PST_QUEEN[i], PST_QUEEN[i]),
-        Role::King => (PST_KING_MG[i], PST_KING_EG[i]),
+/// Piece-square values (mg, eg) of role index `r` at table index `i`.
+/// The tables are written rank 8 first, as seen by white: white uses
+/// `i = sq ^ 56`, black `i = sq` (the mirror).
+const fn pst_entry(r: usize, i: usize) -> (i32, i32) {
+    match r {
+        0 => (PST_PAWN[i], PST_PAWN_EG[i]),
+        1 => (PST_KNIGHT[i], PST_KNIGHT[i]),
+        2 => (PST_BISHOP[i], PST_BISHOP[i]),
+        3 => (PST_ROOK[i], PST_ROOK[i] / 2),
+        4 => (PST_QUEEN[i], PST_QUEEN[i]),
+        _ => (PST_KING_MG[i], PST_KING_EG[i]),
     }
 }
+
+/// Material plus piece-square value (mg, eg) of one piece, by colour,
+/// role and square, folded into one table at compile time so that the
+/// evaluation's per-piece lookup is a single load.
+static PIECE_SQUARE: [[[(i32, i32); 64]; 6]; 2] = {
+    let mut t = [[[(0, 0); 64]; 6]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut r = 0;
+        while r < 6 {
+            let mut sq = 0;
+            while sq < 64 {
+                let (m, e) = pst_entry(r, if c == 0 { sq ^ 56 } else { sq });
+                t[c][r][sq] = (MG_VALUE[r] + m, EG_VALUE[r] + e);
+                sq += 1;
+            }
+            r += 1;
+        }
+        c += 1;
+    }
+    t
+};
 
 /// Ordering value of a unit: the sum of its pieces (a king counts big, so
 /// that the royal unit sorts as the most valuable).
@@ -279,8 +297,8 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
         // One piece of role `r` on `sq`: its terms, and its attack set.
         let mut piece = |r: Role, sq: usize| -> u64 {
             let ri = r.index();
-            let (pm, pe) = pst(r, c, sq);
-            s.add(MG_VALUE[ri] + pm, EG_VALUE[ri] + pe);
+            let (mg, eg) = PIECE_SQUARE[c.index()][ri][sq];
+            s.add(mg, eg);
             phase += PHASE_WEIGHT[ri];
             if r != Role::Pawn && r != Role::King {
                 non_pawn_material[ci] += MG_VALUE[ri];
