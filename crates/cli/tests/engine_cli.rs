@@ -165,6 +165,40 @@ fn engine_bench_prints_nodes_and_nps() {
     );
 }
 
+/// Our own engine as an external UCI opponent in standard chess: it starts
+/// in ChessMerge (the default of `chessmerge uci`), so the match must tell
+/// it the variant, or it would refuse the double pawn steps it is sent.
+#[test]
+fn engine_match_against_an_external_uci_engine_in_standard() {
+    let out = Command::new(BIN)
+        .args([
+            "match",
+            "--player1",
+            "depth=2",
+            "--player2",
+            &format!("uci={BIN} uci,depth=2,name=external"),
+            "--games",
+            "2",
+            "--variant",
+            "standard",
+            "--opening-min",
+            "4",
+            "--opening-max",
+            "6",
+            "--max-plies",
+            "40",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("W/D/L: "), "{text}");
+}
+
 #[test]
 fn engine_match_reports_wdl_and_elo() {
     let out = Command::new(BIN)

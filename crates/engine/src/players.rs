@@ -15,7 +15,8 @@
 //! - `uci=COMMAND` with `movetime=`, `nodes=` or `depth=` and any number
 //!   of `option.NAME=VALUE`: an external UCI engine (`COMMAND` may hold
 //!   arguments separated by spaces). In a variant other than `standard`
-//!   it is sent `setoption name UCI_Variant value <variant>`.
+//!   it is sent `setoption name UCI_Variant value <variant>`; in
+//!   `standard`, `... value chess` if it declares the option.
 //!
 //! `name=TEXT` sets the name shown in results and PGN.
 
@@ -270,6 +271,8 @@ pub struct UciEngine {
     lines: Receiver<String>,
     limits: Limits,
     pub name: String,
+    /// Whether the engine declared a `UCI_Variant` option in its handshake.
+    declares_variant: bool,
 }
 
 impl UciEngine {
@@ -303,12 +306,16 @@ impl UciEngine {
             lines: rx,
             limits,
             name: command.to_owned(),
+            declares_variant: false,
         };
         e.send("uci")?;
         loop {
             let l = e.recv(Duration::from_secs(20))?;
             if let Some(n) = l.strip_prefix("id name ") {
                 e.name = n.to_owned();
+            }
+            if l.starts_with("option name UCI_Variant ") {
+                e.declares_variant = true;
             }
             if l == "uciok" {
                 break;
@@ -343,11 +350,18 @@ impl UciEngine {
     }
 
     fn new_game(&mut self, variant: Variant) -> Result<()> {
+        // Orthodox chess is named `chess`, as variant-aware engines (and
+        // ours) call it; an engine without the option is an ordinary chess
+        // engine and is told nothing. Without this, a variant engine whose
+        // default is another variant (`chessmerge uci`) would read the
+        // standard moves it is sent as illegal.
         if variant != Variant::Standard {
             self.send(&format!(
                 "setoption name UCI_Variant value {}",
                 variant.id()
             ))?;
+        } else if self.declares_variant {
+            self.send("setoption name UCI_Variant value chess")?;
         }
         self.send("ucinewgame")?;
         self.ready()
