@@ -539,6 +539,46 @@ async fn sigkill_mid_game_loses_nothing_accepted() {
     assert_eq!(s, StatusCode::OK);
 }
 
+/// A server killed while the computer is to move (here: while it waits
+/// out its minimum thinking time, so the window is certain) plays the
+/// computer's move after the restart, and the human's accepted move stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_resumes_the_computers_turn() {
+    let dir = TempDir::new("ai-restart");
+    let db = dir.0.join("test.db");
+    let mut server = Server::start_with(&db, &["--computer-min-think-ms", "600000"]);
+    let p = register(&server.base, "hal").await;
+    let (s, g) = p
+        .post("/api/challenge/ai", json!({ "level": 1, "color": "white" }))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{g}");
+    let id = g["id"].as_str().unwrap().to_owned();
+    let (s, v) = p.mv(&id, "e2e3").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (_, g) = p.get(&format!("/api/game/{id}")).await;
+    assert_eq!(g["moves"], json!(["e2e3"]), "the computer waits");
+    server.kill9();
+
+    let server = Server::start(&db);
+    let p = Player {
+        base: server.base.clone(),
+        ..p
+    };
+    let mut stream = p.stream(&format!("/api/board/game/stream/{id}")).await;
+    let full = stream.next_of("gameFull").await;
+    let mut ply = full["state"]["ply"].as_i64().unwrap();
+    while ply < 2 {
+        let st = stream.next_of("gameState").await;
+        ply = st["ply"].as_i64().unwrap();
+    }
+    let (_, g) = p.get(&format!("/api/game/{id}")).await;
+    let moves = g["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 2, "{g}\n{}", server.log_text());
+    assert_eq!(moves[0], "e2e3");
+    assert_eq!(g["status"], "started");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_moves_at_once_exactly_one_is_accepted() {
     let env = fresh("race");

@@ -48,6 +48,11 @@ async fn run(state: &AppState, id: &str) -> ApiResult<()> {
             return Ok(());
         };
         tracing::debug!(game = %id, %mv, level, ms = started.elapsed().as_millis() as u64, "computer move");
+        if let Some(rest) = state.computer_min_think.checked_sub(started.elapsed()) {
+            // Nothing is stored before the move is played: a restart in
+            // this pause resumes the game (see `resume_all`).
+            tokio::time::sleep(rest).await;
+        }
         match game::play_move(
             state,
             id,

@@ -47,6 +47,11 @@ pub struct ServeArgs {
     /// How many computer moves may be computed at once (default: cores - 1, at least 1).
     #[arg(long, env = "CHESSMERGE_AI_THREADS")]
     pub ai_threads: Option<usize>,
+    /// The least time the computer takes over a move, in milliseconds: a
+    /// reply that appears the instant a move is made feels abrupt. The
+    /// engine's own time is counted in.
+    #[arg(long, env = "CHESSMERGE_COMPUTER_MIN_THINK_MS", default_value_t = 0)]
+    pub computer_min_think_ms: u64,
     /// The server's public base URL, used in links (default: http://LISTEN).
     #[arg(long, env = "CHESSMERGE_PUBLIC_URL")]
     pub public_url: Option<String>,
@@ -66,6 +71,8 @@ pub struct Inner {
     pub limiter: auth::LoginLimiter,
     /// Bounds concurrent computer moves.
     pub ai_slots: Arc<Semaphore>,
+    /// The least time a computer move takes (`--computer-min-think-ms`).
+    pub computer_min_think: Duration,
     /// Base URL for links, without a trailing slash.
     pub base_url: String,
     /// Becomes true when the server shuts down (ends streams and sockets).
@@ -84,6 +91,7 @@ impl AppState {
     pub fn new(
         store: Arc<dyn Store>,
         ai_threads: usize,
+        computer_min_think: Duration,
         base_url: String,
         shutdown: watch::Receiver<bool>,
     ) -> AppState {
@@ -92,6 +100,7 @@ impl AppState {
             hub: hub::Hub::default(),
             limiter: auth::LoginLimiter::new(Duration::from_secs(15 * 60), 10, 100),
             ai_slots: Arc::new(Semaphore::new(ai_threads.max(1))),
+            computer_min_think,
             base_url: base_url.trim_end_matches('/').to_owned(),
             shutdown,
         }))
@@ -157,7 +166,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let state = AppState::new(store, ai_threads, base_url, shutdown_rx);
+    let state = AppState::new(
+        store,
+        ai_threads,
+        Duration::from_millis(args.computer_min_think_ms),
+        base_url,
+        shutdown_rx,
+    );
     ai::resume_all(&state)
         .await
         .map_err(|e| anyhow::anyhow!("cannot resume games against the computer: {e}"))?;

@@ -55,9 +55,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(db: &std::path::Path) -> Server {
+        Server::start_with(db, &[])
+    }
+
+    /// Starts with extra `serve` arguments.
+    pub fn start_with(db: &std::path::Path, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_chessmerge"))
             .args(["serve", "--listen", "127.0.0.1:0", "--database"])
             .arg(db)
+            .args(extra)
             .env("RUST_LOG", "info")
             .env_remove("CHESSMERGE_LISTEN")
             .env_remove("CHESSMERGE_DATABASE")
