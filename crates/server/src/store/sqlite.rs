@@ -14,11 +14,18 @@ use super::{
 };
 
 /// Migrations, embedded in the binary, applied in order on start.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "initial",
-    include_str!("../../migrations/sqlite/0001_initial.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "initial",
+        include_str!("../../migrations/sqlite/0001_initial.sql"),
+    ),
+    (
+        2,
+        "lookup indexes",
+        include_str!("../../migrations/sqlite/0002_lookup_indexes.sql"),
+    ),
+];
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).
 ///
@@ -586,6 +593,33 @@ mod tests {
             draw_offer: None,
             created_at: 1,
             updated_at: 1,
+        }
+    }
+
+    /// The lobby's and the start-up's queries use their indexes (SQLite's
+    /// plan says `USING INDEX`, not `SCAN challenges`/`SCAN games`).
+    #[tokio::test]
+    async fn lookups_use_their_indexes() {
+        let path = temp_db("plans");
+        let s = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+        for (sql, index) in [
+            (
+                "EXPLAIN QUERY PLAN SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
+                 ORDER BY created_at DESC, rowid DESC LIMIT 50",
+                "challenges_open",
+            ),
+            (
+                "EXPLAIN QUERY PLAN SELECT * FROM games WHERE status = 'started' AND ai_level IS NOT NULL ORDER BY id",
+                "games_ai_ongoing",
+            ),
+        ] {
+            let rows: Vec<(i64, i64, i64, String)> =
+                sqlx::query_as(sql).fetch_all(&s.pool).await.unwrap();
+            let plan: Vec<&str> = rows.iter().map(|r| r.3.as_str()).collect();
+            assert!(
+                plan.iter().any(|d| d.contains(index)),
+                "{sql}: plan {plan:?} does not use {index}"
+            );
         }
     }
 
