@@ -539,6 +539,33 @@ async fn sigkill_mid_game_loses_nothing_accepted() {
     assert_eq!(s, StatusCode::OK);
 }
 
+/// The session cookie is `Secure` exactly when the public URL is https
+/// (behind a TLS proxy), and always HttpOnly and SameSite=Lax.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_cookie_is_secure_behind_https() {
+    let dir = TempDir::new("secure");
+    for (public, secure) in [
+        ("https://chess.example", true),
+        ("http://chess.example", false),
+    ] {
+        let server = Server::start_with(
+            &dir.0.join(format!("{secure}.db")),
+            &["--public-url", public],
+        );
+        let resp = http()
+            .post(format!("{}/api/account/register", server.base))
+            .json(&json!({ "username": "sam", "password": "correct horse" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        let cookie = resp.headers()["set-cookie"].to_str().unwrap().to_owned();
+        assert!(cookie.contains("; HttpOnly"), "{cookie}");
+        assert!(cookie.contains("; SameSite=Lax"), "{cookie}");
+        assert_eq!(cookie.contains("; Secure"), secure, "{public}: {cookie}");
+    }
+}
+
 /// A server killed while the computer is to move (here: while it waits
 /// out its minimum thinking time, so the window is certain) plays the
 /// computer's move after the restart, and the human's accepted move stays.
