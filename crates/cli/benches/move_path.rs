@@ -21,11 +21,11 @@
 //! that reacts to its opponent would. Figures per N are medians over the
 //! runs; each run creates fresh games on the same server.
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use chessmerge_rules::{Game, Position, START_FEN, Variant};
 use serde_json::{Value, json};
@@ -134,84 +134,27 @@ fn check_line() -> Vec<String> {
 // ---------------------------------------------------------------------------
 // The server
 
+/// The real server (the end-to-end tests' harness) and its directory.
 struct Server {
-    child: Child,
+    process: common::Server,
     base: String,
-    dir: PathBuf,
-    log: Arc<Mutex<Vec<String>>>,
+    dir: common::TempDir,
 }
 
 impl Server {
     fn start() -> Server {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "chessmerge-bench-move-path-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("create the temporary directory");
-        let child = Command::new(env!("CARGO_BIN_EXE_chessmerge"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--database"])
-            .arg(dir.join("bench.db"))
-            .env("RUST_LOG", "info")
-            .env_remove("CHESSMERGE_LISTEN")
-            .env_remove("CHESSMERGE_DATABASE")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn();
-        let mut child = match child {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                panic!("cannot start chessmerge serve: {e}");
-            }
-        };
-        let stderr = child.stderr.take().unwrap();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = mpsc::channel();
-        let log2 = log.clone();
-        // Drains the log for the server's whole life (a full pipe would
-        // block it), keeping the last lines for error reports.
-        std::thread::spawn(move || {
-            let mut tx = Some(tx);
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(i) = line.find("listening on http://")
-                    && let Some(tx) = tx.take()
-                {
-                    let rest = &line[i + "listening on http://".len()..];
-                    let addr: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
-                    let _ = tx.send(addr);
-                }
-                let mut log = log2.lock().unwrap_or_else(|e| e.into_inner());
-                if log.len() >= 200 {
-                    log.remove(0);
-                }
-                log.push(line);
-            }
-        });
-        let mut server = Server {
-            child,
-            base: String::new(),
+        let dir = common::TempDir::new("bench-move-path");
+        let process = common::Server::start(&dir.0.join("bench.db"));
+        Server {
+            base: process.base.clone(),
+            process,
             dir,
-            log,
-        };
-        match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(addr) => server.base = format!("http://{addr}"),
-            Err(_) => panic!(
-                "the server did not say where it listens; log:\n{}",
-                server.log_text()
-            ),
         }
-        server
     }
 
     /// The server's CPU time so far (user + system, Linux `/proc`), if known.
     fn cpu(&self) -> Option<Duration> {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.process.pid())).ok()?;
         // Fields after the parenthesised command name; utime and stime are
         // the 14th and 15th fields, in USER_HZ (100 per second on Linux).
         let rest = &stat[stat.rfind(')')? + 2..];
@@ -222,22 +165,11 @@ impl Server {
 
     /// The size of the database's write-ahead log.
     fn wal_bytes(&self) -> u64 {
-        std::fs::metadata(self.dir.join("bench.db-wal")).map_or(0, |m| m.len())
+        std::fs::metadata(self.dir.0.join("bench.db-wal")).map_or(0, |m| m.len())
     }
 
     fn log_text(&self) -> String {
-        self.log
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .join("\n")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
+        self.process.log_text()
     }
 }
 

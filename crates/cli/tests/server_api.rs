@@ -6,8 +6,8 @@ mod common;
 
 use chessmerge_rules::{Game, Position, Variant};
 use common::{
-    Player, Server, TempDir, fresh, http, json_of, login_cookie, register, ws_connect, ws_next,
-    ws_send,
+    Player, Server, TempDir, fresh, get_anonymous, http, json_of, login_cookie, register,
+    ws_connect, ws_next, ws_send,
 };
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -1084,14 +1084,7 @@ async fn bad_input_gets_clear_errors_never_a_500() {
 async fn openapi_document_and_index_page() {
     let env = fresh("openapi");
     let base = &env.server.base;
-    let (s, v) = json_of(
-        http()
-            .get(format!("{base}/api/openapi.json"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (s, v) = get_anonymous(base, "/api/openapi.json").await;
     assert_eq!(s, StatusCode::OK);
     assert!(v["openapi"].as_str().unwrap().starts_with("3."));
     let paths = v["paths"].as_object().unwrap();

@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::{Player, TIMEOUT, Ws, fresh, http, json_of, register, ws_connect, ws_send};
+use common::{
+    Player, TIMEOUT, Ws, fresh, get_anonymous, http, json_of, register, ws_connect, ws_send,
+};
 use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -240,7 +242,7 @@ async fn lobby_limits_and_authorization() {
         "/api/challenge/open".to_owned(),
         format!("/api/challenge/{}/show", ids[0]),
     ] {
-        let (s, v) = json_of(http().get(format!("{base}{path}")).send().await.unwrap()).await;
+        let (s, v) = get_anonymous(base, &path).await;
         assert_eq!(s, StatusCode::UNAUTHORIZED, "{path}: {v}");
         let (s, _) = json_of(
             http()
@@ -321,14 +323,7 @@ async fn lobby_limits_and_authorization() {
     assert_eq!(err["status"], 401, "{err}");
 
     // Both routes are in the OpenAPI document.
-    let (s, doc) = json_of(
-        http()
-            .get(format!("{base}/api/openapi.json"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (s, doc) = get_anonymous(base, "/api/openapi.json").await;
     assert_eq!(s, StatusCode::OK);
     let open = &doc["paths"]["/api/challenge/open"];
     assert!(

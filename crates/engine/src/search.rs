@@ -520,11 +520,11 @@ impl Searcher {
 
     #[inline]
     fn eval_slot(&self, key: u64) -> &(u64, i32) {
-        &self.eval_cache[(key as usize) & (EVAL_CACHE_SIZE - 1)]
+        &self.eval_cache[eval_index(key)]
     }
 
     fn static_eval(&mut self, pos: &Position, key: u64) -> i32 {
-        let slot = &mut self.eval_cache[(key as usize) & (EVAL_CACHE_SIZE - 1)];
+        let slot = &mut self.eval_cache[eval_index(key)];
         let e = if slot.0 == key && key != 0 {
             slot.1
         } else {
@@ -639,7 +639,7 @@ impl Searcher {
                 && depth >= NULL_MIN_DEPTH
                 && static_eval >= beta
                 && has_non_pawn_material(pos)
-                && let Some(null) = null_position(pos)
+                && let Some(null) = pos.null_move()
             {
                 let r = NULL_BASE_R + depth / NULL_DEPTH_DIVISOR;
                 self.keys.push(key);
@@ -923,6 +923,12 @@ impl Searcher {
 
 const KILLER_SCORE: i32 = 1_000_000;
 const EVAL_CACHE_SIZE: usize = 1 << 16;
+
+/// The evaluation cache's slot for a Zobrist key.
+#[inline]
+fn eval_index(key: u64) -> usize {
+    (key as usize) & (EVAL_CACHE_SIZE - 1)
+}
 const HISTORY_MAX: i32 = 16_384;
 
 /// One step of selection sort: swaps the first of the highest-scored
@@ -950,12 +956,6 @@ fn has_non_pawn_material(pos: &Position) -> bool {
             u.roles().any(|r| r != Role::Pawn && r != Role::King) && (sq != royal || u.is_pair())
         })
     })
-}
-
-/// The position with the other side to move and no en passant square: a
-/// "null move" (`None` when the side to move is in check).
-fn null_position(pos: &Position) -> Option<Position> {
-    pos.null_move()
 }
 
 /// SplitMix64: a small, good mixing function for noise and openings.

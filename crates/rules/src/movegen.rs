@@ -42,6 +42,9 @@ pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
     let occ = ours | theirs;
     let Some(ksq) = b.royal(us) else { return };
     let checkers = b.attackers_to(ksq, them, occ);
+    if checkers.any() {
+        sink.in_check();
+    }
     let mut ctx = Ctx {
         pos,
         b,
@@ -454,33 +457,42 @@ impl Bitboard {
 }
 
 /// Keeps only captures (ending on an enemy unit, or en passant) and
-/// promotions: quiescence search's moves when not in check. Filtering at
-/// the sink keeps one generator, so the tactical moves are exactly the
-/// legal moves with that property.
+/// promotions, unless the side to move is in check: then every move (all
+/// evasions). Quiescence search's moves. Filtering at the sink keeps one
+/// generator, so the tactical moves are exactly the legal moves with that
+/// property.
 pub(crate) struct TacticalSink<'a> {
     pub(crate) list: &'a mut MoveList,
-    pub(crate) theirs: Bitboard,
+    /// Where a move other than en passant or a promotion must end: the
+    /// enemy units, or every square once in check.
+    pub(crate) wanted: Bitboard,
 }
 
 impl MoveSink for TacticalSink<'_> {
     #[inline]
     fn push(&mut self, m: Move) {
-        // Castling lands on an empty square, so it never passes.
-        if m.is_en_passant() || m.promotion().is_some() || self.theirs.contains(m.to()) {
+        // Castling lands on an empty square, so it never passes (and is
+        // never generated in check).
+        if m.is_en_passant() || m.promotion().is_some() || self.wanted.contains(m.to()) {
             self.list.push(m);
         }
     }
 
     #[inline]
+    fn in_check(&mut self) {
+        self.wanted = Bitboard::FULL;
+    }
+
+    #[inline]
     fn push_targets(&mut self, base: Move, targets: Bitboard) {
-        for to in targets & self.theirs {
+        for to in targets & self.wanted {
             self.list.push(base.with_to(to));
         }
     }
 
     #[inline]
     fn push_shifted(&mut self, targets: Bitboard, delta: i8) {
-        self.list.push_shifted(targets & self.theirs, delta);
+        self.list.push_shifted(targets & self.wanted, delta);
     }
 
     #[inline]

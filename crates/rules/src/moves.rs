@@ -215,6 +215,10 @@ impl<'a> IntoIterator for &'a MoveList {
 pub(crate) trait MoveSink {
     fn push(&mut self, m: Move);
 
+    /// Told, before any move, that the side to move is in check.
+    #[inline]
+    fn in_check(&mut self) {}
+
     /// One move per destination, each `base` with that destination.
     #[inline]
     fn push_targets(&mut self, base: Move, targets: Bitboard) {

@@ -429,15 +429,11 @@ impl Position {
     /// cleared first.
     pub fn tactical_moves_into(&self, list: &mut MoveList) {
         list.clear();
-        if self.is_check() {
-            with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, list));
-        } else {
-            let mut sink = crate::movegen::TacticalSink {
-                list,
-                theirs: self.board.color(self.turn.other()),
-            };
-            with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, &mut sink));
-        }
+        let mut sink = crate::movegen::TacticalSink {
+            list,
+            wanted: self.board.color(self.turn.other()),
+        };
+        with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, &mut sink));
     }
 
     /// Whether `m` is one of the legal moves.

@@ -335,6 +335,19 @@ pub struct LegalMoveJson {
     pub san: String,
 }
 
+impl LegalMoveJson {
+    /// Every legal move of `pos`, in the generator's order.
+    pub fn all(pos: &chessmerge_rules::Position) -> Vec<LegalMoveJson> {
+        pos.legal_moves()
+            .iter()
+            .map(|&m| LegalMoveJson {
+                uci: m.to_string(),
+                san: pos.san(m),
+            })
+            .collect()
+    }
+}
+
 /// Everything the web page needs to draw a game (`GET /api/game/{id}`).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

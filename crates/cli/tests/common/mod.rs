@@ -1,4 +1,5 @@
-//! The harness shared by the `chessmerge serve` end-to-end tests: the real
+//! The harness shared by the `chessmerge serve` end-to-end tests (and the
+//! `move_path` bench): the real
 //! binary on a free port with a fresh database (its port read from its log,
 //! killed on drop), HTTP helpers, registered players, and readers for the
 //! ndjson streams and the WebSocket.
@@ -46,6 +47,9 @@ impl Drop for TempDir {
     }
 }
 
+/// How many of the server's last log lines are kept.
+const KEPT_LOG_LINES: usize = 1000;
+
 /// A running `chessmerge serve`.
 pub struct Server {
     child: Child,
@@ -76,6 +80,8 @@ impl Server {
         let log = Arc::new(Mutex::new(Vec::new()));
         let (tx, rx) = mpsc::channel();
         let log2 = log.clone();
+        // Drains the log for the server's whole life (a full pipe would
+        // block it), keeping the last lines for failure reports.
         std::thread::spawn(move || {
             let mut tx = Some(tx);
             for line in BufReader::new(stderr).lines() {
@@ -87,7 +93,11 @@ impl Server {
                     let addr: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
                     let _ = tx.send(addr);
                 }
-                log2.lock().unwrap().push(line);
+                let mut log = log2.lock().unwrap();
+                if log.len() >= KEPT_LOG_LINES {
+                    log.remove(0);
+                }
+                log.push(line);
             }
         });
         let addr = match rx.recv_timeout(Duration::from_secs(120)) {
@@ -105,6 +115,11 @@ impl Server {
             base: format!("http://{addr}"),
             log,
         }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// SIGKILL, no chance to clean up.
@@ -149,6 +164,11 @@ pub struct Player {
     pub cookie: String,
     pub base: String,
     pub client: reqwest::Client,
+}
+
+/// GET without credentials.
+pub async fn get_anonymous(base: &str, path: &str) -> (StatusCode, Value) {
+    json_of(http().get(format!("{base}{path}")).send().await.unwrap()).await
 }
 
 pub async fn json_of(resp: reqwest::Response) -> (StatusCode, Value) {

@@ -204,13 +204,7 @@ pub fn analysis_json(game: &RulesGame) -> AnalysisJson {
     let legal_moves = if outcome.is_some() {
         Vec::new()
     } else {
-        pos.legal_moves()
-            .iter()
-            .map(|&m| LegalMoveJson {
-                uci: m.to_string(),
-                san: pos.san(m),
-            })
-            .collect()
+        LegalMoveJson::all(pos)
     };
     AnalysisJson {
         variant: game.variant().into(),
@@ -258,18 +252,11 @@ fn search_limits(p: &AnalysisParams) -> ApiResult<Limits> {
             ));
         }
     };
+    // A movetime alone asks for a search bounded by time only.
+    let time_only = p.movetime.is_some() && p.level.is_none();
     Ok(Limits {
-        // A movetime alone asks for a search bounded by time only.
-        depth: if p.movetime.is_some() && p.level.is_none() {
-            None
-        } else {
-            cfg.depth
-        },
-        nodes: if p.movetime.is_some() && p.level.is_none() {
-            None
-        } else {
-            cfg.nodes
-        },
+        depth: if time_only { None } else { cfg.depth },
+        nodes: if time_only { None } else { cfg.nodes },
         ..Limits::movetime(movetime)
     })
 }

@@ -139,13 +139,7 @@ pub async fn game_json(
     let rules_game = game::rebuild(g)?;
     let pos = rules_game.position();
     let legal_moves = if g.is_ongoing() {
-        pos.legal_moves()
-            .iter()
-            .map(|&m| LegalMoveJson {
-                uci: m.to_string(),
-                san: pos.san(m),
-            })
-            .collect()
+        LegalMoveJson::all(pos)
     } else {
         Vec::new()
     };
