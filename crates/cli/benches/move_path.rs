@@ -1,16 +1,24 @@
-//! The server's move path, end to end (issue 4): the real release
-//! `chessmerge serve` on a free loopback port with a fresh SQLite database,
-//! N games played at once over HTTP, each move timed from sending
-//! `POST /api/board/game/{id}/move/{move}` to the arrival of that move's
-//! `gameState` line on the opponent's ndjson game stream.
+//! The server's move path, end to end: the real release `chessmerge serve`
+//! on a free loopback port with a fresh SQLite database, N games played at
+//! once, each move timed from its submission to the arrival of that move's
+//! `gameState` on the opponent's connection. Two transports: `http` (the
+//! board API: `POST /api/board/game/{id}/move/{move}`, ndjson game
+//! streams) and `ws` (the page's way: a `move` frame on the WebSocket, the
+//! states pushed on the same sockets).
+//!
+//! Where the server has `GET /api/server/stats`, each run also reports
+//! what the move phase cost the server per move, counted: database
+//! statements, write transactions, and full replays of a game.
+//! `CHESSMERGE_SERVER_BIN=path` benchmarks another build (an older commit's
+//! binary) with the same client.
 //!
 //! The peer, measured in the same run at the same concurrency: the same
 //! server's round trip for a trivial authenticated request
 //! (`GET /api/account`, one token lookup), as many requests as moves.
 //!
 //! ```text
-//! cargo bench -p chessmerge --bench move_path                 # N = 1, 10, 50; 3 runs each
-//! cargo bench -p chessmerge --bench move_path -- 1 10 --runs 1 --plies 20
+//! cargo bench -p chessmerge --bench move_path                 # N = 1, 10, 50, 200; 3 runs; both transports
+//! cargo bench -p chessmerge --bench move_path -- 1 10 --runs 1 --plies 20 --transport ws
 //! cargo bench -p chessmerge --bench move_path -- quick        # N = 1, 10; 1 run; 20 plies
 //! ```
 //!
@@ -28,7 +36,9 @@ use std::time::{Duration, Instant};
 mod common;
 
 use chessmerge_rules::{Game, Position, START_FEN, Variant};
+use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
 
 /// The line every game plays, Merge-UCI: a quiet symmetrical setup (1. e3
 /// e6 2. Nf3 Nf6 3. Be2 Be7 4. O-O O-O ... 20. Kh2 Kh7). ChessMerge pawns step
@@ -57,13 +67,33 @@ struct Args {
     levels: Vec<usize>,
     runs: usize,
     plies: usize,
+    transports: Vec<Transport>,
+}
+
+/// How moves are sent and states received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    /// `POST .../move/...` and ndjson game streams.
+    Http,
+    /// WebSocket `move` frames and pushed states.
+    Ws,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Http => "http",
+            Transport::Ws => "ws",
+        }
+    }
 }
 
 fn parse_args() -> Args {
     let mut args = Args {
-        levels: vec![1, 10, 50],
+        levels: vec![1, 10, 50, 200],
         runs: 3,
         plies: LINE.len(),
+        transports: vec![Transport::Http, Transport::Ws],
     };
     let mut levels = Vec::new();
     let mut it = std::env::args().skip(1);
@@ -81,6 +111,14 @@ fn parse_args() -> Args {
                 args.plies = 20;
             }
             "--runs" => args.runs = number("--runs"),
+            "--transport" => {
+                args.transports = match it.next().as_deref() {
+                    Some("http") => vec![Transport::Http],
+                    Some("ws") => vec![Transport::Ws],
+                    Some("both") => vec![Transport::Http, Transport::Ws],
+                    other => panic!("--transport http|ws|both, not {other:?}"),
+                }
+            }
             "--plies" => args.plies = number("--plies"),
             other => {
                 for n in other.split(',') {
@@ -310,6 +348,106 @@ impl Feed {
     }
 }
 
+/// A player's WebSocket, authenticated by their token, following one game.
+struct WsFeed {
+    ws: common::Ws,
+    acks: u64,
+}
+
+impl WsFeed {
+    async fn open(base: &str, id: &str, token: &str) -> WsFeed {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let url = format!("{}/api/socket", base.replace("http://", "ws://"));
+        let mut req = url.into_client_request().unwrap();
+        req.headers_mut()
+            .insert("authorization", format!("Bearer {token}").parse().unwrap());
+        let (ws, _) = tokio::time::timeout(REQUEST_TIMEOUT, tokio_tungstenite::connect_async(req))
+            .await
+            .expect("socket connect timed out")
+            .unwrap_or_else(|e| panic!("socket {id}: {e}"));
+        let mut feed = WsFeed { ws, acks: 0 };
+        feed.send(json!({"t": "sub", "id": id})).await;
+        loop {
+            let (v, _) = feed.next().await;
+            if v["t"] == "gameFull" {
+                return feed;
+            }
+        }
+    }
+
+    async fn send(&mut self, v: Value) {
+        self.ws
+            .send(Message::Text(v.to_string().into()))
+            .await
+            .expect("socket send");
+    }
+
+    async fn next(&mut self) -> (Value, Instant) {
+        loop {
+            let msg = tokio::time::timeout(REQUEST_TIMEOUT, self.ws.next())
+                .await
+                .expect("no socket frame within the timeout")
+                .expect("the socket closed")
+                .expect("socket read failed");
+            if let Message::Text(t) = msg {
+                let v: Value = serde_json::from_str(&t).expect("a JSON frame");
+                assert_ne!(v["t"], "error", "socket error: {v}");
+                return (v, Instant::now());
+            }
+        }
+    }
+
+    /// Sends a move and waits for its ack (states seen meanwhile are kept
+    /// for [`WsFeed::state_at`] by the caller's order: the ack comes first
+    /// or after, both are read here).
+    async fn play(&mut self, id: &str, m: &str, ply: i64) -> (Instant, Option<(Value, Instant)>) {
+        self.acks += 1;
+        let a = self.acks;
+        self.send(json!({"t": "move", "id": id, "u": m, "ply": ply, "a": a}))
+            .await;
+        let mut own_state = None;
+        loop {
+            let (v, at) = self.next().await;
+            if v["t"] == "ack" && v["a"] == a {
+                return (at, own_state);
+            }
+            if v["t"] == "gameState" {
+                own_state = Some((v, at));
+            }
+        }
+    }
+
+    /// Waits for the state at `ply`.
+    async fn state_at(&mut self, ply: i64) -> (Value, Instant) {
+        loop {
+            let (v, at) = self.next().await;
+            if v["t"] != "gameState" {
+                continue;
+            }
+            let p = v["d"]["ply"].as_i64().expect("gameState without ply");
+            if p == ply {
+                return (v["d"].clone(), at);
+            }
+            assert!(p < ply, "socket skipped from before ply {ply} to {p}");
+        }
+    }
+}
+
+/// A player's connection in one transport.
+enum Conn {
+    Http(Feed),
+    Ws(WsFeed),
+}
+
+impl Conn {
+    async fn state_at(&mut self, ply: i64) -> (Value, Instant) {
+        match self {
+            Conn::Http(f) => f.state_at(ply).await,
+            Conn::Ws(f) => f.state_at(ply).await,
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // One run at one concurrency
 
@@ -327,10 +465,10 @@ struct Ctx {
 struct Table {
     id: String,
     tokens: [String; 2],
-    feeds: [Feed; 2],
+    feeds: [Conn; 2],
 }
 
-async fn set_tables(ctx: &Arc<Ctx>, n: usize) -> Vec<Table> {
+async fn set_tables(ctx: &Arc<Ctx>, n: usize, transport: Transport) -> Vec<Table> {
     let c = ctx.clone();
     spawn_all((0..n).collect(), n, "game setup", move |i| {
         let ctx = c.clone();
@@ -352,8 +490,16 @@ async fn set_tables(ctx: &Arc<Ctx>, n: usize) -> Vec<Table> {
                 "accept",
             )
             .await;
-            let fw = Feed::open(&ctx.streams, &ctx.base, &id, &w.token).await;
-            let fb = Feed::open(&ctx.streams, &ctx.base, &id, &b.token).await;
+            let (fw, fb) = match transport {
+                Transport::Http => (
+                    Conn::Http(Feed::open(&ctx.streams, &ctx.base, &id, &w.token).await),
+                    Conn::Http(Feed::open(&ctx.streams, &ctx.base, &id, &b.token).await),
+                ),
+                Transport::Ws => (
+                    Conn::Ws(WsFeed::open(&ctx.base, &id, &w.token).await),
+                    Conn::Ws(WsFeed::open(&ctx.base, &id, &b.token).await),
+                ),
+            };
             Table {
                 id,
                 tokens: [w.token.clone(), b.token.clone()],
@@ -376,29 +522,42 @@ async fn play(ctx: Arc<Ctx>, mut t: Table, plies: usize) -> Samples {
         let [f0, f1] = &mut t.feeds;
         let (own, opp) = if mover == 0 { (f0, f1) } else { (f1, f0) };
         let ply = k as i64 + 1;
-        let req = ctx
-            .client
-            .post(format!("{}/api/board/game/{}/move/{m}", ctx.base, t.id))
-            .bearer_auth(&t.tokens[mover]);
         let t0 = Instant::now();
-        let post = async {
-            let r = req.send().await.unwrap_or_else(|e| panic!("move {m}: {e}"));
-            let status = r.status();
-            let body = r.text().await.unwrap_or_default();
-            assert!(status.is_success(), "move {m} in {}: {status} {body}", t.id);
-            Instant::now()
+        let (acked, (state, seen)) = match own {
+            Conn::Http(_) => {
+                let req = ctx
+                    .client
+                    .post(format!("{}/api/board/game/{}/move/{m}", ctx.base, t.id))
+                    .bearer_auth(&t.tokens[mover]);
+                let post = async {
+                    let r = req.send().await.unwrap_or_else(|e| panic!("move {m}: {e}"));
+                    let status = r.status();
+                    let body = r.text().await.unwrap_or_default();
+                    assert!(status.is_success(), "move {m} in {}: {status} {body}", t.id);
+                    Instant::now()
+                };
+                let (acked, seen) = tokio::join!(post, opp.state_at(ply));
+                own.state_at(ply).await;
+                (acked, seen)
+            }
+            Conn::Ws(ws) => {
+                let ((acked, own_state), seen) =
+                    tokio::join!(ws.play(&t.id, m, ply - 1), opp.state_at(ply));
+                if own_state.is_none() {
+                    ws.state_at(ply).await;
+                }
+                (acked, seen)
+            }
         };
-        let (acked, (state, seen)) = tokio::join!(post, opp.state_at(ply));
         assert_eq!(
             state["lastMove"].as_str(),
             Some(ctx.line[k].as_str()),
             "game {}: {state}",
             t.id
         );
+        // The mover's own connection has shown the move too (above) before
+        // the opponent replies, as a reacting client would wait for.
         out.push((seen - t0, acked - t0));
-        // The mover's own stream must show the move too before the
-        // opponent replies (a reacting client); it is normally there already.
-        own.state_at(ply).await;
         last = state;
     }
     assert_eq!(
@@ -443,15 +602,49 @@ struct RunFigures {
     cpu_per_move: Option<f64>,
     /// The write-ahead log's size after the move phase (MiB).
     wal_mib: f64,
+    /// Counted per move in the move phase: database statements, write
+    /// transactions, full replays (when the server reports them).
+    per_move: Option<[f64; 3]>,
 }
 
-async fn one_run(ctx: &Arc<Ctx>, server: &Server, n: usize, plies: usize) -> RunFigures {
-    let tables = set_tables(ctx, n).await;
+/// The server's counters, if it has the endpoint.
+async fn stats(ctx: &Ctx) -> Option<[u64; 3]> {
+    let r = ctx
+        .client
+        .get(format!("{}/api/server/stats", ctx.base))
+        .send()
+        .await
+        .ok()?;
+    if !r.status().is_success() {
+        return None;
+    }
+    let v: Value = r.json().await.ok()?;
+    Some([
+        v["dbStatements"].as_u64()?,
+        v["dbWriteTransactions"].as_u64()?,
+        v["replays"].as_u64()?,
+    ])
+}
+
+async fn one_run(
+    ctx: &Arc<Ctx>,
+    server: &Server,
+    n: usize,
+    plies: usize,
+    transport: Transport,
+) -> RunFigures {
+    let tables = set_tables(ctx, n, transport).await;
     let c = ctx.clone();
+    let stats0 = stats(ctx).await;
     let cpu0 = server.cpu();
     let start = Instant::now();
     let samples = spawn_all(tables, n, "moves", move |t| play(c.clone(), t, plies)).await;
     let wall = start.elapsed().as_secs_f64();
+    let stats1 = stats(ctx).await;
+    let per_move = stats0.zip(stats1).map(|(a, b)| {
+        let moves = (n * plies) as f64;
+        [0, 1, 2].map(|i| (b[i] - a[i]) as f64 / moves)
+    });
     let cpu = cpu0
         .zip(server.cpu())
         .map(|(a, b)| (b - a).as_secs_f64() * 1e3);
@@ -478,6 +671,7 @@ async fn one_run(ctx: &Arc<Ctx>, server: &Server, n: usize, plies: usize) -> Run
         peer: quantiles(&mut peer),
         cpu_per_move: cpu.map(|ms| ms / (n * plies) as f64),
         wal_mib,
+        per_move,
     }
 }
 
@@ -561,22 +755,31 @@ async fn bench(server: &Server, args: &Args, line: Vec<String>) {
         line,
     });
     // Warm-up, not reported: one short game and its peer.
-    one_run(&ctx, server, 1, 10).await;
+    one_run(&ctx, server, 1, 10, args.transports[0]).await;
 
+    for &transport in &args.transports {
+        report(&ctx, server, args, transport).await;
+    }
+}
+
+async fn report(ctx: &Arc<Ctx>, server: &Server, args: &Args, transport: Transport) {
+    println!();
     println!(
-        "{} plies per game, {} run(s) per N; latency: POST sent -> gameState on the opponent's \
-         stream; peer: GET /api/account at the same concurrency; ms",
-        args.plies, args.runs
+        "transport {}: {} plies per game, {} run(s) per N; latency: move sent -> gameState on the \
+         opponent's connection; peer: GET /api/account at the same concurrency; ms",
+        transport.name(),
+        args.plies,
+        args.runs
     );
     let mut rows = Vec::new();
     for &n in &args.levels {
         let mut runs = Vec::new();
         for r in 0..args.runs {
-            let f = one_run(&ctx, server, n, args.plies).await;
+            let f = one_run(ctx, server, n, args.plies, transport).await;
             println!(
                 "  N={n:<3} run {}: {} moves, {:.0} moves/s, p50 {:.2} p90 {:.2} p99 {:.2} max {:.2}; \
                  ack p50 {:.2}; peer {:.0} req/s p50 {:.2} p99 {:.2}; server CPU {} ms/move; \
-                 WAL {:.1} MiB",
+                 WAL {:.1} MiB; per move {}",
                 r + 1,
                 f.moves,
                 f.moves_per_s,
@@ -589,7 +792,10 @@ async fn bench(server: &Server, args: &Args, line: Vec<String>) {
                 f.peer[0],
                 f.peer[2],
                 f.cpu_per_move.map_or("n/a".into(), |c| format!("{c:.2}")),
-                f.wal_mib
+                f.wal_mib,
+                f.per_move.map_or("n/a".into(), |[s, t, r]| format!(
+                    "{s:.2} statements, {t:.2} write transactions, {r:.3} replays"
+                )),
             );
             runs.push(f);
         }
@@ -598,14 +804,21 @@ async fn bench(server: &Server, args: &Args, line: Vec<String>) {
 
     println!();
     println!(
-        "| N | moves | moves/s | p50 | p90 | p99 | max | POST answer p50 | peer req/s | peer p50 | peer p99 | ratio p50 | ratio p99 | server CPU ms/move |"
+        "| transport | N | moves | moves/s | p50 | p90 | p99 | max | answer p50 | peer req/s | peer p50 | peer p99 | server CPU ms/move | DB statements/move | write tx/move | replays/move |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (n, runs) in &rows {
         let med = |f: &dyn Fn(&RunFigures) -> f64| median(runs.iter().map(f).collect());
         let cpu: Option<Vec<f64>> = runs.iter().map(|f| f.cpu_per_move).collect();
+        let counted: Option<Vec<[f64; 3]>> = runs.iter().map(|f| f.per_move).collect();
+        let col = |i: usize| {
+            counted.as_ref().map_or("n/a".into(), |c| {
+                format!("{:.2}", median(c.iter().map(|x| x[i]).collect()))
+            })
+        };
         println!(
-            "| {n} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {:.1} | {:.1} | {} |",
+            "| {} | {n} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {} | {} | {} | {} |",
+            transport.name(),
             runs[0].moves,
             med(&|f| f.moves_per_s),
             med(&|f| f.lat[0]),
@@ -616,9 +829,10 @@ async fn bench(server: &Server, args: &Args, line: Vec<String>) {
             med(&|f| f.peer_per_s),
             med(&|f| f.peer[0]),
             med(&|f| f.peer[2]),
-            med(&|f| f.lat[0] / f.peer[0]),
-            med(&|f| f.lat[2] / f.peer[2]),
             cpu.map_or("n/a".into(), |c| format!("{:.2}", median(c))),
+            col(0),
+            col(1),
+            col(2),
         );
     }
 }

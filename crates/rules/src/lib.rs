@@ -40,4 +40,4 @@ pub use perft::{perft, perft_divide};
 pub use position::{FenError, FenField, Position, START_FEN};
 pub use san::Outcome;
 pub use types::{Color, ParseSquareError, ParseVariantError, Piece, Role, Square, Unit, Variant};
-pub use uci::MoveError;
+pub use uci::{IllegalMove, MoveError, ParseUciError, UciMove};

@@ -420,3 +420,50 @@ fn pawn_words(variant: Variant, us: Color, from: Square, to: Square, occupied: b
     }
     "a pawn moves one square forward".into()
 }
+
+// TEMPORARY SHIM (replaced by the rules-crate edges work at merge).
+/// A Merge-UCI move, read without a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UciMove(UciParts);
+/// Text that is not Merge-UCI.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseUciError(MoveError);
+/// A move the rules refuse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct IllegalMove(MoveError);
+impl From<MoveError> for IllegalMove {
+    fn from(e: MoveError) -> Self {
+        IllegalMove(e)
+    }
+}
+impl std::str::FromStr for UciMove {
+    type Err = ParseUciError;
+    fn from_str(s: &str) -> Result<Self, ParseUciError> {
+        parse_uci_parts(s).map(UciMove).map_err(ParseUciError)
+    }
+}
+impl std::fmt::Display for UciMove {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(r) = self.0.split {
+            write!(f, "{}", r.upper())?;
+        }
+        write!(f, "{}{}", self.0.from, self.0.to)?;
+        if let Some(p) = self.0.promotion {
+            write!(f, "{}", p.lower())?;
+        }
+        Ok(())
+    }
+}
+impl From<Move> for UciMove {
+    fn from(m: Move) -> Self {
+        m.to_string().parse().expect("a move prints as Merge-UCI")
+    }
+}
+impl UciMove {
+    /// The move of `pos` this names.
+    pub fn to_move(&self, pos: &Position) -> Result<Move, IllegalMove> {
+        pos.parse_uci(&self.to_string()).map_err(IllegalMove)
+    }
+}

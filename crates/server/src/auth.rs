@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
 use crate::AppState;
+use crate::blocking::Bounded;
 use crate::error::ApiError;
 use crate::store::{TokenKind, User};
 
@@ -22,30 +23,36 @@ pub const SESSION_COOKIE: &str = "chessmerge_session";
 /// Session cookies live this long (seconds).
 pub const SESSION_MAX_AGE: u64 = 30 * 24 * 3600;
 
-/// Hashes a password with Argon2id (off the async runtime).
-pub async fn hash_password(password: String) -> Result<String, ApiError> {
-    tokio::task::spawn_blocking(move || password_auth::generate_hash(password))
-        .await
-        .map_err(|e| ApiError::Internal(format!("hashing task failed: {e}")))
+/// Hashes a password with Argon2id on the bounded hashing lane (each
+/// hash holds about 19 MiB while it runs; the lane bounds how many run).
+pub async fn hash_password(lane: &Bounded, password: String) -> Result<String, ApiError> {
+    Ok(lane
+        .run(move || password_auth::generate_hash(password))
+        .await?)
 }
 
-/// Checks a password against a stored hash (off the async runtime). With no
-/// hash (unknown user) a dummy hash is checked, so that the answer takes as
-/// long either way.
-pub async fn verify_password(password: String, hash: Option<String>) -> Result<bool, ApiError> {
-    tokio::task::spawn_blocking(move || {
-        static DUMMY: OnceLock<String> = OnceLock::new();
-        match hash {
-            Some(h) => password_auth::verify_password(password, &h).is_ok(),
-            None => {
-                let dummy = DUMMY.get_or_init(|| password_auth::generate_hash("dummy password"));
-                let _ = password_auth::verify_password(password, dummy);
-                false
+/// Checks a password against a stored hash on the bounded hashing lane.
+/// With no hash (unknown user) a dummy hash is checked, so that the answer
+/// takes as long either way.
+pub async fn verify_password(
+    lane: &Bounded,
+    password: String,
+    hash: Option<String>,
+) -> Result<bool, ApiError> {
+    Ok(lane
+        .run(move || {
+            static DUMMY: OnceLock<String> = OnceLock::new();
+            match hash {
+                Some(h) => password_auth::verify_password(password, &h).is_ok(),
+                None => {
+                    let dummy =
+                        DUMMY.get_or_init(|| password_auth::generate_hash("dummy password"));
+                    let _ = password_auth::verify_password(password, dummy);
+                    false
+                }
             }
-        }
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("hashing task failed: {e}")))
+        })
+        .await?)
 }
 
 /// Random bytes from the operating system.

@@ -1,56 +1,59 @@
-//! The one API error type: every handler returns it, and it always answers
-//! with a JSON body `{"error": "..."}` and the matching status code.
+//! The one API error type. Domain and rules errors convert into it with
+//! `From`, and [`ApiError::status`] is the one place where a failure gets
+//! its HTTP status. Every error answers with a JSON body `{"error": "..."}`;
+//! internal failures are logged with their detail and answered without it.
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::blocking::BlockingError;
+use crate::challenges::ChallengeError;
+use crate::games::GameError;
+use crate::live::FeedError;
+use crate::model::ParseError;
 use crate::store::StoreError;
 
 /// An error answered to a client.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum ApiError {
-    /// 400: the request is malformed (bad field, bad FEN, bad move text).
-    #[error("{0}")]
+    /// 400: the request is malformed (a bad field, FEN or move text).
     BadRequest(String),
     /// 401: no or bad credentials.
-    #[error("{0}")]
     Unauthorized(String),
     /// 403: authenticated, but not allowed to do this.
-    #[error("{0}")]
     Forbidden(String),
     /// 404: no such thing.
-    #[error("{0}")]
     NotFound(String),
     /// 405: no such method on this path.
-    #[error("method not allowed")]
     MethodNotAllowed,
-    /// 409: conflicts with the current state (not your turn, stale, taken name).
-    #[error("{0}")]
+    /// 409: conflicts with the current state (a taken name, ...).
     Conflict(String),
     /// 413: the body is too large.
-    #[error("request body too large")]
     PayloadTooLarge,
     /// 415: a body in a format we do not read.
-    #[error("{0}")]
     UnsupportedMediaType(String),
-    /// 422: well-formed but not allowed by the rules (an illegal move).
-    #[error("{0}")]
+    /// 422: well-formed but not allowed by the rules.
     Unprocessable(String),
     /// 429: too many attempts.
-    #[error("{0}")]
     TooManyRequests(String),
     /// 500: our fault; the detail is logged, not sent.
-    #[error("internal error")]
     Internal(String),
     /// 503: shutting down or overloaded.
-    #[error("{0}")]
     Unavailable(String),
+    /// A game action was refused.
+    Game(GameError),
+    /// A challenge action was refused.
+    Challenge(ChallengeError),
+    /// Storage failed.
+    Store(StoreError),
+    /// Bounded blocking work could not run.
+    Blocking(BlockingError),
 }
 
 impl ApiError {
-    /// The HTTP status of this error.
+    /// The HTTP status of this error: the one place where it is decided.
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
@@ -65,6 +68,23 @@ impl ApiError {
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Game(e) => game_status(e),
+            ApiError::Challenge(e) => match e {
+                ChallengeError::NotFound | ChallengeError::UserNotFound => StatusCode::NOT_FOUND,
+                ChallengeError::SelfChallenge | ChallengeError::Invalid(_) => {
+                    StatusCode::BAD_REQUEST
+                }
+                ChallengeError::NotYours(_) => StatusCode::FORBIDDEN,
+                ChallengeError::NotPending(_)
+                | ChallengeError::NoLongerPending
+                | ChallengeError::GameUnderWay => StatusCode::CONFLICT,
+                ChallengeError::NoFreeId => StatusCode::INTERNAL_SERVER_ERROR,
+                ChallengeError::Game(e) => game_status(e),
+                ChallengeError::Store(e) => store_status(e),
+            },
+            ApiError::Store(e) => store_status(e),
+            ApiError::Blocking(BlockingError::Busy { .. }) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Blocking(BlockingError::Failed { .. }) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -79,6 +99,69 @@ impl ApiError {
     }
 }
 
+fn game_status(e: &GameError) -> StatusCode {
+    match e {
+        GameError::NotFound => StatusCode::NOT_FOUND,
+        GameError::NotAPlayer | GameError::NoComputer => StatusCode::FORBIDDEN,
+        GameError::Over(_)
+        | GameError::Stale { .. }
+        | GameError::NotYourTurn
+        | GameError::NotAbortable
+        | GameError::TooFast => StatusCode::CONFLICT,
+        GameError::Illegal(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        GameError::Corrupt { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        GameError::Store(e) => store_status(e),
+    }
+}
+
+fn store_status(e: &StoreError) -> StatusCode {
+    match e {
+        StoreError::Conflict => StatusCode::CONFLICT,
+        StoreError::Corrupt(_) | StoreError::Database(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.status() == StatusCode::INTERNAL_SERVER_ERROR {
+            return f.write_str("internal error");
+        }
+        match self {
+            ApiError::BadRequest(m)
+            | ApiError::Unauthorized(m)
+            | ApiError::Forbidden(m)
+            | ApiError::NotFound(m)
+            | ApiError::Conflict(m)
+            | ApiError::UnsupportedMediaType(m)
+            | ApiError::Unprocessable(m)
+            | ApiError::TooManyRequests(m)
+            | ApiError::Internal(m)
+            | ApiError::Unavailable(m) => f.write_str(m),
+            ApiError::MethodNotAllowed => f.write_str("method not allowed"),
+            ApiError::PayloadTooLarge => f.write_str("request body too large"),
+            ApiError::Game(e) => e.fmt(f),
+            ApiError::Challenge(e) => e.fmt(f),
+            ApiError::Store(StoreError::Conflict) => f.write_str("already exists"),
+            ApiError::Store(e) => e.fmt(f),
+            ApiError::Blocking(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+/// What is logged for an internal error: the detail the client is not told.
+fn detail(e: &ApiError) -> String {
+    match e {
+        ApiError::Internal(d) => d.clone(),
+        ApiError::Game(g) => g.to_string(),
+        ApiError::Challenge(c) => c.to_string(),
+        ApiError::Store(s) => s.to_string(),
+        ApiError::Blocking(b) => b.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
 /// The JSON body of every error.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
@@ -88,22 +171,68 @@ pub struct ErrorBody {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if let ApiError::Internal(detail) = &self {
-            tracing::error!(%detail, "internal error");
+        let status = self.status();
+        if status == StatusCode::INTERNAL_SERVER_ERROR {
+            tracing::error!(detail = %detail(&self), "internal error");
         }
         let body = ErrorBody {
             error: self.to_string(),
         };
-        (self.status(), Json(body)).into_response()
+        (status, Json(body)).into_response()
+    }
+}
+
+impl From<GameError> for ApiError {
+    fn from(e: GameError) -> Self {
+        ApiError::Game(e)
+    }
+}
+
+impl From<ChallengeError> for ApiError {
+    fn from(e: ChallengeError) -> Self {
+        ApiError::Challenge(e)
     }
 }
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
+        ApiError::Store(e)
+    }
+}
+
+impl From<BlockingError> for ApiError {
+    fn from(e: BlockingError) -> Self {
+        ApiError::Blocking(e)
+    }
+}
+
+impl From<FeedError> for ApiError {
+    fn from(e: FeedError) -> Self {
         match e {
-            StoreError::Conflict => ApiError::Conflict("already exists".into()),
-            StoreError::Database(d) => ApiError::Internal(d),
+            FeedError::Game(g) => ApiError::Game(g),
+            FeedError::Store(s) => ApiError::Store(s),
         }
+    }
+}
+
+/// A malformed id or word in a request.
+impl From<ParseError> for ApiError {
+    fn from(e: ParseError) -> Self {
+        ApiError::BadRequest(e.to_string())
+    }
+}
+
+/// Move text that is not Merge-UCI: a 400, found before anything is loaded.
+impl From<chessmerge_rules::ParseUciError> for ApiError {
+    fn from(e: chessmerge_rules::ParseUciError) -> Self {
+        ApiError::BadRequest(e.to_string())
+    }
+}
+
+/// A move the rules refuse: a 422 with the rules' reason.
+impl From<chessmerge_rules::IllegalMove> for ApiError {
+    fn from(e: chessmerge_rules::IllegalMove) -> Self {
+        ApiError::Game(GameError::Illegal(e))
     }
 }
 

@@ -101,3 +101,28 @@ where
             .map_err(|e| ApiError::bad(format!("invalid path: {}", e.body_text())))
     }
 }
+
+/// `{id}/move/{move}` path parameters, each parsed into its type: a bad id
+/// or malformed move text is a 400 before anything is read from storage.
+#[derive(Debug)]
+pub struct MovePath {
+    /// The game.
+    pub id: crate::model::GameId,
+    /// The move, Merge-UCI (checked against the position later).
+    pub mv: chessmerge_rules::UciMove,
+}
+
+impl<S> FromRequestParts<S> for MovePath
+where
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Path((id, mv)) = Path::<(String, String)>::from_request_parts(parts, state).await?;
+        Ok(MovePath {
+            id: id.parse()?,
+            mv: mv.parse()?,
+        })
+    }
+}

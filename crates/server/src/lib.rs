@@ -1,26 +1,38 @@
 //! The ChessMerge server: accounts, challenges, untimed games, live updates
 //! and records, with lichess's API shapes.
 //!
-//! - [`ServeArgs`] and [`serve`]: configuration and the entry point that the
-//!   `chessmerge serve` command calls.
-//! - [`store`]: storage behind one trait (SQLite now).
-//! - [`api`]: the HTTP routes; [`hub`]: live channels; [`game`]: the game
-//!   actions; [`ai`]: the computer player.
+//! The layers, from the edge inward:
+//! - [`api`]: HTTP and WebSocket handlers. They parse (typed extractors),
+//!   call a domain module, and shape JSON ([`views`]); nothing else.
+//!   [`error`] maps every failure to its status in one place.
+//! - Domains, testable without a server: [`games`] (moves, resign, draw,
+//!   abort; the live-game cache), [`challenges`], [`computer`] (the engine
+//!   as a player), [`live`] (feeds for streams and sockets).
+//! - [`store`]: storage behind one trait. Events are born there, in the
+//!   transaction of the change they describe; [`live::Hub`] routes what
+//!   the store says was committed.
+//! - [`model`]: ids and enums, parsed once at the edges.
 //!
-//! The flow of a move: handler -> [`game::play_move`] -> the rules crate
-//! checks and plays it -> [`store::Store::update_game`] commits it only if
-//! the game is still at the version read -> [`hub::Hub`] tells every stream
-//! and socket of the game.
+//! The road of one move: a WebSocket frame or `POST .../move/{uci}` (the
+//! move text parsed before anything is read) -> [`games::Games::play_move`]
+//! (the cached game, no replay; the rules crate checks the move) ->
+//! [`store::Store::commit_game`] (one guarded write, batched with other
+//! games' moves, the event in the same transaction) -> the store's
+//! committed feed -> [`live::Hub`] -> every follower's feed, one frame
+//! each, enough to draw the board.
 
 #![forbid(unsafe_code)]
 
-pub mod ai;
 pub mod api;
 pub mod auth;
+pub mod blocking;
+pub mod challenges;
+pub mod computer;
 pub mod error;
 pub mod extract;
-pub mod game;
-pub mod hub;
+pub mod games;
+pub mod live;
+pub mod model;
 pub mod store;
 pub mod views;
 mod web;
@@ -31,7 +43,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{mpsc, watch};
 
 pub use crate::store::{SqliteStore, Store};
 
@@ -52,29 +64,45 @@ pub struct ServeArgs {
     /// engine's own time is counted in.
     #[arg(long, env = "CHESSMERGE_COMPUTER_MIN_THINK_MS", default_value_t = 0)]
     pub computer_min_think_ms: u64,
+    /// How many analysis searches may run at once (default 1); they never
+    /// take the computer player's slots.
+    #[arg(long, env = "CHESSMERGE_ANALYSIS_THREADS")]
+    pub analysis_threads: Option<usize>,
+    /// How many live games the server keeps in memory (a game not kept is
+    /// read and replayed once when it is next used).
+    #[arg(long, env = "CHESSMERGE_LIVE_GAMES", default_value_t = 10_000)]
+    pub live_games: usize,
     /// The server's public base URL, used in links (default: http://LISTEN).
     #[arg(long, env = "CHESSMERGE_PUBLIC_URL")]
     pub public_url: Option<String>,
 }
 
-/// Shared state of the running server.
+/// Shared state of the running server: the domains and what the
+/// handlers need around them.
 #[derive(Clone)]
 pub struct AppState(Arc<Inner>);
 
 /// What [`AppState`] holds.
 pub struct Inner {
-    /// Storage.
+    /// Storage (accounts, tokens, lists).
     pub store: Arc<dyn Store>,
-    /// Live channels.
-    pub hub: hub::Hub,
+    /// The games domain.
+    pub games: Arc<games::Games>,
+    /// The challenges domain.
+    pub challenges: Arc<challenges::Challenges>,
+    /// Live feeds for streams and sockets.
+    pub feeds: live::Feeds,
+    /// The computer player.
+    pub computer: Arc<computer::Computer>,
+    /// Engine searches asked for by the analysis endpoints (apart from
+    /// computer moves in games).
+    pub analysis: blocking::Bounded,
+    /// Password hashing (Argon2id: CPU and about 19 MiB each while it runs).
+    pub hashing: blocking::Bounded,
     /// Failed-login limits.
     pub limiter: auth::LoginLimiter,
-    /// Bounds concurrent computer moves.
-    pub ai_slots: Arc<Semaphore>,
-    /// The least time a computer move takes (`--computer-min-think-ms`).
-    pub computer_min_think: Duration,
     /// Base URL for links, without a trailing slash.
-    pub base_url: String,
+    pub base_url: Arc<str>,
     /// Becomes true when the server shuts down (ends streams and sockets).
     pub shutdown: watch::Receiver<bool>,
 }
@@ -86,22 +114,70 @@ impl std::ops::Deref for AppState {
     }
 }
 
+/// How big the server's bounded parts are.
+#[derive(Debug, Clone, Copy)]
+pub struct Capacity {
+    /// Computer moves computed at once.
+    pub ai_threads: usize,
+    /// Analysis searches at once.
+    pub analysis_threads: usize,
+    /// Live games kept in memory.
+    pub live_games: usize,
+}
+
 impl AppState {
-    /// Builds the state around a store.
+    /// Builds the domains around a store.
     pub fn new(
         store: Arc<dyn Store>,
-        ai_threads: usize,
+        capacity: Capacity,
         computer_min_think: Duration,
         base_url: String,
         shutdown: watch::Receiver<bool>,
     ) -> AppState {
+        let base_url: Arc<str> = base_url.trim_end_matches('/').into();
+        let (turns_tx, turns_rx) = mpsc::unbounded_channel();
+        let games = games::Games::new(store.clone(), capacity.live_games, turns_tx);
+        let computer = computer::Computer::start(
+            games.clone(),
+            // A game's move waits for a slot as long as it takes.
+            blocking::Bounded::new(
+                "the computer player",
+                capacity.ai_threads,
+                Duration::from_secs(3600),
+            ),
+            computer_min_think,
+            turns_rx,
+        );
+        let challenges = Arc::new(challenges::Challenges::new(
+            store.clone(),
+            games.clone(),
+            base_url.clone(),
+        ));
+        let feeds = live::Feeds {
+            hub: live::Hub::start(store.as_ref()),
+            store: store.clone(),
+            games: games.clone(),
+            base_url: base_url.clone(),
+            shutdown: shutdown.clone(),
+        };
         AppState(Arc::new(Inner {
             store,
-            hub: hub::Hub::default(),
+            games,
+            challenges,
+            feeds,
+            computer,
+            analysis: blocking::Bounded::new(
+                "analysis",
+                capacity.analysis_threads,
+                api::analysis::SLOT_WAIT,
+            ),
+            hashing: blocking::Bounded::new(
+                "password hashing",
+                capacity.ai_threads.max(2),
+                Duration::from_secs(10),
+            ),
             limiter: auth::LoginLimiter::new(Duration::from_secs(15 * 60), 10, 100),
-            ai_slots: Arc::new(Semaphore::new(ai_threads.max(1))),
-            computer_min_think,
-            base_url: base_url.trim_end_matches('/').to_owned(),
+            base_url,
             shutdown,
         }))
     }
@@ -166,16 +242,24 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let state = AppState::new(
-        store,
+    let capacity = Capacity {
         ai_threads,
+        analysis_threads: args.analysis_threads.unwrap_or(1),
+        live_games: args.live_games,
+    };
+    let state = AppState::new(
+        store.clone(),
+        capacity,
         Duration::from_millis(args.computer_min_think_ms),
         base_url,
         shutdown_rx,
     );
-    ai::resume_all(&state)
+    state
+        .computer
+        .resume_all(store.as_ref())
         .await
         .map_err(|e| anyhow::anyhow!("cannot resume games against the computer: {e}"))?;
+    tokio::spawn(prune_events(store.clone()));
     let app = api::router(state);
     tracing::info!(database = %args.database, ai_threads, "listening on http://{addr}");
     axum::serve(
@@ -189,6 +273,21 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     })
     .await?;
     Ok(())
+}
+
+/// User and lobby events are kept a day: enough for any follower to catch
+/// up; one further behind starts again from a snapshot.
+const EVENT_RETENTION: Duration = Duration::from_secs(24 * 3600);
+
+async fn prune_events(store: Arc<dyn Store>) {
+    let mut every = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        every.tick().await;
+        match store.prune_events(EVENT_RETENTION.as_millis() as i64).await {
+            Ok(n) => tracing::debug!(deleted = n, "old user and lobby events pruned"),
+            Err(e) => tracing::warn!(error = %e, "cannot prune old events"),
+        }
+    }
 }
 
 /// Resolves once the server is shutting down.

@@ -5,7 +5,7 @@ use chessmerge_rules::{Position, Variant};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, ApiResult};
+use crate::model::{Color, GameStatus};
 use crate::store;
 
 /// Clock value lichess sends for untimed games.
@@ -126,7 +126,7 @@ pub struct ChallengeJson {
     /// Where the game will be.
     pub url: String,
     /// `created`, `accepted`, `declined` or `canceled`.
-    pub status: String,
+    pub status: &'static str,
     /// Who made it.
     pub challenger: Option<LightUser>,
     /// To whom (none for an open challenge not yet accepted).
@@ -140,7 +140,7 @@ pub struct ChallengeJson {
     /// Always unlimited.
     pub time_control: TimeControlJson,
     /// The challenger's colour request: `white`, `black` or `random`.
-    pub color: String,
+    pub color: &'static str,
     /// The perf.
     pub perf: PerfJson,
     /// `in` or `out` when listed for a user.
@@ -150,7 +150,7 @@ pub struct ChallengeJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_fen: Option<String>,
     /// `user` (to a player) or `open` (anyone may accept).
-    pub kind: String,
+    pub kind: &'static str,
     /// The reason key when declined.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decline_reason_key: Option<String>,
@@ -165,25 +165,25 @@ impl ChallengeJson {
         challenger: Option<&store::User>,
         dest: Option<&store::User>,
         base_url: &str,
-    ) -> ApiResult<ChallengeJson> {
-        Ok(ChallengeJson {
-            id: c.id.clone(),
+    ) -> ChallengeJson {
+        ChallengeJson {
+            id: c.id.to_string(),
             url: format!("{base_url}/{}", c.id),
-            status: c.status.clone(),
+            status: c.status.as_str(),
             challenger: challenger.map(LightUser::from),
             dest_user: dest.map(LightUser::from),
-            variant: parse_variant(&c.variant)?.into(),
+            variant: c.variant.into(),
             rated: false,
             speed: "correspondence",
             time_control: TimeControlJson { kind: "unlimited" },
-            color: c.color.clone(),
+            color: c.color.as_str(),
             perf: PERF,
             direction: None,
             initial_fen: c.initial_fen.clone(),
-            kind: c.kind.clone(),
+            kind: c.kind.as_str(),
             decline_reason_key: c.decline_reason.clone(),
             created_at: c.created_at,
-        })
+        }
     }
 }
 
@@ -209,7 +209,7 @@ pub struct PlayerJson {
     pub name: String,
     /// The computer's level (only for the computer).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ai_level: Option<i64>,
+    pub ai_level: Option<u8>,
 }
 
 /// Both players of a game.
@@ -222,18 +222,17 @@ pub struct Players {
 }
 
 impl Players {
-    /// The player of one colour (`"white"` or `"black"`).
-    pub fn get(&self, color: &str) -> &PlayerJson {
-        if color == "white" {
-            &self.white
-        } else {
-            &self.black
+    /// The player of one colour.
+    pub fn get(&self, color: Color) -> &PlayerJson {
+        match color {
+            Color::White => &self.white,
+            Color::Black => &self.black,
         }
     }
 }
 
 /// A player as the computer.
-pub fn ai_player(level: i64) -> PlayerJson {
+pub fn ai_player(level: u8) -> PlayerJson {
     PlayerJson {
         id: None,
         name: format!("Computer level {level}"),
@@ -268,10 +267,11 @@ pub struct GameStateJson {
     /// Always 0.
     pub binc: i64,
     /// `started`, `aborted`, `mate`, `resign`, `stalemate` or `draw`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: GameStatus,
     /// `white` or `black` when the game has a winner.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub winner: Option<String>,
+    pub winner: Option<&'static str>,
     /// Why the game ended, in words (for example `agreement`, `threefold repetition`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -295,6 +295,11 @@ pub struct GameStateJson {
     pub ply: i64,
     /// The game's version: 1 at creation, one more after every change.
     pub version: i64,
+    /// The moves played, in the readable notation (as `moves`, one each).
+    pub san: Vec<String>,
+    /// The legal moves of the side to move (empty once the game is over):
+    /// with these a page draws the position without asking again.
+    pub legal_moves: Vec<LegalMoveJson>,
 }
 
 /// The first line of a board stream.
@@ -367,9 +372,10 @@ pub struct GameJson {
     /// The game's version (see the live channel).
     pub version: i64,
     /// Status word.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: GameStatus,
     /// `white` or `black` when the game has a winner.
-    pub winner: Option<String>,
+    pub winner: Option<&'static str>,
     /// Why the game ended, in words.
     pub reason: Option<String>,
     /// The moves played, Merge-UCI.
@@ -381,7 +387,7 @@ pub struct GameJson {
     /// Whether the side to move is in check.
     pub check: bool,
     /// The colour with an open draw offer.
-    pub draw_offer: Option<String>,
+    pub draw_offer: Option<&'static str>,
     /// White.
     pub white: PlayerJson,
     /// Black.
@@ -405,7 +411,7 @@ pub struct ExportPlayerJson {
     pub user: Option<LightUser>,
     /// The computer's level.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ai_level: Option<i64>,
+    pub ai_level: Option<u8>,
 }
 
 /// Both players in a game export.
@@ -436,10 +442,11 @@ pub struct ExportJson {
     /// Milliseconds since the Unix epoch.
     pub last_move_at: i64,
     /// Status word.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: GameStatus,
     /// `white` or `black` when the game has a winner.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub winner: Option<String>,
+    pub winner: Option<&'static str>,
     /// The players.
     pub players: ExportPlayersJson,
     /// The start position (Merge-FEN).
@@ -460,14 +467,15 @@ pub struct OpponentJson {
     pub username: String,
     /// The computer's level.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ai: Option<i64>,
+    pub ai: Option<u8>,
 }
 
 /// A status word as lichess nests it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct StatusJson {
     /// The status word.
-    pub name: String,
+    #[schema(value_type = String)]
+    pub name: GameStatus,
 }
 
 /// A game seen by one of its players (`/api/account/playing`, `gameStart`, `gameFinish`).
@@ -504,7 +512,7 @@ pub struct NowPlayingJson {
     pub status: StatusJson,
     /// `white` or `black` when the game has a winner.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub winner: Option<String>,
+    pub winner: Option<&'static str>,
     /// The variant.
     pub variant: VariantJson,
 }
@@ -517,110 +525,87 @@ pub struct NowPlayingListJson {
     pub now_playing: Vec<NowPlayingJson>,
 }
 
-/// Parses a stored or requested variant id.
-pub fn parse_variant(s: &str) -> ApiResult<Variant> {
-    s.parse::<Variant>()
-        .map_err(|e| ApiError::bad(e.to_string()))
-}
-
-/// The side to move in a stored game (from its FEN).
-pub fn turn_of(game: &store::Game) -> &'static str {
-    if game.fen.split_ascii_whitespace().nth(1) == Some("b") {
-        "black"
-    } else {
-        "white"
-    }
-}
-
-/// The other colour.
-pub fn other(color: &str) -> &'static str {
-    if color == "white" { "black" } else { "white" }
-}
-
-/// The current position of a stored game.
-pub fn position_of(game: &store::Game) -> ApiResult<Position> {
-    let variant = parse_variant(&game.variant)
-        .map_err(|e| ApiError::Internal(format!("game {}: {e}", game.id)))?;
-    Position::from_fen(variant, &game.fen)
-        .map_err(|e| ApiError::Internal(format!("game {}: stored FEN: {e}", game.id)))
-}
-
-/// The game's state JSON.
-pub fn game_state(game: &store::Game) -> ApiResult<GameStateJson> {
-    let pos = position_of(game)?;
-    Ok(GameStateJson {
+/// The game's state JSON at `pos` (its current position): what every
+/// follower is pushed and what the game's event history stores.
+pub fn game_state(game: &store::Game, pos: &Position) -> GameStateJson {
+    GameStateJson {
         kind: "gameState",
         moves: game.moves.clone(),
         wtime: UNLIMITED_TIME,
         btime: UNLIMITED_TIME,
         winc: 0,
         binc: 0,
-        status: game.status.clone(),
-        winner: game.winner.clone(),
+        status: game.status,
+        winner: game.winner.map(Color::name),
         reason: game.status_reason.clone(),
-        wdraw: game.draw_offer.as_deref() == Some("white"),
-        bdraw: game.draw_offer.as_deref() == Some("black"),
+        wdraw: game.draw_offer == Some(Color::White),
+        bdraw: game.draw_offer == Some(Color::Black),
         wtakeback: false,
         btakeback: false,
         fen: game.fen.clone(),
         last_move: game.move_list().last().map(|m| (*m).to_owned()),
         check: pos.is_check(),
-        turn: turn_of(game),
+        turn: game.turn().name(),
         ply: game.ply,
         version: game.version,
-    })
+        san: game.san_list().into_iter().map(str::to_owned).collect(),
+        legal_moves: if game.is_ongoing() {
+            LegalMoveJson::all(pos)
+        } else {
+            Vec::new()
+        },
+    }
 }
 
-/// The game's `gameFull` JSON.
-pub fn game_full(game: &store::Game, players: &Players) -> ApiResult<GameFullJson> {
-    let variant = parse_variant(&game.variant)?;
-    Ok(GameFullJson {
+/// `startpos` for the usual start, else the Merge-FEN.
+pub fn initial_fen_json(game: &store::Game) -> String {
+    if game.initial_fen == chessmerge_rules::START_FEN {
+        "startpos".to_owned()
+    } else {
+        game.initial_fen.clone()
+    }
+}
+
+/// The game's `gameFull` JSON, around its current `state`.
+pub fn game_full(game: &store::Game, players: &Players, state: GameStateJson) -> GameFullJson {
+    GameFullJson {
         kind: "gameFull",
-        id: game.id.clone(),
-        variant: variant.into(),
+        id: game.id.to_string(),
+        variant: game.variant.into(),
         speed: "correspondence",
         perf: PERF,
         rated: false,
         created_at: game.created_at,
         white: players.white.clone(),
         black: players.black.clone(),
-        initial_fen: if game.initial_fen == chessmerge_rules::START_FEN {
-            "startpos".to_owned()
-        } else {
-            game.initial_fen.clone()
-        },
-        state: game_state(game)?,
-    })
+        initial_fen: initial_fen_json(game),
+        state,
+    }
 }
 
 /// A game as one of its players sees it.
-pub fn now_playing(
-    game: &store::Game,
-    color: &'static str,
-    players: &Players,
-) -> ApiResult<NowPlayingJson> {
-    let variant = parse_variant(&game.variant)?;
-    let opp = players.get(other(color));
+pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPlayingJson {
+    let opp = players.get(color.other());
     let moves = game.move_list();
     // Whether `color` has moved: its first move is ply 0 or 1 depending on who started.
     let starter = if game.initial_fen.split_ascii_whitespace().nth(1) == Some("b") {
-        "black"
+        Color::Black
     } else {
-        "white"
+        Color::White
     };
     let has_moved = if starter == color {
         !moves.is_empty()
     } else {
         moves.len() >= 2
     };
-    Ok(NowPlayingJson {
-        game_id: game.id.clone(),
-        full_id: game.id.clone(),
-        id: game.id.clone(),
-        color,
+    NowPlayingJson {
+        game_id: game.id.to_string(),
+        full_id: game.id.to_string(),
+        id: game.id.to_string(),
+        color: color.name(),
         fen: game.fen.clone(),
         has_moved,
-        is_my_turn: game.is_ongoing() && turn_of(game) == color,
+        is_my_turn: game.is_ongoing() && game.turn() == color,
         last_move: moves.last().map(|m| (*m).to_owned()).unwrap_or_default(),
         opponent: OpponentJson {
             id: opp.id.clone(),
@@ -635,10 +620,8 @@ pub fn now_playing(
             "friend"
         },
         speed: "correspondence",
-        status: StatusJson {
-            name: game.status.clone(),
-        },
-        winner: game.winner.clone(),
-        variant: variant.into(),
-    })
+        status: StatusJson { name: game.status },
+        winner: game.winner.map(Color::name),
+        variant: game.variant.into(),
+    }
 }

@@ -64,7 +64,11 @@ impl Server {
 
     /// Starts with extra `serve` arguments.
     pub fn start_with(db: &std::path::Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_chessmerge"))
+        // CHESSMERGE_SERVER_BIN runs another build (the benchmarks compare
+        // one commit with another that way).
+        let bin = std::env::var("CHESSMERGE_SERVER_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_chessmerge").to_owned());
+        let mut child = Command::new(bin)
             .args(["serve", "--listen", "127.0.0.1:0", "--database"])
             .arg(db)
             .args(extra)

@@ -90,7 +90,7 @@ pub async fn register(
     if state.store.user_by_name(&c.username).await?.is_some() {
         return Err(ApiError::Conflict("username taken".into()));
     }
-    let hash = auth::hash_password(c.password).await?;
+    let hash = auth::hash_password(&state.hashing, c.password).await?;
     let user = match state.store.create_user(&c.username, &hash, now_ms()).await {
         Ok(u) => u,
         Err(StoreError::Conflict) => return Err(ApiError::Conflict("username taken".into())),
@@ -119,6 +119,7 @@ async fn check_credentials(state: &AppState, c: &Credentials, addr: SocketAddr) 
         None
     };
     let ok = auth::verify_password(
+        &state.hashing,
         c.password.clone(),
         user.as_ref().map(|u| u.password_hash.clone()),
     )

@@ -1,8 +1,8 @@
 //! The practice board's helpers: replay a line from any position
 //! (`POST /api/analysis`) and ask the engine for its best move and
 //! evaluation (`POST /api/analysis/best`). Nothing is stored; no account
-//! is needed. Engine searches take the computer player's path: a permit
-//! from the server's bounded AI slots, then tokio's blocking pool.
+//! is needed. Engine searches run on the server's bounded analysis lane,
+//! apart from the computer player's, so analyses never delay games.
 
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 use crate::AppState;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
-use crate::views::{self, LegalMoveJson, VariantJson};
+use crate::views::{LegalMoveJson, VariantJson};
 
 /// Longest FEN accepted.
 const MAX_FEN_LEN: usize = 200;
@@ -27,8 +27,8 @@ const MAX_MOVES: usize = 1000;
 pub const MAX_MOVETIME_MS: u64 = 3000;
 /// Engine level used when none is given.
 const DEFAULT_LEVEL: u8 = 8;
-/// How long a search may wait for a free AI slot before giving up (503).
-const SLOT_WAIT: Duration = Duration::from_secs(30);
+/// How long a search may wait for a free analysis slot before giving up (503).
+pub const SLOT_WAIT: Duration = Duration::from_secs(30);
 
 /// Moves as a JSON list, or as one space- or comma-separated string (forms).
 #[derive(Debug, Deserialize, ToSchema)]
@@ -162,7 +162,9 @@ fn number(name: &str, p: &Option<NumberParam>) -> ApiResult<Option<i64>> {
 pub fn replay(p: &AnalysisParams) -> ApiResult<RulesGame> {
     let variant = match p.variant.as_deref().map(str::trim) {
         None | Some("") => Variant::ChessMerge,
-        Some(v) => views::parse_variant(v)?,
+        Some(v) => v
+            .parse()
+            .map_err(|e: chessmerge_rules::ParseVariantError| ApiError::bad(e.to_string()))?,
     };
     let start = match p.fen.as_deref().map(str::trim) {
         None | Some("") | Some("startpos") => Position::new(variant),
@@ -281,17 +283,12 @@ pub async fn best(
             o.reason()
         )));
     }
-    let _permit = tokio::time::timeout(SLOT_WAIT, state.ai_slots.clone().acquire_owned())
-        .await
-        .map_err(|_| ApiError::Unavailable("the engine is busy; try again".into()))?
-        .map_err(|_| ApiError::Unavailable("shutting down".into()))?;
     let pos = *game.position();
     let keys = game.repetition_keys().to_vec();
-    let result = tokio::task::spawn_blocking(move || {
-        chessmerge_engine::search::search_once(&pos, &keys, &limits)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("engine task failed: {e}")))?;
+    let result = state
+        .analysis
+        .run(move || chessmerge_engine::search::search_once(&pos, &keys, &limits))
+        .await?;
     let pos = game.position();
     let best = result
         .best

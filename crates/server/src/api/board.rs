@@ -10,12 +10,13 @@ use utoipa::IntoParams;
 use crate::AppState;
 use crate::auth::{AuthUser, MaybeUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Path, Query};
-use crate::game::{self, Actor};
+use crate::extract::{MovePath, Path, Query};
+use crate::games::{Actor, LiveGame, players_of};
+use crate::model::{Color, GameId, GameStatus, UserId};
 use crate::store;
 use crate::views::{
-    self, ExportJson, ExportPlayerJson, ExportPlayersJson, GameJson, LegalMoveJson, LightUser,
-    NowPlayingListJson, OkJson,
+    self, ExportJson, ExportPlayerJson, ExportPlayersJson, GameJson, LightUser, NowPlayingListJson,
+    OkJson, Players,
 };
 
 /// Options of a move.
@@ -52,12 +53,15 @@ fn parse_bool(name: &str, v: Option<&str>) -> ApiResult<bool> {
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn play_move(
     State(state): State<AppState>,
+    MovePath { id, mv }: MovePath,
     user: AuthUser,
-    Path((id, mv)): Path<(String, String)>,
     Query(q): Query<MoveParams>,
 ) -> ApiResult<Json<OkJson>> {
     let offering = parse_bool("offeringDraw", q.offering_draw.as_deref())?;
-    game::play_move(&state, &id, Actor::User(user.user.id), &mv, None, offering).await?;
+    state
+        .games
+        .play_move(&id, Actor::User(user.user.id), &mv, None, offering)
+        .await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -74,9 +78,9 @@ pub async fn play_move(
 pub async fn resign(
     State(state): State<AppState>,
     user: AuthUser,
-    Path(id): Path<String>,
+    Path(id): Path<GameId>,
 ) -> ApiResult<Json<OkJson>> {
-    game::resign(&state, &id, user.user.id).await?;
+    state.games.resign(&id, user.user.id).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -93,9 +97,9 @@ pub async fn resign(
 pub async fn abort(
     State(state): State<AppState>,
     user: AuthUser,
-    Path(id): Path<String>,
+    Path(id): Path<GameId>,
 ) -> ApiResult<Json<OkJson>> {
-    game::abort(&state, &id, Actor::User(user.user.id)).await?;
+    state.games.abort(&id, Actor::User(user.user.id)).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -114,7 +118,7 @@ pub async fn abort(
 pub async fn draw(
     State(state): State<AppState>,
     user: AuthUser,
-    Path((id, answer)): Path<(String, String)>,
+    Path((id, answer)): Path<(GameId, String)>,
 ) -> ApiResult<Json<OkJson>> {
     let yes = match answer.as_str() {
         "yes" | "true" => true,
@@ -125,48 +129,37 @@ pub async fn draw(
             )));
         }
     };
-    game::draw(&state, &id, user.user.id, yes).await?;
+    state.games.draw(&id, user.user.id, yes).await?;
     Ok(Json(OkJson::yes()))
 }
 
-/// The page's view of a game.
-pub async fn game_json(
-    state: &AppState,
-    g: &store::Game,
-    viewer: Option<i64>,
-) -> ApiResult<GameJson> {
-    let players = game::players(state, g).await?;
-    let rules_game = game::rebuild(g)?;
-    let pos = rules_game.position();
-    let legal_moves = if g.is_ongoing() {
-        LegalMoveJson::all(pos)
-    } else {
-        Vec::new()
-    };
-    let state_json = views::game_state(g)?;
-    Ok(GameJson {
-        id: g.id.clone(),
-        variant: views::parse_variant(&g.variant)?.into(),
+/// The page's view of a game, from the live game (no replay when cached).
+pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
+    let g = &live.row;
+    let state = live.state_json();
+    GameJson {
+        id: g.id.to_string(),
+        variant: g.variant.into(),
         initial_fen: g.initial_fen.clone(),
         fen: g.fen.clone(),
-        turn: state_json.turn,
+        turn: state.turn,
         ply: g.ply,
         version: g.version,
-        status: g.status.clone(),
-        winner: g.winner.clone(),
-        reason: g.status_reason.clone(),
+        status: g.status,
+        winner: state.winner,
+        reason: state.reason,
         moves: g.move_list().into_iter().map(str::to_owned).collect(),
-        san: rules_game.san_moves(),
-        last_move: state_json.last_move,
-        check: state_json.check,
-        draw_offer: g.draw_offer.clone(),
-        white: players.white,
-        black: players.black,
-        legal_moves,
-        you: viewer.and_then(|v| g.color_of(v)),
+        san: state.san,
+        last_move: state.last_move,
+        check: state.check,
+        draw_offer: g.draw_offer.map(Color::name),
+        white: live.players.white.clone(),
+        black: live.players.black.clone(),
+        legal_moves: state.legal_moves,
+        you: viewer.and_then(|v| g.color_of(v)).map(Color::name),
         created_at: g.created_at,
         updated_at: g.updated_at,
-    })
+    }
 }
 
 /// A game for the web page: position, moves in both notations, legal moves.
@@ -178,10 +171,10 @@ pub async fn game_json(
 pub async fn show(
     State(state): State<AppState>,
     MaybeUser(user): MaybeUser,
-    Path(id): Path<String>,
+    Path(id): Path<GameId>,
 ) -> ApiResult<Json<GameJson>> {
-    let g = game::load(&state, &id).await?;
-    Ok(Json(game_json(&state, &g, user.map(|u| u.user.id)).await?))
+    let viewer = user.map(|u| u.user.id);
+    Ok(Json(state.games.read(&id, |g| game_json(g, viewer)).await?))
 }
 
 /// Limit on list sizes.
@@ -227,8 +220,8 @@ pub async fn playing(
         let Some(color) = g.color_of(user.user.id) else {
             continue;
         };
-        let players = game::players(&state, g).await?;
-        out.push(views::now_playing(g, color, &players)?);
+        let players = players_of(state.store.as_ref(), g).await?;
+        out.push(views::now_playing(g, color, &players));
     }
     // Stable: within each group, the most recently changed first (the store's order).
     out.sort_by_key(|g| !g.is_my_turn);
@@ -237,10 +230,10 @@ pub async fn playing(
 }
 
 fn pgn_result(g: &store::Game) -> &'static str {
-    match (g.status.as_str(), g.winner.as_deref()) {
-        (_, Some("white")) => "1-0",
-        (_, Some("black")) => "0-1",
-        ("draw" | "stalemate", _) => "1/2-1/2",
+    match (g.status, g.winner) {
+        (_, Some(Color::White)) => "1-0",
+        (_, Some(Color::Black)) => "0-1",
+        (GameStatus::Draw | GameStatus::Stalemate, _) => "1/2-1/2",
         _ => "*",
     }
 }
@@ -260,34 +253,36 @@ fn pgn_date(ms: i64) -> String {
     format!("{y:04}.{m:02}.{d:02}")
 }
 
-async fn pgn_of(state: &AppState, g: &store::Game) -> ApiResult<String> {
-    let players = game::players(state, g).await?;
-    let rules_game = game::rebuild(g)?;
-    let variant = views::parse_variant(&g.variant)?;
-    let termination = match g.status.as_str() {
-        "started" => "Unterminated".to_owned(),
-        "aborted" => "Abandoned".to_owned(),
-        _ => g.status_reason.clone().unwrap_or_else(|| g.status.clone()),
+fn pgn_of(
+    base_url: &str,
+    g: &store::Game,
+    rules: &chessmerge_rules::Game,
+    players: &Players,
+) -> String {
+    let termination = match g.status {
+        GameStatus::Started => "Unterminated".to_owned(),
+        GameStatus::Aborted => "Abandoned".to_owned(),
+        other => g
+            .status_reason
+            .clone()
+            .unwrap_or_else(|| other.as_str().to_owned()),
     };
     let tags: Vec<(String, String)> = vec![
-        ("Event".into(), format!("Casual {} game", variant.name())),
-        ("Site".into(), format!("{}/{}", state.base_url, g.id)),
+        ("Event".into(), format!("Casual {} game", g.variant.name())),
+        ("Site".into(), format!("{base_url}/{}", g.id)),
         ("Date".into(), pgn_date(g.created_at)),
         ("White".into(), players.white.name.clone()),
         ("Black".into(), players.black.name.clone()),
-        ("GameId".into(), g.id.clone()),
+        ("GameId".into(), g.id.to_string()),
         ("Termination".into(), termination),
     ];
-    Ok(chessmerge_rules::pgn::write(
-        &rules_game,
-        &tags,
-        pgn_result(g),
-    ))
+    chessmerge_rules::pgn::write(rules, &tags, pgn_result(g))
 }
 
 async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson> {
-    let side = async |id: Option<i64>| -> ApiResult<ExportPlayerJson> {
-        Ok(match id {
+    let mut sides = Vec::with_capacity(2);
+    for color in Color::ALL {
+        sides.push(match g.player_id(color) {
             Some(id) => ExportPlayerJson {
                 user: state
                     .store
@@ -301,26 +296,32 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
                 user: None,
                 ai_level: g.ai_level,
             },
-        })
-    };
+        });
+    }
+    let black = sides.pop().expect("two sides");
+    let white = sides.pop().expect("two sides");
     Ok(ExportJson {
-        id: g.id.clone(),
+        id: g.id.to_string(),
         rated: false,
-        variant: views::parse_variant(&g.variant)?.id(),
+        variant: g.variant.id(),
         speed: "correspondence",
         perf: "correspondence",
         created_at: g.created_at,
         last_move_at: g.updated_at,
-        status: g.status.clone(),
-        winner: g.winner.clone(),
-        players: ExportPlayersJson {
-            white: side(g.white_id).await?,
-            black: side(g.black_id).await?,
-        },
+        status: g.status,
+        winner: g.winner.map(Color::name),
+        players: ExportPlayersJson { white, black },
         initial_fen: g.initial_fen.clone(),
         fen: g.fen.clone(),
         moves: g.moves.clone(),
     })
+}
+
+/// PGN of a stored game that is not kept live (lists): one replay.
+async fn pgn_of_row(state: &AppState, g: &store::Game) -> ApiResult<String> {
+    let players = players_of(state.store.as_ref(), g).await?;
+    let rules = state.games.rebuild_uncached(g)?;
+    Ok(pgn_of(&state.base_url, g, &rules, &players))
 }
 
 fn accepts(headers: &HeaderMap, mime: &str) -> bool {
@@ -350,16 +351,14 @@ fn with_type(body: String, content_type: &'static str) -> Response {
 pub async fn export(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    Path(id): Path<GameId>,
 ) -> ApiResult<Response> {
-    let g = game::load(&state, &id).await?;
+    let live = state.games.get(&id).await?;
     if accepts(&headers, "application/json") {
-        Ok(Json(export_json(&state, &g).await?).into_response())
+        Ok(Json(export_json(&state, &live.row).await?).into_response())
     } else {
-        Ok(with_type(
-            pgn_of(&state, &g).await?,
-            "application/x-chess-pgn",
-        ))
+        let pgn = pgn_of(&state.base_url, &live.row, &live.rules, &live.players);
+        Ok(with_type(pgn, "application/x-chess-pgn"))
     }
 }
 
@@ -404,7 +403,7 @@ pub async fn user_games(
     } else {
         let mut body = String::new();
         for g in &games {
-            body.push_str(&pgn_of(&state, g).await?);
+            body.push_str(&pgn_of_row(&state, g).await?);
             body.push_str("\n\n");
         }
         Ok(with_type(body, "application/x-chess-pgn"))

@@ -1,26 +1,18 @@
 //! Challenges: to a user, open, against the computer; accept, decline, cancel.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-use std::sync::Arc;
-
 use axum::Json;
 use axum::extract::State;
-use chessmerge_rules::{Position, Variant};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::auth::{AuthUser, random_bytes};
+use crate::AppState;
+use crate::auth::AuthUser;
+use crate::challenges::{DECLINE_REASONS, OPEN_LIST_LIMIT, Terms, direction_for, open_list};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path, Query};
-use crate::game::{self, Actor};
-use crate::hub::LobbyUpdate;
-use crate::store::{self, Challenge, StoreError, User};
-use crate::views::{self, ChallengeJson, ChallengeListJson, GameJson, OkJson};
-use crate::{AppState, ai, now_ms};
-
-/// How many open challenges the lobby list holds at most (and by default).
-pub const OPEN_LIST_LIMIT: i64 = 50;
+use crate::model::ChallengeId;
+use crate::store::Challenge;
+use crate::views::{ChallengeJson, ChallengeListJson, GameJson, OkJson};
 
 /// A number sent as JSON number or as form text.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -55,242 +47,16 @@ pub struct DeclineParams {
     pub reason: Option<String>,
 }
 
-const DECLINE_REASONS: [&str; 11] = [
-    "generic",
-    "later",
-    "tooFast",
-    "tooSlow",
-    "timeControl",
-    "rated",
-    "casual",
-    "standard",
-    "variant",
-    "noBot",
-    "onlyBot",
-];
-
-struct Validated {
-    variant: Variant,
-    color: &'static str,
-    fen: Option<String>,
+fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
+    Ok(Terms::parse(
+        p.variant.as_deref(),
+        p.color.as_deref(),
+        p.fen.as_deref(),
+    )?)
 }
 
-fn validate(p: &ChallengeParams) -> ApiResult<Validated> {
-    let variant = match p.variant.as_deref() {
-        None | Some("") => Variant::ChessMerge,
-        Some(v) => views::parse_variant(v)?,
-    };
-    let color = match p.color.as_deref() {
-        None | Some("") | Some("random") => "random",
-        Some("white") => "white",
-        Some("black") => "black",
-        Some(c) => {
-            return Err(ApiError::bad(format!(
-                "invalid color {c:?}: expected white, black or random"
-            )));
-        }
-    };
-    let fen = match p.fen.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(f) => {
-            if f.len() > 200 {
-                return Err(ApiError::bad("invalid fen: too long"));
-            }
-            let pos = Position::from_fen(variant, f)
-                .map_err(|e| ApiError::bad(format!("invalid fen: {e}")))?;
-            if pos.legal_moves().is_empty() {
-                return Err(ApiError::bad(
-                    "invalid fen: the side to move has no legal move",
-                ));
-            }
-            let canonical = pos.fen();
-            (canonical != Position::new(variant).fen()).then_some(canonical)
-        }
-    };
-    Ok(Validated {
-        variant,
-        color,
-        fen,
-    })
-}
-
-/// A new random id: 8 letters and digits.
-pub fn new_id() -> String {
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    let mut out = String::with_capacity(8);
-    while out.len() < 8 {
-        for b in random_bytes::<16>() {
-            // 248 = 4 * 62: reject the top values so that every letter is equally likely.
-            if b < 248 && out.len() < 8 {
-                out.push(ALPHABET[(b % 62) as usize] as char);
-            }
-        }
-    }
-    out
-}
-
-fn random_color() -> &'static str {
-    if random_bytes::<1>()[0] & 1 == 0 {
-        "white"
-    } else {
-        "black"
-    }
-}
-
-/// The colours of challenger and acceptor.
-fn resolve_colors(requested: &str) -> (&'static str, &'static str) {
-    let challenger = match requested {
-        "white" => "white",
-        "black" => "black",
-        _ => random_color(),
-    };
-    (challenger, views::other(challenger))
-}
-
-/// A fresh game record for a challenge, and its first event.
-fn new_game(
-    c: &Challenge,
-    white_id: Option<i64>,
-    black_id: Option<i64>,
-) -> ApiResult<(store::Game, String)> {
-    let variant = views::parse_variant(&c.variant)?;
-    let pos = match &c.initial_fen {
-        Some(f) => Position::from_fen(variant, f)
-            .map_err(|e| ApiError::bad(format!("invalid fen: {e}")))?,
-        None => Position::new(variant),
-    };
-    let now = now_ms();
-    let g = store::Game {
-        id: c.id.clone(),
-        variant: variant.id().to_owned(),
-        initial_fen: pos.fen(),
-        white_id,
-        black_id,
-        ai_level: c.ai_level,
-        status: "started".into(),
-        winner: None,
-        status_reason: None,
-        moves: String::new(),
-        fen: pos.fen(),
-        ply: 0,
-        version: 1,
-        draw_offer: None,
-        created_at: now,
-        updated_at: now,
-    };
-    let event = serde_json::to_string(&views::game_state(&g)?)
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
-    Ok((g, event))
-}
-
-async fn challenge_json(state: &AppState, c: &Challenge) -> ApiResult<ChallengeJson> {
-    let challenger = state.store.user_by_id(c.challenger_id).await?;
-    let dest = match c.dest_user_id {
-        Some(id) => state.store.user_by_id(id).await?,
-        None => None,
-    };
-    ChallengeJson::new(c, challenger.as_ref(), dest.as_ref(), &state.base_url)
-}
-
-/// `direction` of a challenge as `viewer` sees it: `out` when they made it,
-/// `in` otherwise.
-pub fn direction_for(challenger_id: i64, viewer: i64) -> &'static str {
-    if challenger_id == viewer { "out" } else { "in" }
-}
-
-/// The pending open challenges, newest first (at most `limit`), as `viewer`
-/// sees them: their own marked `direction: "out"`, the others' `"in"`.
-pub async fn open_list(state: &AppState, viewer: i64, limit: i64) -> ApiResult<Vec<ChallengeJson>> {
-    let list = state.store.open_challenges(limit).await?;
-    let mut users: HashMap<i64, Option<User>> = HashMap::new();
-    let mut out = Vec::with_capacity(list.len());
-    for c in &list {
-        if let Entry::Vacant(e) = users.entry(c.challenger_id) {
-            e.insert(state.store.user_by_id(c.challenger_id).await?);
-        }
-        let challenger = users.get(&c.challenger_id).and_then(Option::as_ref);
-        let mut j = ChallengeJson::new(c, challenger, None, &state.base_url)?;
-        j.direction = Some(direction_for(c.challenger_id, viewer));
-        out.push(j);
-    }
-    Ok(out)
-}
-
-/// Tells lobby pages that an open challenge appeared (`challenge`) or left
-/// the list (`challengeAccepted`, `challengeCanceled`). Only called after
-/// the change is committed.
-async fn announce_lobby(state: &AppState, c: &Challenge, kind: &'static str) {
-    if c.kind != "open" {
-        return;
-    }
-    let json = match challenge_json(state, c)
-        .await
-        .and_then(|j| serde_json::to_value(j).map_err(|e| ApiError::Internal(e.to_string())))
-    {
-        Ok(v) => v,
-        Err(e) => {
-            tracing::warn!(challenge = %c.id, error = %e, "cannot announce {kind} to the lobby");
-            return;
-        }
-    };
-    state.hub.publish_lobby(LobbyUpdate {
-        kind,
-        challenger_id: c.challenger_id,
-        challenge: Arc::new(json),
-    });
-}
-
-/// Tells the challenger and the challenged player of a challenge event.
-async fn notify(state: &AppState, c: &Challenge, kind: &str) {
-    match challenge_json(state, c).await {
-        Ok(json) => {
-            let ev: std::sync::Arc<str> = serde_json::json!({ "type": kind, "challenge": json })
-                .to_string()
-                .into();
-            state.hub.publish_user(c.challenger_id, ev.clone());
-            if let Some(d) = c.dest_user_id {
-                state.hub.publish_user(d, ev);
-            }
-        }
-        Err(e) => tracing::warn!(challenge = %c.id, error = %e, "cannot notify {kind}"),
-    }
-}
-
-async fn create(
-    state: &AppState,
-    user: &AuthUser,
-    kind: &str,
-    dest: Option<i64>,
-    p: &ChallengeParams,
-) -> ApiResult<Challenge> {
-    let v = validate(p)?;
-    for _ in 0..5 {
-        let c = Challenge {
-            id: new_id(),
-            kind: kind.into(),
-            challenger_id: user.user.id,
-            dest_user_id: dest,
-            variant: v.variant.id().into(),
-            color: v.color.into(),
-            initial_fen: v.fen.clone(),
-            ai_level: None,
-            status: "created".into(),
-            decline_reason: None,
-            created_at: now_ms(),
-        };
-        match state.store.create_challenge(&c).await {
-            Ok(()) => {
-                notify(state, &c, "challenge").await;
-                announce_lobby(state, &c, "challenge").await;
-                return Ok(c);
-            }
-            Err(StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::Internal(
-        "could not find a free challenge id".into(),
-    ))
+async fn json_out(state: &AppState, c: &Challenge) -> ApiResult<Json<ChallengeJson>> {
+    Ok(Json(state.challenges.json(c).await?))
 }
 
 /// Challenge a user.
@@ -309,16 +75,12 @@ pub async fn challenge_user(
     Path(username): Path<String>,
     Input(p): Input<ChallengeParams>,
 ) -> ApiResult<Json<ChallengeJson>> {
-    let dest = state
-        .store
-        .user_by_name(&username)
-        .await?
-        .ok_or_else(|| ApiError::not_found("user"))?;
-    if dest.id == user.user.id {
-        return Err(ApiError::bad("you cannot challenge yourself"));
-    }
-    let c = create(&state, &user, "user", Some(dest.id), &p).await?;
-    Ok(Json(challenge_json(&state, &c).await?))
+    let terms = terms(&p)?;
+    let c = state
+        .challenges
+        .create(&user.user, Some(&username), terms)
+        .await?;
+    json_out(&state, &c).await
 }
 
 /// Create an open challenge: any other player may accept it.
@@ -334,8 +96,11 @@ pub async fn challenge_open(
     user: AuthUser,
     Input(p): Input<ChallengeParams>,
 ) -> ApiResult<Json<ChallengeJson>> {
-    let c = create(&state, &user, "open", None, &p).await?;
-    Ok(Json(challenge_json(&state, &c).await?))
+    let c = state
+        .challenges
+        .create(&user.user, None, terms(&p)?)
+        .await?;
+    json_out(&state, &c).await
 }
 
 /// Start a game against the computer at once.
@@ -357,47 +122,17 @@ pub async fn challenge_ai(
         None => return Err(ApiError::bad("missing level: 1 to 8")),
     };
     let level = level
+        .and_then(|l| u8::try_from(l).ok())
         .filter(|l| (1..=8).contains(l))
         .ok_or_else(|| ApiError::bad("invalid level: 1 to 8"))?;
-    let v = validate(&p)?;
-    let (mine, _) = resolve_colors(v.color);
-    let (white, black) = if mine == "white" {
-        (Some(user.user.id), None)
-    } else {
-        (None, Some(user.user.id))
-    };
-    let mut created = None;
-    for _ in 0..5 {
-        let c = Challenge {
-            id: new_id(),
-            kind: "ai".into(),
-            challenger_id: user.user.id,
-            dest_user_id: None,
-            variant: v.variant.id().into(),
-            color: v.color.into(),
-            initial_fen: v.fen.clone(),
-            ai_level: Some(level),
-            status: "accepted".into(),
-            decline_reason: None,
-            created_at: now_ms(),
-        };
-        let (g, event) = new_game(&c, white, black)?;
-        match state.store.create_accepted(&c, &g, &event).await {
-            Ok(()) => {
-                created = Some(g);
-                break;
-            }
-            Err(StoreError::Conflict) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    let g = created.ok_or_else(|| ApiError::Internal("could not find a free game id".into()))?;
-    game::announce(&state, &g, "gameStart").await;
-    if ai::computer_to_move(&g) {
-        ai::schedule(state.clone(), g.id.clone());
-    }
+    let terms = terms(&p)?;
+    let g = state.challenges.create_ai(&user.user, level, terms).await?;
+    let viewer = user.user.id;
     Ok(Json(
-        super::board::game_json(&state, &g, Some(user.user.id)).await?,
+        state
+            .games
+            .read(&g.id, |live| super::board::game_json(live, Some(viewer)))
+            .await?,
     ))
 }
 
@@ -417,12 +152,12 @@ pub async fn list(
         outgoing: Vec::new(),
     };
     for c in &incoming {
-        let mut j = challenge_json(&state, c).await?;
+        let mut j = state.challenges.json(c).await?;
         j.direction = Some("in");
         out.incoming.push(j);
     }
     for c in &outgoing {
-        let mut j = challenge_json(&state, c).await?;
+        let mut j = state.challenges.json(c).await?;
         j.direction = Some("out");
         out.outgoing.push(j);
     }
@@ -467,7 +202,7 @@ pub async fn list_open(
             .ok_or_else(|| ApiError::bad(format!("invalid nb {t:?}: a positive number")))?,
     };
     Ok(Json(OpenChallengesJson {
-        challenges: open_list(&state, user.user.id, limit).await?,
+        challenges: open_list(state.store.as_ref(), &state.base_url, user.user.id, limit).await?,
     }))
 }
 
@@ -483,32 +218,19 @@ pub async fn list_open(
 pub async fn show(
     State(state): State<AppState>,
     user: AuthUser,
-    Path(id): Path<String>,
+    Path(id): Path<ChallengeId>,
 ) -> ApiResult<Json<ChallengeJson>> {
-    let c = load(&state, &id).await?;
+    let c: Challenge = state.challenges.get(&id).await?;
     let me = user.user.id;
-    if c.challenger_id != me && c.dest_user_id != Some(me) && c.kind != "open" {
+    if c.challenger_id != me
+        && c.dest_user_id != Some(me)
+        && c.kind != crate::model::ChallengeKind::Open
+    {
         return Err(ApiError::Forbidden("not your challenge".into()));
     }
-    let mut j = challenge_json(&state, &c).await?;
+    let mut j = state.challenges.json(&c).await?;
     j.direction = Some(direction_for(c.challenger_id, me));
     Ok(Json(j))
-}
-
-async fn load(state: &AppState, id: &str) -> ApiResult<Challenge> {
-    state
-        .store
-        .challenge(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("challenge"))
-}
-
-fn require_pending(c: &Challenge) -> ApiResult<()> {
-    if c.status == "created" {
-        Ok(())
-    } else {
-        Err(ApiError::Conflict(format!("the challenge is {}", c.status)))
-    }
 }
 
 /// Accept a challenge: creates the game (its id is the challenge's id).
@@ -524,46 +246,9 @@ fn require_pending(c: &Challenge) -> ApiResult<()> {
 pub async fn accept(
     State(state): State<AppState>,
     user: AuthUser,
-    Path(id): Path<String>,
+    Path(id): Path<ChallengeId>,
 ) -> ApiResult<Json<OkJson>> {
-    let c = load(&state, &id).await?;
-    let me = user.user.id;
-    match c.kind.as_str() {
-        "user" if c.dest_user_id == Some(me) => {}
-        "user" => {
-            return Err(ApiError::Forbidden(
-                "only the challenged player may accept".into(),
-            ));
-        }
-        "open" if c.challenger_id == me => {
-            return Err(ApiError::Forbidden(
-                "you cannot accept your own challenge".into(),
-            ));
-        }
-        "open" => {}
-        _ => return Err(ApiError::Conflict(format!("the challenge is {}", c.status))),
-    }
-    require_pending(&c)?;
-    let (challenger_color, _) = resolve_colors(&c.color);
-    let (white, black) = if challenger_color == "white" {
-        (c.challenger_id, me)
-    } else {
-        (me, c.challenger_id)
-    };
-    let (g, event) = new_game(&c, Some(white), Some(black))?;
-    if !state.store.accept_challenge(&c.id, me, &g, &event).await? {
-        let now = load(&state, &id).await?;
-        return Err(ApiError::Conflict(format!(
-            "the challenge is {}",
-            now.status
-        )));
-    }
-    tracing::info!(game = %g.id, "challenge accepted");
-    game::announce(&state, &g, "gameStart").await;
-    let mut c = c;
-    c.status = "accepted".into();
-    c.dest_user_id = Some(me);
-    announce_lobby(&state, &c, "challengeAccepted").await;
+    state.challenges.accept(&user.user, &id).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -582,7 +267,7 @@ pub async fn accept(
 pub async fn decline(
     State(state): State<AppState>,
     user: AuthUser,
-    Path(id): Path<String>,
+    Path(id): Path<ChallengeId>,
     Input(p): Input<DeclineParams>,
 ) -> ApiResult<Json<OkJson>> {
     let reason = match p.reason.as_deref() {
@@ -598,25 +283,7 @@ pub async fn decline(
                 ))
             })?,
     };
-    let mut c = load(&state, &id).await?;
-    if c.kind != "user" || c.dest_user_id != Some(user.user.id) {
-        return Err(ApiError::Forbidden(
-            "only the challenged player may decline".into(),
-        ));
-    }
-    require_pending(&c)?;
-    if !state
-        .store
-        .close_challenge(&id, "declined", Some(reason))
-        .await?
-    {
-        return Err(ApiError::Conflict(
-            "the challenge is no longer pending".into(),
-        ));
-    }
-    c.status = "declined".into();
-    c.decline_reason = Some(reason.into());
-    notify(&state, &c, "challengeDeclined").await;
+    state.challenges.decline(user.user.id, &id, reason).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -633,92 +300,8 @@ pub async fn decline(
 pub async fn cancel(
     State(state): State<AppState>,
     user: AuthUser,
-    Path(id): Path<String>,
+    Path(id): Path<ChallengeId>,
 ) -> ApiResult<Json<OkJson>> {
-    let mut c = load(&state, &id).await?;
-    if c.challenger_id != user.user.id {
-        return Err(ApiError::Forbidden("only the challenger may cancel".into()));
-    }
-    if c.status == "accepted" {
-        let g = game::load(&state, &id).await?;
-        if game::abortable(&g) {
-            game::abort(&state, &id, Actor::User(user.user.id)).await?;
-            return Ok(Json(OkJson::yes()));
-        }
-        return Err(ApiError::Conflict(
-            "the challenge was accepted and its game is under way".into(),
-        ));
-    }
-    require_pending(&c)?;
-    if !state.store.close_challenge(&id, "canceled", None).await? {
-        return Err(ApiError::Conflict(
-            "the challenge is no longer pending".into(),
-        ));
-    }
-    c.status = "canceled".into();
-    notify(&state, &c, "challengeCanceled").await;
-    announce_lobby(&state, &c, "challengeCanceled").await;
+    state.challenges.cancel(user.user.id, &id).await?;
     Ok(Json(OkJson::yes()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_are_eight_alphanumerics_and_vary() {
-        let a = new_id();
-        let b = new_id();
-        assert_eq!(a.len(), 8);
-        assert!(a.bytes().all(|c| c.is_ascii_alphanumeric()));
-        assert_ne!(a, b);
-    }
-
-    #[test]
-    fn params_are_validated() {
-        let p = |variant: Option<&str>, color: Option<&str>, fen: Option<&str>| ChallengeParams {
-            variant: variant.map(Into::into),
-            color: color.map(Into::into),
-            fen: fen.map(Into::into),
-            level: None,
-        };
-        let v = validate(&p(None, None, None)).unwrap();
-        assert_eq!(
-            (v.variant, v.color, v.fen),
-            (Variant::ChessMerge, "random", None)
-        );
-        assert!(matches!(
-            validate(&p(Some("crazyhouse"), None, None)),
-            Err(ApiError::BadRequest(_))
-        ));
-        assert!(matches!(
-            validate(&p(None, Some("green"), None)),
-            Err(ApiError::BadRequest(_))
-        ));
-        assert!(matches!(
-            validate(&p(None, None, Some("not a fen"))),
-            Err(ApiError::BadRequest(_))
-        ));
-        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-        assert_eq!(
-            validate(&p(None, Some("black"), Some(start))).unwrap().fen,
-            None
-        );
-        let custom = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
-        assert_eq!(
-            validate(&p(Some("chessplus"), None, Some(custom)))
-                .unwrap()
-                .fen
-                .as_deref(),
-            Some(custom)
-        );
-    }
-
-    #[test]
-    fn colors_resolve_to_opposites() {
-        assert_eq!(resolve_colors("white"), ("white", "black"));
-        assert_eq!(resolve_colors("black"), ("black", "white"));
-        let (a, b) = resolve_colors("random");
-        assert_ne!(a, b);
-    }
 }

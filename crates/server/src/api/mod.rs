@@ -10,7 +10,7 @@ pub mod stream;
 
 use axum::Json;
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::{get, post};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -34,7 +34,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         board::play_move, board::resign, board::abort, board::draw, board::show,
         board::playing, board::export, board::user_games,
         stream::game_stream, stream::event_stream, socket::socket, openapi_json,
-        analysis::analyse, analysis::best,
+        analysis::analyse, analysis::best, server_stats,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -70,6 +70,46 @@ impl Modify for Security {
     responses((status = 200, description = "the OpenAPI document", content_type = "application/json")))]
 pub async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
+}
+
+/// What the server has done since it started: storage statements and
+/// transactions, game commits and the transactions they shared, full
+/// replays of games, and live games and channels held (for benchmarks and
+/// operators).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerStatsJson {
+    /// Statements sent to the database.
+    pub db_statements: u64,
+    /// Write transactions committed.
+    pub db_write_transactions: u64,
+    /// Game changes committed.
+    pub game_commits: u64,
+    /// Transactions that committed game changes (group commit: several per transaction).
+    pub game_commit_batches: u64,
+    /// Games rebuilt from their start (cache loads, exports of lists).
+    pub replays: u64,
+    /// Live games held in memory.
+    pub live_games: usize,
+    /// Live channels held: games and users.
+    pub live_channels: [usize; 2],
+}
+
+/// Counters of the server's work.
+#[utoipa::path(get, path = "/api/server/stats", tag = "games",
+    responses((status = 200, description = "counters since start", body = ServerStatsJson)))]
+pub async fn server_stats(State(state): State<AppState>) -> Json<ServerStatsJson> {
+    let s = state.store.stats();
+    let (g, u) = state.feeds.hub.channels();
+    Json(ServerStatsJson {
+        db_statements: s.statements,
+        db_write_transactions: s.write_transactions,
+        game_commits: s.game_commits,
+        game_commit_batches: s.game_commit_batches,
+        replays: state.games.replays(),
+        live_games: state.games.cached(),
+        live_channels: [g, u],
+    })
 }
 
 async fn method_not_allowed() -> ApiError {
@@ -110,6 +150,7 @@ pub fn router(state: AppState) -> Router {
         .route("/game/export/{id}", get(board::export))
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/socket", get(socket::socket))
+        .route("/api/server/stats", get(server_stats))
         .route("/api/analysis", post(analysis::analyse))
         .route("/api/analysis/best", post(analysis::best))
         .fallback(web::fallback)

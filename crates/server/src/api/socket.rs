@@ -28,16 +28,18 @@ use std::collections::HashMap;
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
+use chessmerge_rules::UciMove;
 use serde::Deserialize;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::challenge::{OPEN_LIST_LIMIT, direction_for, open_list};
-use super::stream::{FeedItem, game_feed, user_feed};
 use crate::AppState;
 use crate::auth::MaybeUser;
-use crate::error::ApiResult;
-use crate::game::{self, Actor};
+use crate::error::ApiError;
+use crate::games::Actor;
+use crate::live::{FeedItem, Feeds};
+use crate::model::{GameId, UserId};
+use crate::store::User;
 use crate::views::LightUser;
 
 const MAX_MESSAGE: usize = 16 * 1024;
@@ -47,14 +49,14 @@ const MAX_SUBSCRIPTIONS: usize = 64;
 #[serde(tag = "t", rename_all = "lowercase")]
 enum ClientMsg {
     Sub {
-        id: String,
+        id: GameId,
         v: Option<i64>,
     },
     Unsub {
-        id: String,
+        id: GameId,
     },
     Move {
-        id: String,
+        id: GameId,
         u: String,
         ply: Option<i64>,
         #[serde(default)]
@@ -79,25 +81,30 @@ pub async fn socket(
         .on_upgrade(move |socket| run(state, user, socket))
 }
 
-fn frame(t: &str, id: &str, v: i64, d: &str) -> String {
+fn frame(t: &str, id: &GameId, v: i64, d: &str) -> String {
     // `d` is already JSON.
     format!(
         "{{\"t\":{},\"id\":{},\"v\":{v},\"d\":{d}}}",
         serde_json::Value::from(t),
-        serde_json::Value::from(id)
+        serde_json::Value::from(id.as_str())
     )
 }
 
+fn error_frame(id: Option<&GameId>, e: &ApiError) -> String {
+    serde_json::json!({"t": "error", "id": id.map(GameId::as_str), "status": e.status().as_u16(), "error": e.to_string()})
+        .to_string()
+}
+
 fn spawn_game(
-    state: &AppState,
-    id: String,
+    feeds: &Feeds,
+    id: GameId,
     after: Option<i64>,
     out: mpsc::Sender<String>,
 ) -> JoinHandle<()> {
-    let state = state.clone();
+    let feeds = feeds.clone();
     tokio::spawn(async move {
         let (tx, mut rx) = mpsc::channel(16);
-        let feed = game_feed(state, id.clone(), after, tx);
+        let feed = feeds.game(id.clone(), after, tx);
         let forward = async {
             while let Some(item) = rx.recv().await {
                 let text = match item {
@@ -112,17 +119,16 @@ fn spawn_game(
         };
         let (result, ()) = tokio::join!(feed, forward);
         if let Err(e) = result {
-            let msg = serde_json::json!({"t": "error", "id": id, "status": e.status().as_u16(), "error": e.to_string()});
-            let _ = out.send(msg.to_string()).await;
+            let _ = out.send(error_frame(Some(&id), &e.into())).await;
         }
     })
 }
 
-fn spawn_user(state: &AppState, user_id: i64, out: mpsc::Sender<String>) -> JoinHandle<()> {
-    let state = state.clone();
+fn spawn_user(feeds: &Feeds, user: UserId, out: mpsc::Sender<String>) -> JoinHandle<()> {
+    let feeds = feeds.clone();
     tokio::spawn(async move {
         let (tx, mut rx) = mpsc::channel(16);
-        let feed = user_feed(state, user_id, tx);
+        let feed = feeds.user(user, tx);
         let forward = async {
             while let Some(item) = rx.recv().await {
                 if let FeedItem::Event(d) = item
@@ -135,73 +141,40 @@ fn spawn_user(state: &AppState, user_id: i64, out: mpsc::Sender<String>) -> Join
                 }
             }
         };
-        let _ = tokio::join!(feed, forward);
+        let (result, ()) = tokio::join!(feed, forward);
+        if let Err(e) = result {
+            tracing::warn!(%user, error = %e, "event feed failed");
+        }
     })
 }
 
-/// Feeds the lobby into `out`: the open challenges as `viewer` sees them,
-/// then each change as it is committed. It subscribes before it reads the
-/// list, so no change falls between the two; after falling behind it sends
-/// the whole list again. Ends when `out` is closed or at shutdown.
-async fn lobby_feed(state: &AppState, viewer: i64, out: &mpsc::Sender<String>) -> ApiResult<()> {
-    let mut rx = state.hub.subscribe_lobby();
-    let mut shutdown = state.shutdown.clone();
-    loop {
-        let list = open_list(state, viewer, OPEN_LIST_LIMIT).await?;
-        let snapshot = serde_json::json!({
-            "t": "lobby",
-            "d": {"type": "openChallenges", "challenges": list},
-        });
-        if out.send(snapshot.to_string()).await.is_err() {
-            return Ok(());
-        }
-        loop {
-            let next = tokio::select! {
-                r = rx.recv() => r,
-                _ = crate::stopped(&mut shutdown) => return Ok(()),
-            };
-            let update = match next {
-                Ok(u) => u,
-                Err(broadcast::error::RecvError::Lagged(n)) => {
-                    tracing::warn!(
-                        viewer,
-                        missed = n,
-                        "lobby feed fell behind; resending the list"
-                    );
+fn spawn_lobby(feeds: &Feeds, viewer: UserId, out: mpsc::Sender<String>) -> JoinHandle<()> {
+    let feeds = feeds.clone();
+    tokio::spawn(async move {
+        let (tx, mut rx) = mpsc::channel(16);
+        let feed = feeds.lobby(viewer, tx);
+        let forward = async {
+            while let Some(d) = rx.recv().await {
+                let msg = serde_json::json!({"t": "lobby", "d": d});
+                if out.send(msg.to_string()).await.is_err() {
                     break;
                 }
-                Err(broadcast::error::RecvError::Closed) => return Ok(()),
-            };
-            let mut challenge = (*update.challenge).clone();
-            challenge["direction"] = direction_for(update.challenger_id, viewer).into();
-            let msg = serde_json::json!({
-                "t": "lobby",
-                "d": {"type": update.kind, "challenge": challenge},
-            });
-            if out.send(msg.to_string()).await.is_err() {
-                return Ok(());
             }
-        }
-    }
-}
-
-fn spawn_lobby(state: &AppState, viewer: i64, out: mpsc::Sender<String>) -> JoinHandle<()> {
-    let state = state.clone();
-    tokio::spawn(async move {
-        if let Err(e) = lobby_feed(&state, viewer, &out).await {
-            let msg = serde_json::json!({"t": "error", "status": e.status().as_u16(), "error": e.to_string()});
-            let _ = out.send(msg.to_string()).await;
+        };
+        let (result, ()) = tokio::join!(feed, forward);
+        if let Err(e) = result {
+            let _ = out.send(error_frame(None, &e.into())).await;
         }
     })
 }
 
-async fn run(state: AppState, user: Option<crate::store::User>, mut socket: WebSocket) {
+async fn run(state: AppState, user: Option<User>, mut socket: WebSocket) {
     let (out_tx, mut out_rx) = mpsc::channel::<String>(64);
-    let mut subs: HashMap<String, JoinHandle<()>> = HashMap::new();
+    let mut subs: HashMap<GameId, JoinHandle<()>> = HashMap::new();
     let mut lobby: Option<JoinHandle<()>> = None;
     let user_task = user
         .as_ref()
-        .map(|u| spawn_user(&state, u.id, out_tx.clone()));
+        .map(|u| spawn_user(&state.feeds, u.id, out_tx.clone()));
     let hello = serde_json::json!({"t": "hello", "user": user.as_ref().map(LightUser::from)});
     let mut shutdown = state.shutdown.clone();
     if socket
@@ -254,9 +227,9 @@ fn error_reply(status: u16, error: &str, a: Option<i64>) -> String {
 
 async fn handle(
     state: &AppState,
-    user: Option<&crate::store::User>,
+    user: Option<&User>,
     text: &str,
-    subs: &mut HashMap<String, JoinHandle<()>>,
+    subs: &mut HashMap<GameId, JoinHandle<()>>,
     lobby: &mut Option<JoinHandle<()>>,
     out: &mpsc::Sender<String>,
 ) -> Option<String> {
@@ -268,16 +241,13 @@ async fn handle(
         ClientMsg::Ping => Some("{\"t\":\"pong\"}".to_owned()),
         ClientMsg::Sub { id, v } => {
             subs.retain(|_, h| !h.is_finished());
-            if id.is_empty() || id.len() > 32 {
-                return Some(error_reply(400, "invalid game id", None));
-            }
             if subs.len() >= MAX_SUBSCRIPTIONS && !subs.contains_key(&id) {
                 return Some(error_reply(400, "too many subscriptions", None));
             }
             if let Some(old) = subs.remove(&id) {
                 old.abort();
             }
-            let h = spawn_game(state, id.clone(), v, out.clone());
+            let h = spawn_game(&state.feeds, id.clone(), v, out.clone());
             subs.insert(id, h);
             None
         }
@@ -289,7 +259,7 @@ async fn handle(
             if let Some(old) = lobby.take() {
                 old.abort();
             }
-            *lobby = Some(spawn_lobby(state, user.id, out.clone()));
+            *lobby = Some(spawn_lobby(&state.feeds, user.id, out.clone()));
             None
         }
         ClientMsg::Unlobby => {
@@ -314,7 +284,15 @@ async fn handle(
             let Some(user) = user else {
                 return Some(error_reply(401, "log in to play", a));
             };
-            match game::play_move(state, &id, Actor::User(user.id), &u, ply, draw).await {
+            let result = match u.parse::<UciMove>() {
+                Ok(mv) => state
+                    .games
+                    .play_move(&id, Actor::User(user.id), &mv, ply, draw)
+                    .await
+                    .map_err(ApiError::from),
+                Err(e) => Err(ApiError::from(e)),
+            };
+            match result {
                 Ok(_) => Some(serde_json::json!({"t": "ack", "a": a}).to_string()),
                 Err(e) => Some(error_reply(e.status().as_u16(), &e.to_string(), a)),
             }

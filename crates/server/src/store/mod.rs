@@ -1,21 +1,44 @@
 //! Storage: one trait, [`Store`], that the rest of the server talks to.
 //!
-//! All durable state lives behind it: accounts, tokens, challenges, games and
-//! every game's ordered event history. The SQLite backend ([`SqliteStore`]) is
-//! the one that exists now; a PostgreSQL backend implements the same trait.
+//! All durable state lives behind it: accounts, tokens, challenges, games,
+//! and three ordered event histories (per game, per user, the lobby).
 //!
-//! Writes that change a game are *guarded*: [`Store::update_game`] only
-//! succeeds when the game is still at the version the caller read, and it
-//! stores the game's new row and the event describing the change in one
-//! transaction. That is what makes "exactly one of two concurrent moves is
-//! accepted" and "nothing accepted is lost" hold, also across processes.
+//! **Events are born here.** Every write that changes a game, a challenge
+//! or what a user is told takes the events describing the change as
+//! arguments and stores them in the same transaction, each under a
+//! sequence number (a game's version; an increasing id for user and lobby
+//! events). Once the transaction has committed, the store hands the events
+//! to whoever follows [`Store::committed`] (the live layer). Nothing else
+//! publishes: an event that was not committed was never sent, and one that
+//! was committed can be read again by sequence after a follower lagged or
+//! reconnected.
+//!
+//! Writes that change a game are *guarded*: [`Store::commit_game`] only
+//! succeeds when the game is still at the version and ply the caller read.
+//! That is what makes "exactly one of two concurrent moves is accepted"
+//! hold, also across processes. Game commits are grouped: moves of several
+//! games waiting at once share one transaction (one fsync).
+//!
+//! Rows are parsed into the typed model ([`crate::model`]) here, once; a
+//! row that does not parse is [`StoreError::Corrupt`].
 
 mod sqlite;
 
+#[cfg(test)]
+pub(crate) mod conformance;
+
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
 
 pub use sqlite::SqliteStore;
+
+use crate::model::{
+    ChallengeId, ChallengeKind, ChallengeStatus, Color, ColorRequest, GameId, GameStatus, UserId,
+    Variant,
+};
 
 /// A boxed future, so that [`Store`] can be used as a trait object.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -26,6 +49,9 @@ pub enum StoreError {
     /// A uniqueness rule was broken (for example a taken username).
     #[error("already exists")]
     Conflict,
+    /// A stored row does not read as the model says it must.
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
     /// The database failed.
     #[error("database error: {0}")]
     Database(String),
@@ -38,7 +64,7 @@ pub type StoreResult<T> = Result<T, StoreError>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct User {
     /// Internal numeric id.
-    pub id: i64,
+    pub id: UserId,
     /// The name as the player typed it at registration.
     pub username: String,
     /// Argon2id PHC string.
@@ -76,60 +102,63 @@ impl TokenKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Challenge {
     /// Eight-character id; the game created from it has the same id.
-    pub id: String,
-    /// `user`, `open` or `ai`.
-    pub kind: String,
+    pub id: ChallengeId,
+    /// To one user, open, or against the computer.
+    pub kind: ChallengeKind,
     /// Who created it.
-    pub challenger_id: i64,
-    /// Whom it is addressed to (`user` challenges only).
-    pub dest_user_id: Option<i64>,
-    /// Variant id (`chessmerge`, ...).
-    pub variant: String,
-    /// The challenger's colour request: `white`, `black` or `random`.
-    pub color: String,
+    pub challenger_id: UserId,
+    /// Whom it is addressed to (`user` challenges; the acceptor of an open one).
+    pub dest_user_id: Option<UserId>,
+    /// The rule set.
+    pub variant: Variant,
+    /// The challenger's colour request.
+    pub color: ColorRequest,
     /// Custom start position, if any (canonical Merge-FEN).
     pub initial_fen: Option<String>,
-    /// Computer level (`ai` challenges only).
-    pub ai_level: Option<i64>,
-    /// `created`, `accepted`, `declined` or `canceled`.
-    pub status: String,
+    /// Computer level 1-8 (`ai` challenges only).
+    pub ai_level: Option<u8>,
+    /// Where it stands.
+    pub status: ChallengeStatus,
     /// Reason key given when declined.
     pub decline_reason: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
 }
 
-/// A game as stored: everything needed to rebuild it with the rules crate.
+/// A game as stored: everything needed to rebuild it with the rules crate,
+/// and its moves in both notations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Game {
     /// Eight-character id (equal to its challenge's id).
-    pub id: String,
-    /// Variant id.
-    pub variant: String,
+    pub id: GameId,
+    /// The rule set.
+    pub variant: Variant,
     /// Start position (Merge-FEN).
     pub initial_fen: String,
     /// White player, `None` for the computer.
-    pub white_id: Option<i64>,
+    pub white_id: Option<UserId>,
     /// Black player, `None` for the computer.
-    pub black_id: Option<i64>,
+    pub black_id: Option<UserId>,
     /// The computer's level when one side is the computer.
-    pub ai_level: Option<i64>,
-    /// Lichess status word: `started`, `aborted`, `mate`, `resign`, `stalemate`, `draw`.
-    pub status: String,
-    /// `white` or `black` when the game has a winner.
-    pub winner: Option<String>,
+    pub ai_level: Option<u8>,
+    /// Started, or how it ended.
+    pub status: GameStatus,
+    /// The winner, when the game has one.
+    pub winner: Option<Color>,
     /// Why a game ended, in words (for example `agreement` or a variant's draw rule).
     pub status_reason: Option<String>,
     /// Space-separated Merge-UCI moves.
     pub moves: String,
+    /// Space-separated moves in the readable notation (same count as `moves`).
+    pub san: String,
     /// Current position (Merge-FEN).
     pub fen: String,
     /// Number of moves played.
     pub ply: i64,
     /// Incremented on every change; the version of the last stored event.
     pub version: i64,
-    /// The colour that has an open draw offer.
-    pub draw_offer: Option<String>,
+    /// The side with an open draw offer.
+    pub draw_offer: Option<Color>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
     /// Milliseconds since the Unix epoch.
@@ -137,44 +166,136 @@ pub struct Game {
 }
 
 impl Game {
-    /// The moves as a list.
+    /// The Merge-UCI moves as a list.
     pub fn move_list(&self) -> Vec<&str> {
         self.moves.split_ascii_whitespace().collect()
     }
 
-    /// Whether the game is still being played.
-    pub fn is_ongoing(&self) -> bool {
-        self.status == "started"
+    /// The readable moves as a list.
+    pub fn san_list(&self) -> Vec<&str> {
+        self.san.split_ascii_whitespace().collect()
     }
 
-    /// The player id on the given side (`"white"` or `"black"`).
-    pub fn player_id(&self, color: &str) -> Option<i64> {
-        if color == "white" {
-            self.white_id
-        } else {
-            self.black_id
+    /// Whether the game is still being played.
+    pub fn is_ongoing(&self) -> bool {
+        self.status.is_ongoing()
+    }
+
+    /// The player id on the given side (`None`: the computer).
+    pub fn player_id(&self, color: Color) -> Option<UserId> {
+        match color {
+            Color::White => self.white_id,
+            Color::Black => self.black_id,
         }
     }
 
     /// The side `user_id` plays, if they play in this game.
-    pub fn color_of(&self, user_id: i64) -> Option<&'static str> {
+    pub fn color_of(&self, user_id: UserId) -> Option<Color> {
         if self.white_id == Some(user_id) {
-            Some("white")
+            Some(Color::White)
         } else if self.black_id == Some(user_id) {
-            Some("black")
+            Some(Color::Black)
         } else {
             None
         }
     }
+
+    /// The side the computer plays, if it plays in this game.
+    pub fn computer_color(&self) -> Option<Color> {
+        self.ai_level?;
+        Color::ALL
+            .into_iter()
+            .find(|&c| self.player_id(c).is_none())
+    }
+
+    /// The side to move (from the current position's FEN).
+    pub fn turn(&self) -> Color {
+        if self.fen.split_ascii_whitespace().nth(1) == Some("b") {
+            Color::Black
+        } else {
+            Color::White
+        }
+    }
 }
 
-/// One stored change of a game.
+/// Whose events a sequence belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// A game's states; the sequence is the game's version.
+    Game(GameId),
+    /// What one user is told (challenges, games starting and finishing).
+    User(UserId),
+    /// The open challenges appearing and going.
+    Lobby,
+}
+
+/// An event as committed: its topic, its sequence number within the topic
+/// (increasing; for games, exactly one more per change), and its JSON text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GameEvent {
-    /// The game's version after this change.
-    pub version: i64,
-    /// The event, as JSON text.
-    pub payload: String,
+pub struct StoredEvent {
+    /// Whose event.
+    pub topic: Topic,
+    /// Its sequence number.
+    pub seq: i64,
+    /// JSON text.
+    pub payload: Arc<str>,
+}
+
+/// What the committed-event feed carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Committed {
+    /// An event, after its transaction committed.
+    Event(StoredEvent),
+    /// Events may have been missed (a notification connection dropped):
+    /// every follower reads its topic again from its last sequence.
+    Resync,
+}
+
+/// User and lobby events that a write stores with its change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewEvents {
+    /// `(user, JSON)`: told to that user.
+    pub user: Vec<(UserId, String)>,
+    /// JSON: told to the lobby.
+    pub lobby: Vec<String>,
+}
+
+impl NewEvents {
+    /// No events.
+    pub fn none() -> NewEvents {
+        NewEvents::default()
+    }
+}
+
+/// A guarded change of a game: its new row (whose `version` is
+/// `expected_version + 1`), the game event stored under that version, and
+/// the user and lobby events of the same change.
+#[derive(Debug, Clone)]
+pub struct GameCommit {
+    /// The game after the change.
+    pub game: Game,
+    /// The version the change was computed from.
+    pub expected_version: i64,
+    /// The ply the change was computed from.
+    pub expected_ply: i64,
+    /// The game's event (its state after the change), JSON.
+    pub event: String,
+    /// Other events of the change.
+    pub also: NewEvents,
+}
+
+/// Counters of the work the store did, for benchmarks and operators.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoreStats {
+    /// Statements sent to the database (reads and writes, `BEGIN`/`COMMIT` included).
+    pub statements: u64,
+    /// Write transactions committed.
+    pub write_transactions: u64,
+    /// Game changes committed by [`Store::commit_game`].
+    pub game_commits: u64,
+    /// Transactions that committed game changes (a batch holds one or more).
+    pub game_commit_batches: u64,
 }
 
 /// The storage interface.
@@ -190,13 +311,13 @@ pub trait Store: Send + Sync + 'static {
     /// Finds an account by name, without regard to case.
     fn user_by_name<'a>(&'a self, username: &'a str) -> BoxFuture<'a, StoreResult<Option<User>>>;
     /// Finds an account by id.
-    fn user_by_id(&self, id: i64) -> BoxFuture<'_, StoreResult<Option<User>>>;
+    fn user_by_id(&self, id: UserId) -> BoxFuture<'_, StoreResult<Option<User>>>;
 
     /// Stores a token (by its hash).
     fn create_token<'a>(
         &'a self,
         token_hash: &'a str,
-        user_id: i64,
+        user_id: UserId,
         kind: TokenKind,
         now: i64,
     ) -> BoxFuture<'a, StoreResult<()>>;
@@ -209,35 +330,44 @@ pub trait Store: Send + Sync + 'static {
     /// Deletes a token; true if it existed.
     fn delete_token<'a>(&'a self, token_hash: &'a str) -> BoxFuture<'a, StoreResult<bool>>;
 
-    /// Stores a new challenge.
-    fn create_challenge<'a>(&'a self, challenge: &'a Challenge) -> BoxFuture<'a, StoreResult<()>>;
+    /// Stores a new challenge and its events.
+    fn create_challenge<'a>(
+        &'a self,
+        challenge: &'a Challenge,
+        events: &'a NewEvents,
+    ) -> BoxFuture<'a, StoreResult<()>>;
     /// Finds a challenge.
-    fn challenge<'a>(&'a self, id: &'a str) -> BoxFuture<'a, StoreResult<Option<Challenge>>>;
-    /// Pending (`created`) challenges addressed to the user, and those made by them.
+    fn challenge<'a>(
+        &'a self,
+        id: &'a ChallengeId,
+    ) -> BoxFuture<'a, StoreResult<Option<Challenge>>>;
+    /// Pending challenges addressed to the user, and those made by them.
     fn pending_challenges(
         &self,
-        user_id: i64,
+        user_id: UserId,
     ) -> BoxFuture<'_, StoreResult<(Vec<Challenge>, Vec<Challenge>)>>;
-    /// Pending (`created`) open challenges, by anyone, newest first, at most
-    /// `limit` of them.
+    /// Pending open challenges, by anyone, newest first, at most `limit`.
     fn open_challenges(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Challenge>>>;
-    /// Moves a pending challenge to `status` (declined, canceled); false if it
-    /// was no longer pending.
+    /// Moves a pending challenge to `status` (declined, canceled) and stores
+    /// the events; false (and nothing stored) if it was no longer pending.
     fn close_challenge<'a>(
         &'a self,
-        id: &'a str,
-        status: &'a str,
+        id: &'a ChallengeId,
+        status: ChallengeStatus,
         reason: Option<&'a str>,
+        events: &'a NewEvents,
     ) -> BoxFuture<'a, StoreResult<bool>>;
-    /// Accepts a pending challenge and creates its game in one transaction
-    /// (`accepted_by` becomes the challenge's destination for open
-    /// challenges); false if it was no longer pending.
+    /// Accepts a pending challenge and creates its game, with the game's
+    /// first event and the other events, in one transaction (`accepted_by`
+    /// becomes the challenge's destination for open challenges); false (and
+    /// nothing stored) if it was no longer pending.
     fn accept_challenge<'a>(
         &'a self,
-        id: &'a str,
-        accepted_by: i64,
+        id: &'a ChallengeId,
+        accepted_by: UserId,
         game: &'a Game,
         first_event: &'a str,
+        events: &'a NewEvents,
     ) -> BoxFuture<'a, StoreResult<bool>>;
     /// Creates a challenge that is accepted at once, and its game (games
     /// against the computer).
@@ -246,31 +376,45 @@ pub trait Store: Send + Sync + 'static {
         challenge: &'a Challenge,
         game: &'a Game,
         first_event: &'a str,
+        events: &'a NewEvents,
     ) -> BoxFuture<'a, StoreResult<()>>;
 
     /// Finds a game.
-    fn game<'a>(&'a self, id: &'a str) -> BoxFuture<'a, StoreResult<Option<Game>>>;
-    /// Replaces a game's row with `game` (whose `version` must be
-    /// `expected_version + 1`) and stores `event` under that new version,
-    /// only if the stored game is still at `expected_version` and ply
-    /// `expected_ply`. False when it was not (someone else changed it first).
-    fn update_game<'a>(
-        &'a self,
-        game: &'a Game,
-        expected_version: i64,
-        expected_ply: i64,
-        event: &'a str,
-    ) -> BoxFuture<'a, StoreResult<bool>>;
-    /// The stored events of a game with a version above `after`, in order.
+    fn game<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<Game>>>;
+    /// Commits a guarded change of a game (see [`GameCommit`]): true when
+    /// stored; false when the game was no longer at the expected version
+    /// and ply (someone else changed it first), and then nothing is stored.
+    fn commit_game(&self, commit: GameCommit) -> BoxFuture<'_, StoreResult<bool>>;
+    /// A game's stored events with a version above `after`, in order.
     fn game_events_since<'a>(
         &'a self,
-        id: &'a str,
+        id: &'a GameId,
         after: i64,
-    ) -> BoxFuture<'a, StoreResult<Vec<GameEvent>>>;
+    ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>>;
+    /// A user's stored events with a sequence above `after`, in order.
+    fn user_events_since(
+        &self,
+        user_id: UserId,
+        after: i64,
+    ) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>>;
+    /// The lobby's stored events with a sequence above `after`, in order.
+    fn lobby_events_since(&self, after: i64) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>>;
+    /// The highest user-event and lobby-event sequence numbers stored so far
+    /// (a follower that reads a snapshot starts after these).
+    fn event_heads(&self) -> BoxFuture<'_, StoreResult<(i64, i64)>>;
     /// The user's games that are still being played.
-    fn ongoing_games(&self, user_id: i64) -> BoxFuture<'_, StoreResult<Vec<Game>>>;
+    fn ongoing_games(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<Game>>>;
     /// The user's finished games, newest first.
-    fn finished_games(&self, user_id: i64, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Game>>>;
+    fn finished_games(&self, user_id: UserId, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Game>>>;
     /// Ongoing games against the computer (to resume after a restart).
     fn ongoing_ai_games(&self) -> BoxFuture<'_, StoreResult<Vec<Game>>>;
+
+    /// Deletes user and lobby events older than `max_age_ms` (a follower
+    /// that falls that far behind reads a fresh snapshot instead); returns
+    /// how many went.
+    fn prune_events(&self, max_age_ms: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    /// Follows committed events (see the module's description).
+    fn committed(&self) -> broadcast::Receiver<Committed>;
+    /// What the store has done so far.
+    fn stats(&self) -> StoreStats;
 }

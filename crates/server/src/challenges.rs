@@ -1,0 +1,561 @@
+//! Challenges, the domain: create (to a user, open, against the computer),
+//! accept, decline, cancel. Each change is one store write that carries
+//! its events (the challenge to both players, the lobby's news, the new
+//! game's `gameStart`), so nothing is announced that was not committed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use chessmerge_rules::Position;
+
+use crate::games::{self, Actor, GameError, Games};
+use crate::model::{
+    ChallengeId, ChallengeKind, ChallengeStatus, Color, ColorRequest, GameStatus, UserId, Variant,
+};
+use crate::store::{self, Challenge, NewEvents, Store, StoreError, StoreResult, User};
+use crate::views::{self, ChallengeJson, Players};
+
+/// How many open challenges the lobby list holds at most (and by default).
+pub const OPEN_LIST_LIMIT: i64 = 50;
+
+/// The decline reasons lichess knows.
+pub const DECLINE_REASONS: [&str; 11] = [
+    "generic",
+    "later",
+    "tooFast",
+    "tooSlow",
+    "timeControl",
+    "rated",
+    "casual",
+    "standard",
+    "variant",
+    "noBot",
+    "onlyBot",
+];
+
+/// Why a challenge action was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ChallengeError {
+    /// No challenge with that id.
+    #[error("challenge not found")]
+    NotFound,
+    /// The challenged user does not exist.
+    #[error("user not found")]
+    UserNotFound,
+    /// A challenge to oneself.
+    #[error("you cannot challenge yourself")]
+    SelfChallenge,
+    /// The parameters do not make a challenge (bad FEN, ...).
+    #[error("{0}")]
+    Invalid(String),
+    /// Someone else's challenge.
+    #[error("{0}")]
+    NotYours(&'static str),
+    /// No longer waiting for an answer.
+    #[error("the challenge is {0}")]
+    NotPending(ChallengeStatus),
+    /// Answered by someone else meanwhile.
+    #[error("the challenge is no longer pending")]
+    NoLongerPending,
+    /// Cancelling a challenge whose game has begun.
+    #[error("the challenge was accepted and its game is under way")]
+    GameUnderWay,
+    /// No free id after several tries.
+    #[error("could not find a free challenge id")]
+    NoFreeId,
+    /// A game action on its behalf failed.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+type ChallengeResult<T> = Result<T, ChallengeError>;
+
+/// A challenge's terms, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Terms {
+    /// The rule set.
+    pub variant: Variant,
+    /// The challenger's colour request.
+    pub color: ColorRequest,
+    /// A custom start position (canonical Merge-FEN), when not the usual one.
+    pub fen: Option<String>,
+}
+
+impl Terms {
+    /// Checks the parts of a challenge as sent (each may be left out).
+    pub fn parse(
+        variant: Option<&str>,
+        color: Option<&str>,
+        fen: Option<&str>,
+    ) -> ChallengeResult<Terms> {
+        let variant = match variant {
+            None | Some("") => Variant::ChessMerge,
+            Some(v) => v
+                .parse()
+                .map_err(|e: chessmerge_rules::ParseVariantError| {
+                    ChallengeError::Invalid(e.to_string())
+                })?,
+        };
+        let color = match color {
+            None | Some("") => ColorRequest::Random,
+            Some(c) => c.parse().map_err(|_| {
+                ChallengeError::Invalid(format!(
+                    "invalid color {c:?}: expected white, black or random"
+                ))
+            })?,
+        };
+        let fen = match fen.map(str::trim) {
+            None | Some("") => None,
+            Some(f) => {
+                if f.len() > 200 {
+                    return Err(ChallengeError::Invalid("invalid fen: too long".into()));
+                }
+                let pos = Position::from_fen(variant, f)
+                    .map_err(|e| ChallengeError::Invalid(format!("invalid fen: {e}")))?;
+                if pos.legal_moves().is_empty() {
+                    return Err(ChallengeError::Invalid(
+                        "invalid fen: the side to move has no legal move".into(),
+                    ));
+                }
+                let canonical = pos.fen();
+                (canonical != Position::new(variant).fen()).then_some(canonical)
+            }
+        };
+        Ok(Terms {
+            variant,
+            color,
+            fen,
+        })
+    }
+}
+
+/// The challenge JSON, with its users read from the store.
+pub async fn challenge_json(
+    store: &dyn Store,
+    base_url: &str,
+    c: &Challenge,
+) -> StoreResult<ChallengeJson> {
+    let challenger = store.user_by_id(c.challenger_id).await?;
+    let dest = match c.dest_user_id {
+        Some(id) => store.user_by_id(id).await?,
+        None => None,
+    };
+    Ok(ChallengeJson::new(
+        c,
+        challenger.as_ref(),
+        dest.as_ref(),
+        base_url,
+    ))
+}
+
+/// `direction` of a challenge as `viewer` sees it: `out` when they made it,
+/// `in` otherwise.
+pub fn direction_for(challenger_id: UserId, viewer: UserId) -> &'static str {
+    if challenger_id == viewer { "out" } else { "in" }
+}
+
+/// The pending open challenges, newest first (at most `limit`), as `viewer`
+/// sees them: their own marked `direction: "out"`, the others' `"in"`.
+pub async fn open_list(
+    store: &dyn Store,
+    base_url: &str,
+    viewer: UserId,
+    limit: i64,
+) -> StoreResult<Vec<ChallengeJson>> {
+    let list = store.open_challenges(limit).await?;
+    let mut users: HashMap<UserId, Option<User>> = HashMap::new();
+    let mut out = Vec::with_capacity(list.len());
+    for c in &list {
+        if let std::collections::hash_map::Entry::Vacant(e) = users.entry(c.challenger_id) {
+            e.insert(store.user_by_id(c.challenger_id).await?);
+        }
+        let challenger = users.get(&c.challenger_id).and_then(Option::as_ref);
+        let mut j = ChallengeJson::new(c, challenger, None, base_url);
+        j.direction = Some(direction_for(c.challenger_id, viewer));
+        out.push(j);
+    }
+    Ok(out)
+}
+
+/// A stored lobby event as `viewer`'s socket shows it (`direction` set).
+pub fn lobby_event_for(payload: &str, viewer: UserId) -> Option<serde_json::Value> {
+    let mut v: serde_json::Value = serde_json::from_str(payload).ok()?;
+    let challenger = UserId(v.get("challengerId")?.as_i64()?);
+    let obj = v.as_object_mut()?;
+    obj.remove("challengerId");
+    obj.get_mut("challenge")?
+        .as_object_mut()?
+        .insert("direction".into(), direction_for(challenger, viewer).into());
+    Some(v)
+}
+
+fn user_event(kind: &str, json: &ChallengeJson) -> String {
+    serde_json::json!({ "type": kind, "challenge": json }).to_string()
+}
+
+fn lobby_event(kind: &str, c: &Challenge, json: &ChallengeJson) -> String {
+    serde_json::json!({ "type": kind, "challengerId": c.challenger_id.0, "challenge": json })
+        .to_string()
+}
+
+/// The challenges domain.
+pub struct Challenges {
+    store: Arc<dyn Store>,
+    games: Arc<Games>,
+    base_url: Arc<str>,
+}
+
+impl Challenges {
+    /// The domain over `store`; games it starts are told to `games`.
+    pub fn new(store: Arc<dyn Store>, games: Arc<Games>, base_url: Arc<str>) -> Challenges {
+        Challenges {
+            store,
+            games,
+            base_url,
+        }
+    }
+
+    /// The challenge JSON.
+    pub async fn json(&self, c: &Challenge) -> ChallengeResult<ChallengeJson> {
+        Ok(challenge_json(self.store.as_ref(), &self.base_url, c).await?)
+    }
+
+    /// Finds a challenge.
+    pub async fn get(&self, id: &ChallengeId) -> ChallengeResult<Challenge> {
+        self.store
+            .challenge(id)
+            .await?
+            .ok_or(ChallengeError::NotFound)
+    }
+
+    /// A challenge to `dest` (by name) or, without one, an open challenge.
+    pub async fn create(
+        &self,
+        by: &User,
+        dest_name: Option<&str>,
+        terms: Terms,
+    ) -> ChallengeResult<Challenge> {
+        let dest = match dest_name {
+            Some(name) => {
+                let d = self
+                    .store
+                    .user_by_name(name)
+                    .await?
+                    .ok_or(ChallengeError::UserNotFound)?;
+                if d.id == by.id {
+                    return Err(ChallengeError::SelfChallenge);
+                }
+                Some(d)
+            }
+            None => None,
+        };
+        let kind = if dest.is_some() {
+            ChallengeKind::User
+        } else {
+            ChallengeKind::Open
+        };
+        for _ in 0..5 {
+            let c = Challenge {
+                id: ChallengeId::random(),
+                kind,
+                challenger_id: by.id,
+                dest_user_id: dest.as_ref().map(|d| d.id),
+                variant: terms.variant,
+                color: terms.color,
+                initial_fen: terms.fen.clone(),
+                ai_level: None,
+                status: ChallengeStatus::Created,
+                decline_reason: None,
+                created_at: crate::now_ms(),
+            };
+            let json = ChallengeJson::new(&c, Some(by), dest.as_ref(), &self.base_url);
+            let mut events = NewEvents::none();
+            let ev = user_event("challenge", &json);
+            events.user.push((by.id, ev.clone()));
+            if let Some(d) = &dest {
+                events.user.push((d.id, ev));
+            } else {
+                events.lobby.push(lobby_event("challenge", &c, &json));
+            }
+            match self.store.create_challenge(&c, &events).await {
+                Ok(()) => return Ok(c),
+                Err(StoreError::Conflict) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(ChallengeError::NoFreeId)
+    }
+
+    /// A game against the computer at `level`, started at once.
+    pub async fn create_ai(
+        &self,
+        by: &User,
+        level: u8,
+        terms: Terms,
+    ) -> ChallengeResult<store::Game> {
+        let mine = terms.color.resolve();
+        for _ in 0..5 {
+            let c = Challenge {
+                id: ChallengeId::random(),
+                kind: ChallengeKind::Ai,
+                challenger_id: by.id,
+                dest_user_id: None,
+                variant: terms.variant,
+                color: terms.color,
+                initial_fen: terms.fen.clone(),
+                ai_level: Some(level),
+                status: ChallengeStatus::Accepted,
+                decline_reason: None,
+                created_at: crate::now_ms(),
+            };
+            let (white, black) = match mine {
+                Color::White => (Some(by), None),
+                Color::Black => (None, Some(by)),
+            };
+            let (g, first, events) = self.new_game(&c, white, black)?;
+            match self.store.create_accepted(&c, &g, &first, &events).await {
+                Ok(()) => {
+                    self.games.started(&g);
+                    return Ok(g);
+                }
+                Err(StoreError::Conflict) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(ChallengeError::NoFreeId)
+    }
+
+    /// A fresh game for a challenge, its first event and its `gameStart`s.
+    fn new_game(
+        &self,
+        c: &Challenge,
+        white: Option<&User>,
+        black: Option<&User>,
+    ) -> ChallengeResult<(store::Game, String, NewEvents)> {
+        let pos = match &c.initial_fen {
+            Some(f) => Position::from_fen(c.variant, f)
+                .map_err(|e| ChallengeError::Invalid(format!("invalid fen: {e}")))?,
+            None => Position::new(c.variant),
+        };
+        let now = crate::now_ms();
+        let g = store::Game {
+            id: c.id.clone().into(),
+            variant: c.variant,
+            initial_fen: pos.fen(),
+            white_id: white.map(|u| u.id),
+            black_id: black.map(|u| u.id),
+            ai_level: c.ai_level,
+            status: GameStatus::Started,
+            winner: None,
+            status_reason: None,
+            moves: String::new(),
+            san: String::new(),
+            fen: pos.fen(),
+            ply: 0,
+            version: 1,
+            draw_offer: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let side = |u: Option<&User>| match u {
+            Some(u) => views::user_player(u),
+            None => views::ai_player(c.ai_level.unwrap_or(1)),
+        };
+        let players = Players {
+            white: side(white),
+            black: side(black),
+        };
+        let first = serde_json::to_string(&views::game_state(&g, &pos))
+            .map_err(|e| StoreError::Database(format!("cannot encode an event: {e}")))?;
+        let events = NewEvents {
+            user: games::announcements(&g, &players, "gameStart"),
+            lobby: Vec::new(),
+        };
+        Ok((g, first, events))
+    }
+
+    /// Accepts a challenge addressed to `me`, or an open one by someone
+    /// else: creates its game (same id).
+    pub async fn accept(&self, me: &User, id: &ChallengeId) -> ChallengeResult<store::Game> {
+        let c = self.get(id).await?;
+        match c.kind {
+            ChallengeKind::User if c.dest_user_id == Some(me.id) => {}
+            ChallengeKind::User => {
+                return Err(ChallengeError::NotYours(
+                    "only the challenged player may accept",
+                ));
+            }
+            ChallengeKind::Open if c.challenger_id == me.id => {
+                return Err(ChallengeError::NotYours(
+                    "you cannot accept your own challenge",
+                ));
+            }
+            ChallengeKind::Open => {}
+            ChallengeKind::Ai => return Err(ChallengeError::NotPending(c.status)),
+        }
+        if c.status != ChallengeStatus::Created {
+            return Err(ChallengeError::NotPending(c.status));
+        }
+        let challenger = self
+            .store
+            .user_by_id(c.challenger_id)
+            .await?
+            .ok_or_else(|| {
+                StoreError::Corrupt(format!("challenge {}: challenger missing", c.id))
+            })?;
+        let (white, black) = match c.color.resolve() {
+            Color::White => (&challenger, me),
+            Color::Black => (me, &challenger),
+        };
+        let (g, first, mut events) = self.new_game(&c, Some(white), Some(black))?;
+        if c.kind == ChallengeKind::Open {
+            let mut accepted = c.clone();
+            accepted.status = ChallengeStatus::Accepted;
+            accepted.dest_user_id = Some(me.id);
+            let json = ChallengeJson::new(&accepted, Some(&challenger), Some(me), &self.base_url);
+            events
+                .lobby
+                .push(lobby_event("challengeAccepted", &accepted, &json));
+        }
+        if !self
+            .store
+            .accept_challenge(&c.id, me.id, &g, &first, &events)
+            .await?
+        {
+            let now = self.get(id).await?;
+            return Err(ChallengeError::NotPending(now.status));
+        }
+        tracing::info!(game = %g.id, "challenge accepted");
+        self.games.started(&g);
+        Ok(g)
+    }
+
+    /// Declines a challenge addressed to `me` with one of
+    /// [`DECLINE_REASONS`].
+    pub async fn decline(
+        &self,
+        me: UserId,
+        id: &ChallengeId,
+        reason: &'static str,
+    ) -> ChallengeResult<()> {
+        let mut c = self.get(id).await?;
+        if c.kind != ChallengeKind::User || c.dest_user_id != Some(me) {
+            return Err(ChallengeError::NotYours(
+                "only the challenged player may decline",
+            ));
+        }
+        if c.status != ChallengeStatus::Created {
+            return Err(ChallengeError::NotPending(c.status));
+        }
+        c.status = ChallengeStatus::Declined;
+        c.decline_reason = Some(reason.into());
+        let json = self.json(&c).await?;
+        let ev = user_event("challengeDeclined", &json);
+        let events = NewEvents {
+            user: vec![(c.challenger_id, ev.clone()), (me, ev)],
+            lobby: Vec::new(),
+        };
+        if !self
+            .store
+            .close_challenge(id, ChallengeStatus::Declined, Some(reason), &events)
+            .await?
+        {
+            return Err(ChallengeError::NoLongerPending);
+        }
+        Ok(())
+    }
+
+    /// Cancels `me`'s challenge, or aborts its game while no one has moved.
+    pub async fn cancel(&self, me: UserId, id: &ChallengeId) -> ChallengeResult<()> {
+        let mut c = self.get(id).await?;
+        if c.challenger_id != me {
+            return Err(ChallengeError::NotYours("only the challenger may cancel"));
+        }
+        if c.status == ChallengeStatus::Accepted {
+            let game_id = c.id.clone().into();
+            let row = self.games.read(&game_id, |g| g.row.clone()).await?;
+            if games::abortable(&row) {
+                self.games.abort(&game_id, Actor::User(me)).await?;
+                return Ok(());
+            }
+            return Err(ChallengeError::GameUnderWay);
+        }
+        if c.status != ChallengeStatus::Created {
+            return Err(ChallengeError::NotPending(c.status));
+        }
+        c.status = ChallengeStatus::Canceled;
+        let json = self.json(&c).await?;
+        let ev = user_event("challengeCanceled", &json);
+        let mut events = NewEvents::none();
+        events.user.push((c.challenger_id, ev.clone()));
+        if let Some(d) = c.dest_user_id {
+            events.user.push((d, ev));
+        }
+        if c.kind == ChallengeKind::Open {
+            events
+                .lobby
+                .push(lobby_event("challengeCanceled", &c, &json));
+        }
+        if !self
+            .store
+            .close_challenge(id, ChallengeStatus::Canceled, None, &events)
+            .await?
+        {
+            return Err(ChallengeError::NoLongerPending);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_are_checked() {
+        let t = Terms::parse(None, None, None).unwrap();
+        assert_eq!(
+            (t.variant, t.color, t.fen),
+            (Variant::ChessMerge, ColorRequest::Random, None)
+        );
+        assert!(matches!(
+            Terms::parse(Some("crazyhouse"), None, None),
+            Err(ChallengeError::Invalid(_))
+        ));
+        assert!(matches!(
+            Terms::parse(None, Some("green"), None),
+            Err(ChallengeError::Invalid(_))
+        ));
+        assert!(matches!(
+            Terms::parse(None, None, Some("not a fen")),
+            Err(ChallengeError::Invalid(_))
+        ));
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(
+            Terms::parse(None, Some("black"), Some(start)).unwrap().fen,
+            None
+        );
+        let custom = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
+        assert_eq!(
+            Terms::parse(Some("chessplus"), None, Some(custom))
+                .unwrap()
+                .fen
+                .as_deref(),
+            Some(custom)
+        );
+    }
+
+    #[test]
+    fn lobby_events_get_the_viewers_direction() {
+        let payload = r#"{"type":"challenge","challengerId":7,"challenge":{"id":"x"}}"#;
+        let mine = lobby_event_for(payload, UserId(7)).unwrap();
+        assert_eq!(mine["challenge"]["direction"], "out");
+        assert!(mine.get("challengerId").is_none());
+        let theirs = lobby_event_for(payload, UserId(8)).unwrap();
+        assert_eq!(theirs["challenge"]["direction"], "in");
+        assert!(lobby_event_for("{}", UserId(1)).is_none());
+    }
+}

@@ -1,0 +1,721 @@
+//! Games, the domain: moves, resignation, abort and draw offers, apart from
+//! HTTP. Every change goes through [`Games::change`]: take the game's
+//! lock, compute its next state with the rules crate from the cached game
+//! (no replay), commit it with its events under the version/ply guard (one
+//! write, grouped with other games' moves), then update the cache.
+//!
+//! The cache holds the live games by id: the stored row, the rules crate's
+//! game (every position, for repetition), and the players. It is bounded;
+//! a game not in it is loaded (one read, one replay from the start). When
+//! another process changes a game, the guard refuses this node's stale
+//! change and the game is reloaded; committed events of a version newer
+//! than the cached one drop the entry too.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use chessmerge_rules::{Game as RulesGame, Position, UciMove};
+use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard, broadcast, mpsc};
+
+use crate::model::{Color, GameId, GameStatus, UserId};
+use crate::store::{self, Committed, GameCommit, NewEvents, Store, StoreError, Topic};
+use crate::views::{self, Players};
+
+/// Who acts in a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Actor {
+    /// A user.
+    User(UserId),
+    /// The computer player of the game.
+    Computer,
+}
+
+/// Why a game action was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    /// No game with that id.
+    #[error("game not found")]
+    NotFound,
+    /// The user does not play in this game.
+    #[error("you are not a player in this game")]
+    NotAPlayer,
+    /// The computer was asked to act in a game it does not play.
+    #[error("no computer plays in this game")]
+    NoComputer,
+    /// The game has ended.
+    #[error("the game is over ({0})")]
+    Over(GameStatus),
+    /// The move was made for another ply.
+    #[error("stale move: the game is at ply {at}, not {sent}")]
+    Stale {
+        /// The game's ply.
+        at: i64,
+        /// The ply the client thought it was.
+        sent: i64,
+    },
+    /// The other side is to move.
+    #[error("not your turn")]
+    NotYourTurn,
+    /// The rules refuse the move.
+    #[error(transparent)]
+    Illegal(#[from] chessmerge_rules::IllegalMove),
+    /// Both sides have moved.
+    #[error("the game can no longer be aborted: both sides have moved")]
+    NotAbortable,
+    /// Other changes kept winning the race.
+    #[error("the game is changing too fast; try again")]
+    TooFast,
+    /// A stored game that the rules cannot rebuild.
+    #[error("game {id} cannot be rebuilt: {detail}")]
+    Corrupt {
+        /// Which game.
+        id: GameId,
+        /// What failed.
+        detail: String,
+    },
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+type GameResult<T> = Result<T, GameError>;
+
+/// A live game: its row, the rules' game, its players.
+#[derive(Debug, Clone)]
+pub struct LiveGame {
+    /// As stored.
+    pub row: store::Game,
+    /// The rules crate's game (every position, for repetition).
+    pub rules: RulesGame,
+    /// Both players, as the views show them.
+    pub players: Players,
+}
+
+impl LiveGame {
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        self.rules.position()
+    }
+
+    /// The game's state as pushed to followers and stored as its event.
+    pub fn state_json(&self) -> views::GameStateJson {
+        views::game_state(&self.row, self.position())
+    }
+}
+
+type Slot = Arc<AsyncMutex<Option<LiveGame>>>;
+
+/// The games domain (see the module's description).
+pub struct Games {
+    store: Arc<dyn Store>,
+    cache: Mutex<HashMap<GameId, Slot>>,
+    capacity: usize,
+    computer_turns: mpsc::UnboundedSender<GameId>,
+    replays: AtomicU64,
+}
+
+/// A change computed from a live game.
+struct Next {
+    row: store::Game,
+    rules: Option<RulesGame>,
+}
+
+/// Rebuilds a stored game with the rules crate (a full replay).
+pub fn rebuild(row: &store::Game) -> GameResult<RulesGame> {
+    let corrupt = |detail: String| GameError::Corrupt {
+        id: row.id.clone(),
+        detail,
+    };
+    let start = Position::from_fen(row.variant, &row.initial_fen)
+        .map_err(|e| corrupt(format!("initial FEN: {e}")))?;
+    RulesGame::from_uci_moves(start, row.move_list())
+        .map_err(|(i, e)| corrupt(format!("stored move {i}: {e}")))
+}
+
+/// The readable notation of stored moves, space-separated (for rows
+/// stored before it was kept); `None` when they do not replay.
+pub fn san_of(variant: &str, initial_fen: &str, moves: &str) -> Option<String> {
+    let variant = variant.parse().ok()?;
+    let start = Position::from_fen(variant, initial_fen).ok()?;
+    let game = RulesGame::from_uci_moves(start, moves.split_ascii_whitespace()).ok()?;
+    Some(game.san_moves().join(" "))
+}
+
+/// The players of a stored game, as the views show them.
+pub async fn players_of(store: &dyn Store, row: &store::Game) -> GameResult<Players> {
+    let mut sides = Vec::with_capacity(2);
+    for color in Color::ALL {
+        sides.push(match row.player_id(color) {
+            Some(id) => {
+                let user = store
+                    .user_by_id(id)
+                    .await?
+                    .ok_or_else(|| GameError::Corrupt {
+                        id: row.id.clone(),
+                        detail: format!("user {id} missing"),
+                    })?;
+                views::user_player(&user)
+            }
+            None => views::ai_player(row.ai_level.unwrap_or(1)),
+        });
+    }
+    let black = sides.pop().expect("two sides");
+    let white = sides.pop().expect("two sides");
+    Ok(Players { white, black })
+}
+
+/// `gameStart` or `gameFinish` events for the game's human players.
+pub fn announcements(row: &store::Game, players: &Players, kind: &str) -> Vec<(UserId, String)> {
+    Color::ALL
+        .into_iter()
+        .filter_map(|color| {
+            let uid = row.player_id(color)?;
+            let game = views::now_playing(row, color, players);
+            Some((
+                uid,
+                serde_json::json!({ "type": kind, "game": game }).to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// Whether the computer is to move in this game.
+pub fn computer_to_move(row: &store::Game) -> bool {
+    row.is_ongoing() && row.computer_color() == Some(row.turn())
+}
+
+/// Whether a game may still be aborted: before both sides have moved.
+pub fn abortable(row: &store::Game) -> bool {
+    row.is_ongoing() && row.ply < 2
+}
+
+fn actor_color(row: &store::Game, actor: Actor) -> GameResult<Color> {
+    match actor {
+        Actor::User(id) => row.color_of(id).ok_or(GameError::NotAPlayer),
+        Actor::Computer => row.computer_color().ok_or(GameError::NoComputer),
+    }
+}
+
+fn require_ongoing(row: &store::Game) -> GameResult<()> {
+    if row.is_ongoing() {
+        Ok(())
+    } else {
+        Err(GameError::Over(row.status))
+    }
+}
+
+impl Games {
+    /// The domain over `store`, caching at most `capacity` games. Games
+    /// where the computer is to move after a change are sent to
+    /// `computer_turns`.
+    pub fn new(
+        store: Arc<dyn Store>,
+        capacity: usize,
+        computer_turns: mpsc::UnboundedSender<GameId>,
+    ) -> Arc<Games> {
+        let games = Arc::new(Games {
+            store,
+            cache: Mutex::new(HashMap::new()),
+            capacity: capacity.max(16),
+            computer_turns,
+            replays: AtomicU64::new(0),
+        });
+        games.spawn_invalidator();
+        games
+    }
+
+    /// Full replays done so far (loading a game into the cache, rebuilding
+    /// one for an export).
+    pub fn replays(&self) -> u64 {
+        self.replays.load(Ordering::Relaxed)
+    }
+
+    /// Games in the cache now.
+    pub fn cached(&self) -> usize {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// The store behind the domain.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// Drops cached games that another process changed.
+    fn spawn_invalidator(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        let mut rx = self.store.committed();
+        tokio::spawn(async move {
+            loop {
+                let msg = rx.recv().await;
+                let Some(games) = weak.upgrade() else { return };
+                match msg {
+                    Ok(Committed::Event(e)) => {
+                        if let Topic::Game(id) = &e.topic {
+                            games.drop_if_older(id, e.seq);
+                        }
+                    }
+                    Ok(Committed::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        games.drop_all_idle();
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    fn drop_if_older(&self, id: &GameId, version: i64) {
+        let slot = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned();
+        // A locked slot is being changed here; its holder updates it.
+        if let Some(slot) = slot
+            && let Ok(mut guard) = slot.try_lock()
+            && guard.as_ref().is_some_and(|g| g.row.version < version)
+        {
+            *guard = None;
+        }
+    }
+
+    fn drop_all_idle(&self) {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|_, slot| slot.try_lock().is_err());
+    }
+
+    fn slot(&self, id: &GameId) -> Slot {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = cache.get(id) {
+            return s.clone();
+        }
+        if cache.len() >= self.capacity {
+            // Evict idle entries (nobody holds them) until a tenth is free.
+            let target = self.capacity - self.capacity / 10;
+            let idle: Vec<GameId> = cache
+                .iter()
+                .filter(|(_, s)| Arc::strong_count(s) == 1)
+                .map(|(k, _)| k.clone())
+                .take(cache.len().saturating_sub(target))
+                .collect();
+            for k in idle {
+                cache.remove(&k);
+            }
+        }
+        let slot = Slot::default();
+        cache.insert(id.clone(), slot.clone());
+        slot
+    }
+
+    fn forget(&self, id: &GameId, slot: &Slot) {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.get(id).is_some_and(|s| Arc::ptr_eq(s, slot)) {
+            cache.remove(id);
+        }
+    }
+
+    async fn load(&self, id: &GameId) -> GameResult<LiveGame> {
+        let row = self.store.game(id).await?.ok_or(GameError::NotFound)?;
+        let rules = rebuild(&row)?;
+        self.replays.fetch_add(1, Ordering::Relaxed);
+        let players = players_of(self.store.as_ref(), &row).await?;
+        Ok(LiveGame {
+            row,
+            rules,
+            players,
+        })
+    }
+
+    /// The game's lock, with the game loaded.
+    async fn locked(&self, id: &GameId) -> GameResult<OwnedMutexGuard<Option<LiveGame>>> {
+        let slot = self.slot(id);
+        let mut guard = slot.clone().lock_owned().await;
+        if guard.is_none() {
+            match self.load(id).await {
+                Ok(g) => *guard = Some(g),
+                Err(e) => {
+                    // Unknown ids leave nothing behind.
+                    drop(guard);
+                    self.forget(id, &slot);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(guard)
+    }
+
+    /// A copy of the live game (for views and exports).
+    pub async fn get(&self, id: &GameId) -> GameResult<LiveGame> {
+        let guard = self.locked(id).await?;
+        Ok(guard.as_ref().expect("loaded").clone())
+    }
+
+    /// Reads `f` of the live game without copying it.
+    pub async fn read<T>(&self, id: &GameId, f: impl FnOnce(&LiveGame) -> T) -> GameResult<T> {
+        let guard = self.locked(id).await?;
+        Ok(f(guard.as_ref().expect("loaded")))
+    }
+
+    /// Rebuilds a stored game without caching it (lists, exports).
+    pub fn rebuild_uncached(&self, row: &store::Game) -> GameResult<RulesGame> {
+        self.replays.fetch_add(1, Ordering::Relaxed);
+        rebuild(row)
+    }
+
+    /// Computes a change with `f` from the live game (`None`: nothing to
+    /// change), commits it under the guard, and updates the cache. A change
+    /// refused by the guard (another process moved first) is recomputed
+    /// from the reloaded game.
+    async fn change<F>(&self, id: &GameId, mut f: F) -> GameResult<store::Game>
+    where
+        F: FnMut(&LiveGame) -> GameResult<Option<Next>>,
+    {
+        for _ in 0..3 {
+            let mut guard = self.locked(id).await?;
+            let live = guard.as_ref().expect("loaded");
+            let Some(next) = f(live)? else {
+                return Ok(live.row.clone());
+            };
+            let mut row = next.row;
+            row.version = live.row.version + 1;
+            row.updated_at = crate::now_ms().max(live.row.updated_at);
+            let updated = LiveGame {
+                row,
+                rules: next.rules.unwrap_or_else(|| live.rules.clone()),
+                players: live.players.clone(),
+            };
+            let event = serde_json::to_string(&updated.state_json())
+                .map_err(|e| StoreError::Database(format!("cannot encode an event: {e}")))?;
+            let mut also = NewEvents::none();
+            if live.row.is_ongoing() && !updated.row.is_ongoing() {
+                also.user = announcements(&updated.row, &updated.players, "gameFinish");
+            }
+            let commit = GameCommit {
+                game: updated.row.clone(),
+                expected_version: live.row.version,
+                expected_ply: live.row.ply,
+                event,
+                also,
+            };
+            if self.store.commit_game(commit).await? {
+                let row = updated.row.clone();
+                *guard = Some(updated);
+                if computer_to_move(&row) {
+                    let _ = self.computer_turns.send(row.id.clone());
+                }
+                return Ok(row);
+            }
+            // Someone else changed the game: reload and look again.
+            *guard = None;
+        }
+        Err(GameError::TooFast)
+    }
+
+    /// Plays a move. `expected_ply`, when given, must be the game's current
+    /// ply (a stale move is refused).
+    pub async fn play_move(
+        &self,
+        id: &GameId,
+        actor: Actor,
+        uci: &UciMove,
+        expected_ply: Option<i64>,
+        offering_draw: bool,
+    ) -> GameResult<store::Game> {
+        self.change(id, |live| {
+            let old = &live.row;
+            let color = actor_color(old, actor)?;
+            require_ongoing(old)?;
+            if let Some(p) = expected_ply
+                && p != old.ply
+            {
+                return Err(GameError::Stale {
+                    at: old.ply,
+                    sent: p,
+                });
+            }
+            if old.turn() != color {
+                return Err(GameError::NotYourTurn);
+            }
+            let pos = live.position();
+            let mv = uci.to_move(pos)?;
+            let san = pos.san(mv);
+            let mut rules = live.rules.clone();
+            rules
+                .play(mv)
+                .map_err(chessmerge_rules::IllegalMove::from)?;
+            let mut new = old.clone();
+            for (list, text) in [(&mut new.moves, mv.to_string()), (&mut new.san, san)] {
+                if !list.is_empty() {
+                    list.push(' ');
+                }
+                list.push_str(&text);
+            }
+            new.fen = rules.position().fen();
+            new.ply += 1;
+            new.draw_offer = if offering_draw {
+                Some(color)
+            } else if old.draw_offer == Some(color.other()) {
+                None // moving declines the opponent's offer
+            } else {
+                old.draw_offer
+            };
+            if let Some(outcome) = rules.outcome() {
+                new.status = GameStatus::of_outcome(outcome);
+                new.winner = outcome.winner();
+                new.status_reason = Some(outcome.reason().to_owned());
+                new.draw_offer = None;
+            }
+            Ok(Some(Next {
+                row: new,
+                rules: Some(rules),
+            }))
+        })
+        .await
+    }
+
+    /// Resigns.
+    pub async fn resign(&self, id: &GameId, user: UserId) -> GameResult<store::Game> {
+        self.change(id, |live| {
+            let old = &live.row;
+            let color = actor_color(old, Actor::User(user))?;
+            require_ongoing(old)?;
+            let mut new = old.clone();
+            new.status = GameStatus::Resign;
+            new.winner = Some(color.other());
+            new.status_reason = Some(format!("{color} resigned"));
+            new.draw_offer = None;
+            Ok(Some(Next {
+                row: new,
+                rules: None,
+            }))
+        })
+        .await
+    }
+
+    /// Aborts (before both sides have moved).
+    pub async fn abort(&self, id: &GameId, actor: Actor) -> GameResult<store::Game> {
+        self.change(id, |live| {
+            let old = &live.row;
+            actor_color(old, actor)?;
+            require_ongoing(old)?;
+            if !abortable(old) {
+                return Err(GameError::NotAbortable);
+            }
+            let mut new = old.clone();
+            new.status = GameStatus::Aborted;
+            new.winner = None;
+            new.status_reason = None;
+            new.draw_offer = None;
+            Ok(Some(Next {
+                row: new,
+                rules: None,
+            }))
+        })
+        .await
+    }
+
+    /// `draw/yes` (offer, or accept the opponent's offer) or `draw/no`
+    /// (decline the opponent's offer, or take back one's own).
+    pub async fn draw(&self, id: &GameId, user: UserId, yes: bool) -> GameResult<store::Game> {
+        self.change(id, |live| {
+            let old = &live.row;
+            let color = actor_color(old, Actor::User(user))?;
+            require_ongoing(old)?;
+            let mut new = old.clone();
+            match (yes, old.draw_offer) {
+                (true, Some(c)) if c == color.other() => {
+                    new.status = GameStatus::Draw;
+                    new.status_reason = Some("agreement".into());
+                    new.winner = None;
+                    new.draw_offer = None;
+                }
+                (true, Some(_)) => return Ok(None),
+                (true, None) => new.draw_offer = Some(color),
+                (false, Some(_)) => new.draw_offer = None,
+                (false, None) => return Ok(None),
+            }
+            Ok(Some(Next {
+                row: new,
+                rules: None,
+            }))
+        })
+        .await
+    }
+
+    /// What the computer needs to choose its move: the rules' game, the
+    /// ply it is for and the level; `None` when the computer is not to move.
+    pub async fn computer_turn(&self, id: &GameId) -> GameResult<Option<(RulesGame, i64, u8)>> {
+        self.read(id, |live| {
+            computer_to_move(&live.row).then(|| {
+                (
+                    live.rules.clone(),
+                    live.row.ply,
+                    live.row.ai_level.unwrap_or(1).clamp(1, 8),
+                )
+            })
+        })
+        .await
+    }
+
+    /// Tells the computer player it may be its turn in a new game.
+    pub fn started(&self, row: &store::Game) {
+        if computer_to_move(row) {
+            let _ = self.computer_turns.send(row.id.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::SqliteStore;
+    use crate::store::conformance::start_game;
+
+    async fn setup(name: &str) -> (Arc<Games>, store::Game, mpsc::UnboundedReceiver<GameId>) {
+        let dir = std::env::temp_dir().join(format!(
+            "chessmerge-games-{name}-{}-{}",
+            std::process::id(),
+            crate::now_ms()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = SqliteStore::open(dir.join("t.db").to_str().unwrap())
+            .await
+            .unwrap();
+        let a = store.create_user("alice", "h", 0).await.unwrap();
+        let b = store.create_user("bob", "h", 0).await.unwrap();
+        let row = start_game(&store, "game0001", a.id, b.id).await;
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Games::new(Arc::new(store), 100, tx), row, rx)
+    }
+
+    fn uci(s: &str) -> UciMove {
+        s.parse().unwrap()
+    }
+
+    #[tokio::test]
+    async fn moves_replay_once_then_play_from_the_cache() {
+        let (games, row, _rx) = setup("cache").await;
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        for (i, (who, m)) in [(w, "e2e3"), (b, "e7e6"), (w, "b1d2"), (b, "g8f6")]
+            .into_iter()
+            .enumerate()
+        {
+            let g = games
+                .play_move(&row.id, Actor::User(who), &uci(m), Some(i as i64), false)
+                .await
+                .unwrap();
+            assert_eq!(g.ply, i as i64 + 1);
+        }
+        assert_eq!(games.replays(), 1, "one load, then no replay");
+        let stored = games.store().game(&row.id).await.unwrap().unwrap();
+        assert_eq!(stored.moves, "e2e3 e7e6 b1d2 g8f6");
+        assert_eq!(stored.san_list().len(), 4);
+        assert_eq!(stored.version, 5);
+        let events = games.store().game_events_since(&row.id, 4).await.unwrap();
+        let state: serde_json::Value = serde_json::from_str(&events[0].payload).unwrap();
+        assert_eq!(state["san"].as_array().unwrap().len(), 4);
+        assert!(!state["legalMoves"].as_array().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn refusals_name_the_fault_and_change_nothing() {
+        let (games, row, _rx) = setup("refuse").await;
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        let r = games
+            .play_move(&row.id, Actor::User(b), &uci("e7e6"), None, false)
+            .await;
+        assert!(matches!(r, Err(GameError::NotYourTurn)), "{r:?}");
+        let r = games
+            .play_move(&row.id, Actor::User(w), &uci("e2e5"), None, false)
+            .await;
+        assert!(matches!(r, Err(GameError::Illegal(_))), "{r:?}");
+        let r = games
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(3), false)
+            .await;
+        assert!(
+            matches!(r, Err(GameError::Stale { at: 0, sent: 3 })),
+            "{r:?}"
+        );
+        let r = games
+            .play_move(&row.id, Actor::User(UserId(999)), &uci("e2e3"), None, false)
+            .await;
+        assert!(matches!(r, Err(GameError::NotAPlayer)), "{r:?}");
+        let r = games
+            .play_move(
+                &"nosuch00".parse().unwrap(),
+                Actor::User(w),
+                &uci("e2e3"),
+                None,
+                false,
+            )
+            .await;
+        assert!(matches!(r, Err(GameError::NotFound)), "{r:?}");
+        assert_eq!(games.cached(), 1, "an unknown id leaves no cache entry");
+        assert_eq!(
+            games.store().game(&row.id).await.unwrap().unwrap().version,
+            1
+        );
+    }
+
+    #[tokio::test]
+    async fn resign_finishes_and_announces_in_the_same_commit() {
+        let (games, row, _rx) = setup("resign").await;
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        let (head, _) = games.store().event_heads().await.unwrap();
+        let g = games.resign(&row.id, b).await.unwrap();
+        assert_eq!(
+            (g.status, g.winner),
+            (GameStatus::Resign, Some(Color::White))
+        );
+        for u in [w, b] {
+            let evs = games.store().user_events_since(u, head).await.unwrap();
+            assert_eq!(evs.len(), 1);
+            assert!(evs[0].payload.contains("gameFinish"));
+        }
+        let r = games.resign(&row.id, w).await;
+        assert!(
+            matches!(r, Err(GameError::Over(GameStatus::Resign))),
+            "{r:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_change_made_elsewhere_is_seen_before_the_next_move() {
+        let (games, row, _rx) = setup("elsewhere").await;
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        games
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
+            .await
+            .unwrap();
+        // Another process plays black's reply straight into the store.
+        let mut stored = games.store().game(&row.id).await.unwrap().unwrap();
+        let expected = (stored.version, stored.ply);
+        stored.moves.push_str(" e7e6");
+        stored.san.push_str(" e6");
+        stored.ply += 1;
+        stored.version += 1;
+        let mut rules = rebuild(&stored).unwrap();
+        stored.fen = rules.position().fen();
+        let other = GameCommit {
+            game: stored,
+            expected_version: expected.0,
+            expected_ply: expected.1,
+            event: "{}".into(),
+            also: NewEvents::none(),
+        };
+        assert!(games.store().commit_game(other).await.unwrap());
+        let _ = rules.undo();
+        // White moves again on this node: the stale cache is noticed.
+        let g = games
+            .play_move(&row.id, Actor::User(w), &uci("d2d3"), None, false)
+            .await
+            .unwrap();
+        assert_eq!(g.moves, "e2e3 e7e6 d2d3");
+        let r = games
+            .play_move(&row.id, Actor::User(w), &uci("g1f3"), None, false)
+            .await;
+        assert!(matches!(r, Err(GameError::NotYourTurn)), "{r:?}");
+        let _ = b;
+    }
+}

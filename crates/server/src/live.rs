@@ -1,0 +1,546 @@
+//! Live feeds: what followers of a game, of a user's events and of the
+//! lobby are sent, over ndjson streams and the page's WebSocket.
+//!
+//! The [`Hub`] only routes what the store says was committed (see
+//! [`crate::store`]: events are born there); it never makes news itself.
+//! A feed subscribes to its topic *before* it reads the store, drops what
+//! it already sent (by sequence), and reads what it missed from the store
+//! whenever it sees a gap, falls behind, or is told its source was
+//! interrupted ([`Live::Resync`]). A topic's channel is freed when its last
+//! follower leaves, so following unknown ids costs nothing that stays.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{broadcast, mpsc, watch};
+
+use crate::challenges;
+use crate::games::{GameError, Games};
+use crate::model::{GameId, UserId};
+use crate::store::{Committed, Store, StoreError, Topic};
+use crate::views;
+
+/// An empty line (or nothing, on the socket) is sent after this long without news.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(7);
+
+const TOPIC_CAPACITY: usize = 64;
+const LOBBY_CAPACITY: usize = 256;
+
+/// What a topic's channel carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Live {
+    /// A committed event and its sequence number.
+    Event {
+        /// Its sequence number within the topic.
+        seq: i64,
+        /// JSON text.
+        payload: Arc<str>,
+    },
+    /// Events may have been missed: read the store from the last sequence.
+    Resync,
+}
+
+#[derive(Debug)]
+struct Channels<K> {
+    map: Mutex<HashMap<K, broadcast::Sender<Live>>>,
+}
+
+impl<K: Eq + Hash + Clone> Channels<K> {
+    fn subscribe(&self, key: &K) -> broadcast::Receiver<Live> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(key.clone())
+            .or_insert_with(|| broadcast::channel(TOPIC_CAPACITY).0)
+            .subscribe()
+    }
+
+    fn send(&self, key: &K, msg: Live) {
+        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(tx) = map.get(key) {
+            let _ = tx.send(msg);
+        }
+    }
+
+    fn send_all(&self, msg: &Live) {
+        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        for tx in map.values() {
+            let _ = tx.send(msg.clone());
+        }
+    }
+
+    /// Frees the channel when nobody follows it any more.
+    fn release(&self, key: &K) {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if map.get(key).is_some_and(|tx| tx.receiver_count() == 0) {
+            map.remove(key);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
+
+impl<K> Default for Channels<K> {
+    fn default() -> Self {
+        Channels {
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct HubInner {
+    games: Channels<GameId>,
+    users: Channels<UserId>,
+    lobby: broadcast::Sender<Live>,
+}
+
+/// Routes committed events to the followers of their topic on this node.
+#[derive(Debug, Clone)]
+pub struct Hub(Arc<HubInner>);
+
+/// A follower's end of a topic; dropping it frees the topic's channel once
+/// it was the last.
+#[derive(Debug)]
+pub struct Subscription {
+    rx: Option<broadcast::Receiver<Live>>,
+    hub: Hub,
+    topic: Topic,
+}
+
+impl Subscription {
+    /// The next message; `None` once the hub is gone. Falling behind reads
+    /// as [`Live::Resync`].
+    pub async fn recv(&mut self) -> Option<Live> {
+        let rx = self.rx.as_mut()?;
+        match rx.recv().await {
+            Ok(m) => Some(m),
+            Err(broadcast::error::RecvError::Lagged(_)) => Some(Live::Resync),
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        drop(self.rx.take());
+        match &self.topic {
+            Topic::Game(id) => self.hub.0.games.release(id),
+            Topic::User(id) => self.hub.0.users.release(id),
+            Topic::Lobby => {}
+        }
+    }
+}
+
+impl Hub {
+    /// A hub fed by `store`'s committed events (a task routes them).
+    pub fn start(store: &dyn Store) -> Hub {
+        let hub = Hub(Arc::new(HubInner {
+            games: Channels::default(),
+            users: Channels::default(),
+            lobby: broadcast::channel(LOBBY_CAPACITY).0,
+        }));
+        let mut rx = store.committed();
+        let weak = Arc::downgrade(&hub.0);
+        tokio::spawn(async move {
+            loop {
+                let msg = rx.recv().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let hub = Hub(inner);
+                match msg {
+                    Ok(Committed::Event(e)) => hub.route(e.topic, e.seq, e.payload),
+                    Ok(Committed::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        tracing::warn!("live events may have been missed; followers resync");
+                        hub.resync_all();
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+        hub
+    }
+
+    fn route(&self, topic: Topic, seq: i64, payload: Arc<str>) {
+        let msg = Live::Event { seq, payload };
+        match &topic {
+            Topic::Game(id) => self.0.games.send(id, msg),
+            Topic::User(id) => self.0.users.send(id, msg),
+            Topic::Lobby => {
+                let _ = self.0.lobby.send(msg);
+            }
+        }
+    }
+
+    /// Tells every follower on this node to read the store again.
+    pub fn resync_all(&self) {
+        self.0.games.send_all(&Live::Resync);
+        self.0.users.send_all(&Live::Resync);
+        let _ = self.0.lobby.send(Live::Resync);
+    }
+
+    /// Follows a topic.
+    pub fn subscribe(&self, topic: Topic) -> Subscription {
+        let rx = match &topic {
+            Topic::Game(id) => self.0.games.subscribe(id),
+            Topic::User(id) => self.0.users.subscribe(id),
+            Topic::Lobby => self.0.lobby.subscribe(),
+        };
+        Subscription {
+            rx: Some(rx),
+            hub: self.clone(),
+            topic,
+        }
+    }
+
+    /// Channels held now: `(games, users)`.
+    pub fn channels(&self) -> (usize, usize) {
+        (self.0.games.len(), self.0.users.len())
+    }
+}
+
+/// What the feeds need.
+#[derive(Clone)]
+pub struct Feeds {
+    /// Routing of committed events.
+    pub hub: Hub,
+    /// Where the history is read from.
+    pub store: Arc<dyn Store>,
+    /// The live games (full views).
+    pub games: Arc<Games>,
+    /// Base URL for links in challenge JSON.
+    pub base_url: Arc<str>,
+    /// Becomes true when the server shuts down.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+/// One item of a feed.
+#[derive(Debug, Clone)]
+pub enum FeedItem {
+    /// A game's full description at `version` (also sent to a client that
+    /// claims a version the game never had: it must start again from this).
+    Full(i64, String),
+    /// A game's state after the change to `version`.
+    State(i64, Arc<str>),
+    /// A user-level event.
+    Event(Arc<str>),
+    /// Nothing happened for a while.
+    KeepAlive,
+}
+
+/// Why a feed stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum FeedError {
+    /// The game could not be read.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Whether a stored game state still has the game going. States are
+/// written by [`views::game_state`] with serde's compact output, and no
+/// other string in them can contain this text.
+fn state_is_ongoing(payload: &str) -> bool {
+    payload.contains("\"status\":\"started\"")
+}
+
+async fn next_or_keepalive(
+    sub: &mut Subscription,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Option<Option<Live>> {
+    tokio::select! {
+        r = tokio::time::timeout(KEEP_ALIVE, sub.recv()) => match r {
+            Ok(Some(m)) => Some(Some(m)),
+            Ok(None) => None,
+            Err(_) => Some(None),
+        },
+        _ = crate::stopped(shutdown) => None,
+    }
+}
+
+impl Feeds {
+    /// The `gameFull` of a game, from the live cache.
+    pub async fn game_full(&self, id: &GameId) -> Result<(i64, String, bool), GameError> {
+        self.games
+            .read(id, |g| {
+                let full = views::game_full(&g.row, &g.players, g.state_json());
+                let text = serde_json::to_string(&full).unwrap_or_default();
+                (g.row.version, text, g.row.is_ongoing())
+            })
+            .await
+    }
+
+    /// Feeds a game's updates into `tx`: its full description first (when
+    /// `after` is `None`, or when `after` is newer than the game), or every
+    /// stored state after version `after`; then each change as it is
+    /// committed. Ends once a finished state has been sent, when `tx` is
+    /// closed, or at shutdown.
+    pub async fn game(
+        &self,
+        id: GameId,
+        after: Option<i64>,
+        tx: mpsc::Sender<FeedItem>,
+    ) -> Result<(), FeedError> {
+        let mut sub = self.hub.subscribe(Topic::Game(id.clone()));
+        let mut shutdown = self.shutdown.clone();
+        let (version, ongoing) = self
+            .games
+            .read(&id, |g| (g.row.version, g.row.is_ongoing()))
+            .await?;
+        let mut last;
+        let mut finished;
+        match after {
+            Some(v) if v <= version => {
+                last = v;
+                finished = v == version && !ongoing;
+                if v < version {
+                    let (l, f) = self.fill(&id, v, &tx).await?;
+                    if tx.is_closed() {
+                        return Ok(());
+                    }
+                    (last, finished) = (l, f);
+                }
+            }
+            // No version, or one this game never had: start from the whole game.
+            _ => {
+                let (v, full, going) = self.game_full(&id).await?;
+                last = v;
+                finished = !going;
+                if tx.send(FeedItem::Full(v, full)).await.is_err() {
+                    return Ok(());
+                }
+            }
+        }
+        while !finished {
+            let Some(next) = next_or_keepalive(&mut sub, &mut shutdown).await else {
+                return Ok(());
+            };
+            match next {
+                None => {
+                    if tx.send(FeedItem::KeepAlive).await.is_err() {
+                        return Ok(());
+                    }
+                }
+                Some(Live::Event { seq, payload }) if seq == last + 1 => {
+                    last = seq;
+                    finished = !state_is_ongoing(&payload);
+                    if tx.send(FeedItem::State(seq, payload)).await.is_err() {
+                        return Ok(());
+                    }
+                }
+                Some(Live::Event { seq, .. }) if seq <= last => {}
+                // A gap, or we fell behind: read what we missed from the store.
+                Some(Live::Event { .. }) | Some(Live::Resync) => {
+                    let (l, f) = self.fill(&id, last, &tx).await?;
+                    (last, finished) = (l, f);
+                    if tx.is_closed() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends the stored states after `after`; returns the last version sent
+    /// and whether it finished the game.
+    async fn fill(
+        &self,
+        id: &GameId,
+        after: i64,
+        tx: &mpsc::Sender<FeedItem>,
+    ) -> Result<(i64, bool), FeedError> {
+        let mut last = after;
+        let mut finished = false;
+        for ev in self.store.game_events_since(id, after).await? {
+            last = ev.seq;
+            finished = !state_is_ongoing(&ev.payload);
+            if tx.send(FeedItem::State(ev.seq, ev.payload)).await.is_err() {
+                break;
+            }
+        }
+        Ok((last, finished))
+    }
+
+    /// Feeds a user's events into `tx`: first a `gameStart` for each ongoing
+    /// game and a `challenge` for each pending challenge to or by the user,
+    /// then events as they are committed (after a lag or an interruption,
+    /// the stored ones it missed). Ends when `tx` is closed or at shutdown.
+    pub async fn user(&self, user: UserId, tx: mpsc::Sender<FeedItem>) -> Result<(), FeedError> {
+        let mut sub = self.hub.subscribe(Topic::User(user));
+        let mut shutdown = self.shutdown.clone();
+        let (mut last, _) = self.store.event_heads().await?;
+        let mut initial = Vec::new();
+        for g in self.store.ongoing_games(user).await? {
+            if let Some(color) = g.color_of(user) {
+                let players = crate::games::players_of(self.store.as_ref(), &g).await?;
+                let json = views::now_playing(&g, color, &players);
+                initial.push(serde_json::json!({ "type": "gameStart", "game": json }).to_string());
+            }
+        }
+        let (incoming, outgoing) = self.store.pending_challenges(user).await?;
+        for c in incoming.iter().chain(outgoing.iter()) {
+            let json = challenges::challenge_json(self.store.as_ref(), &self.base_url, c).await?;
+            initial.push(serde_json::json!({ "type": "challenge", "challenge": json }).to_string());
+        }
+        for line in initial {
+            if tx.send(FeedItem::Event(line.into())).await.is_err() {
+                return Ok(());
+            }
+        }
+        loop {
+            let Some(next) = next_or_keepalive(&mut sub, &mut shutdown).await else {
+                return Ok(());
+            };
+            let events = match next {
+                None => {
+                    if tx.send(FeedItem::KeepAlive).await.is_err() {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                Some(Live::Event { seq, payload }) => vec![(seq, payload)],
+                Some(Live::Resync) => self
+                    .store
+                    .user_events_since(user, last)
+                    .await?
+                    .into_iter()
+                    .map(|e| (e.seq, e.payload))
+                    .collect(),
+            };
+            for (seq, payload) in events {
+                if seq <= last {
+                    continue;
+                }
+                last = seq;
+                if tx.send(FeedItem::Event(payload)).await.is_err() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Feeds the lobby into `tx` as socket `d` objects: the open challenges
+    /// as `viewer` sees them (`{"type":"openChallenges","challenges":[...]}`),
+    /// then `{"type":"challenge"|"challengeAccepted"|"challengeCanceled",
+    /// "challenge":{...}}` as they are committed. After falling behind it
+    /// reads the stored lobby events it missed. Ends when `tx` is closed or
+    /// at shutdown.
+    pub async fn lobby(
+        &self,
+        viewer: UserId,
+        tx: mpsc::Sender<serde_json::Value>,
+    ) -> Result<(), FeedError> {
+        let mut sub = self.hub.subscribe(Topic::Lobby);
+        let mut shutdown = self.shutdown.clone();
+        let (_, mut last) = self.store.event_heads().await?;
+        let list = challenges::open_list(
+            self.store.as_ref(),
+            &self.base_url,
+            viewer,
+            challenges::OPEN_LIST_LIMIT,
+        )
+        .await?;
+        let snapshot = serde_json::json!({"type": "openChallenges", "challenges": list});
+        if tx.send(snapshot).await.is_err() {
+            return Ok(());
+        }
+        loop {
+            let next = tokio::select! {
+                m = sub.recv() => m,
+                _ = crate::stopped(&mut shutdown) => return Ok(()),
+            };
+            let events = match next {
+                None => return Ok(()),
+                Some(Live::Event { seq, payload }) => vec![(seq, payload)],
+                Some(Live::Resync) => self
+                    .store
+                    .lobby_events_since(last)
+                    .await?
+                    .into_iter()
+                    .map(|e| (e.seq, e.payload))
+                    .collect(),
+            };
+            for (seq, payload) in events {
+                if seq <= last {
+                    continue;
+                }
+                last = seq;
+                let Some(d) = challenges::lobby_event_for(&payload, viewer) else {
+                    tracing::warn!(seq, "unreadable lobby event skipped");
+                    continue;
+                };
+                if tx.send(d).await.is_err() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{NewEvents, SqliteStore};
+
+    #[tokio::test]
+    async fn channels_are_freed_when_their_last_follower_leaves() {
+        let dir = std::env::temp_dir().join(format!(
+            "chessmerge-live-{}-{}",
+            std::process::id(),
+            crate::now_ms()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = SqliteStore::open(dir.join("t.db").to_str().unwrap())
+            .await
+            .unwrap();
+        let hub = Hub::start(&store);
+        let subs: Vec<Subscription> = (0..1000)
+            .map(|i| hub.subscribe(Topic::Game(format!("unknown{i}").parse().unwrap())))
+            .collect();
+        assert_eq!(hub.channels().0, 1000);
+        let again = hub.subscribe(Topic::Game("unknown7".parse().unwrap()));
+        drop(subs);
+        assert_eq!(hub.channels(), (1, 0), "only the one still followed stays");
+        drop(again);
+        assert_eq!(hub.channels(), (0, 0));
+
+        // Committed events reach the followers of their topic only.
+        let a = store.create_user("a", "h", 0).await.unwrap();
+        let b = store.create_user("b", "h", 0).await.unwrap();
+        let mut sa = hub.subscribe(Topic::User(a.id));
+        let mut sb = hub.subscribe(Topic::User(b.id));
+        let c = crate::store::Challenge {
+            id: "live0001".parse().unwrap(),
+            kind: crate::model::ChallengeKind::User,
+            challenger_id: a.id,
+            dest_user_id: Some(b.id),
+            variant: crate::model::Variant::ChessMerge,
+            color: crate::model::ColorRequest::White,
+            initial_fen: None,
+            ai_level: None,
+            status: crate::model::ChallengeStatus::Created,
+            decline_reason: None,
+            created_at: 0,
+        };
+        let events = NewEvents {
+            user: vec![(b.id, "{\"to\":\"b\"}".into())],
+            lobby: vec![],
+        };
+        store.create_challenge(&c, &events).await.unwrap();
+        match sb.recv().await.unwrap() {
+            Live::Event { payload, .. } => assert_eq!(&*payload, "{\"to\":\"b\"}"),
+            other => panic!("{other:?}"),
+        }
+        hub.resync_all();
+        assert_eq!(
+            sa.recv().await.unwrap(),
+            Live::Resync,
+            "a got nothing but the resync"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -1,0 +1,327 @@
+//! The server's vocabulary as types: ids that parse and print, and the
+//! enums of game status, challenge kind and status, and colour requests.
+//!
+//! Stored text is parsed into these once, in the store; requests are parsed
+//! into them by the extractors. Past those two edges nothing compares
+//! strings. Colours and variants are the rules crate's own types.
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use chessmerge_rules::{Color, Variant};
+
+/// Why an id or a word could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {what} {text:?}: {expected}")]
+pub struct ParseError {
+    /// What was being read (`game id`, `status`, ...).
+    pub what: &'static str,
+    /// The text.
+    pub text: String,
+    /// What would have been accepted.
+    pub expected: &'static str,
+}
+
+fn parse_error(what: &'static str, text: &str, expected: &'static str) -> ParseError {
+    ParseError {
+        what,
+        text: text.chars().take(64).collect(),
+        expected,
+    }
+}
+
+/// Longest id accepted from a client (ours are 8 characters).
+const MAX_ID_LEN: usize = 32;
+
+macro_rules! string_id {
+    ($(#[$doc:meta])* $name:ident, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = ParseError;
+            /// 1 to 32 ASCII letters and digits.
+            fn from_str(s: &str) -> Result<Self, ParseError> {
+                if s.is_empty()
+                    || s.len() > MAX_ID_LEN
+                    || !s.bytes().all(|b| b.is_ascii_alphanumeric())
+                {
+                    return Err(parse_error($what, s, "1 to 32 letters and digits"));
+                }
+                Ok($name(s.to_owned()))
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
+    };
+}
+
+string_id!(
+    /// A game's id: eight letters and digits, equal to its challenge's id.
+    GameId,
+    "game id"
+);
+
+string_id!(
+    /// A challenge's id (the game it creates gets the same id).
+    ChallengeId,
+    "challenge id"
+);
+
+impl From<ChallengeId> for GameId {
+    fn from(c: ChallengeId) -> GameId {
+        GameId(c.0)
+    }
+}
+
+impl GameId {
+    /// The challenge this game was created from (same id).
+    pub fn challenge(&self) -> ChallengeId {
+        ChallengeId(self.0.clone())
+    }
+}
+
+impl ChallengeId {
+    /// A new random id: 8 letters and digits.
+    pub fn random() -> ChallengeId {
+        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        let mut out = String::with_capacity(8);
+        while out.len() < 8 {
+            for b in crate::auth::random_bytes::<16>() {
+                // 248 = 4 * 62: reject the top values so that every letter is equally likely.
+                if b < 248 && out.len() < 8 {
+                    out.push(ALPHABET[(b % 62) as usize] as char);
+                }
+            }
+        }
+        ChallengeId(out)
+    }
+}
+
+/// A registered user's internal id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UserId(pub i64);
+
+impl fmt::Display for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Defines an enum stored and sent as a fixed word.
+macro_rules! word_enum {
+    ($(#[$doc:meta])* $name:ident, $what:literal, $expected:literal,
+     { $($(#[$vdoc:meta])* $variant:ident = $word:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant),+
+        }
+
+        impl $name {
+            /// The word stored and sent.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $word),+
+                }
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = ParseError;
+            fn from_str(s: &str) -> Result<Self, ParseError> {
+                match s {
+                    $($word => Ok($name::$variant),)+
+                    _ => Err(parse_error($what, s, $expected)),
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+word_enum!(
+    /// A game's status, with lichess's words.
+    GameStatus, "game status", "started, aborted, mate, resign, stalemate or draw", {
+        /// Being played.
+        Started = "started",
+        /// Ended before both sides moved.
+        Aborted = "aborted",
+        /// Checkmate.
+        Mate = "mate",
+        /// A player resigned.
+        Resign = "resign",
+        /// No legal move and not in check.
+        Stalemate = "stalemate",
+        /// Drawn by agreement or by a rule.
+        Draw = "draw",
+    }
+);
+
+impl GameStatus {
+    /// Whether the game is still being played.
+    pub const fn is_ongoing(self) -> bool {
+        matches!(self, GameStatus::Started)
+    }
+
+    /// The status a rules outcome ends a game with.
+    pub fn of_outcome(o: chessmerge_rules::Outcome) -> GameStatus {
+        match o {
+            chessmerge_rules::Outcome::Checkmate { .. } => GameStatus::Mate,
+            chessmerge_rules::Outcome::Stalemate => GameStatus::Stalemate,
+            _ => GameStatus::Draw,
+        }
+    }
+}
+
+word_enum!(
+    /// Who may accept a challenge.
+    ChallengeKind, "challenge kind", "user, open or ai", {
+        /// Addressed to one player.
+        User = "user",
+        /// Anyone but the challenger may accept.
+        Open = "open",
+        /// Against the computer (accepted at once).
+        Ai = "ai",
+    }
+);
+
+word_enum!(
+    /// Where a challenge stands.
+    ChallengeStatus, "challenge status", "created, accepted, declined or canceled", {
+        /// Waiting for an answer.
+        Created = "created",
+        /// Its game exists.
+        Accepted = "accepted",
+        /// Refused by the challenged player.
+        Declined = "declined",
+        /// Withdrawn by the challenger.
+        Canceled = "canceled",
+    }
+);
+
+word_enum!(
+    /// The colour a challenger asks for.
+    ColorRequest, "color", "white, black or random", {
+        /// White.
+        White = "white",
+        /// Black.
+        Black = "black",
+        /// Chosen at random when the game starts.
+        Random = "random",
+    }
+);
+
+impl ColorRequest {
+    /// The challenger's colour: the one asked for, or a random one.
+    pub fn resolve(self) -> Color {
+        match self {
+            ColorRequest::White => Color::White,
+            ColorRequest::Black => Color::Black,
+            ColorRequest::Random => {
+                if crate::auth::random_bytes::<1>()[0] & 1 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                }
+            }
+        }
+    }
+}
+
+/// Reads a colour word (`white`, `black`).
+pub fn parse_color(s: &str) -> Result<Color, ParseError> {
+    match s {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        _ => Err(parse_error("color", s, "white or black")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_parse_and_print() {
+        let id: GameId = "abcDEF12".parse().unwrap();
+        assert_eq!(id.to_string(), "abcDEF12");
+        assert_eq!(id.challenge().as_str(), "abcDEF12");
+        for bad in ["", "a/b", "../etc", "é", &"x".repeat(33)] {
+            let e = bad.parse::<GameId>().unwrap_err();
+            assert_eq!(e.what, "game id");
+        }
+    }
+
+    #[test]
+    fn random_ids_are_eight_alphanumerics_and_vary() {
+        let a = ChallengeId::random();
+        let b = ChallengeId::random();
+        assert_eq!(a.as_str().len(), 8);
+        assert!(a.as_str().bytes().all(|c| c.is_ascii_alphanumeric()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn words_round_trip() {
+        for s in [
+            GameStatus::Started,
+            GameStatus::Aborted,
+            GameStatus::Mate,
+            GameStatus::Resign,
+            GameStatus::Stalemate,
+            GameStatus::Draw,
+        ] {
+            assert_eq!(s.as_str().parse::<GameStatus>().unwrap(), s);
+        }
+        assert!("finished".parse::<GameStatus>().is_err());
+        assert_eq!(
+            "random".parse::<ColorRequest>().unwrap(),
+            ColorRequest::Random
+        );
+        assert!("green".parse::<ColorRequest>().is_err());
+        assert_eq!(parse_color("black").unwrap(), Color::Black);
+    }
+
+    #[test]
+    fn color_requests_resolve() {
+        assert_eq!(ColorRequest::White.resolve(), Color::White);
+        assert_eq!(ColorRequest::Black.resolve(), Color::Black);
+    }
+}

@@ -1,0 +1,316 @@
+//! The store's conformance suite: what every backend must do, run against
+//! each of them (see the backends' test modules).
+
+use super::*;
+use crate::model::{ChallengeKind, ChallengeStatus, ColorRequest, GameStatus};
+
+fn challenge(
+    id: &str,
+    kind: ChallengeKind,
+    by: UserId,
+    dest: Option<UserId>,
+    at: i64,
+) -> Challenge {
+    Challenge {
+        id: id.parse().unwrap(),
+        kind,
+        challenger_id: by,
+        dest_user_id: dest,
+        variant: Variant::ChessMerge,
+        color: ColorRequest::Random,
+        initial_fen: None,
+        ai_level: None,
+        status: ChallengeStatus::Created,
+        decline_reason: None,
+        created_at: at,
+    }
+}
+
+/// A fresh game row.
+pub fn game(id: &str, white: UserId, black: UserId) -> Game {
+    Game {
+        id: id.parse().unwrap(),
+        variant: Variant::ChessMerge,
+        initial_fen: chessmerge_rules::START_FEN.into(),
+        white_id: Some(white),
+        black_id: Some(black),
+        ai_level: None,
+        status: GameStatus::Started,
+        winner: None,
+        status_reason: None,
+        moves: String::new(),
+        san: String::new(),
+        fen: chessmerge_rules::START_FEN.into(),
+        ply: 0,
+        version: 1,
+        draw_offer: None,
+        created_at: 1,
+        updated_at: 1,
+    }
+}
+
+/// Creates and accepts a challenge between two users; returns its game.
+pub async fn start_game(s: &dyn Store, id: &str, white: UserId, black: UserId) -> Game {
+    let c = challenge(id, ChallengeKind::User, white, Some(black), 0);
+    s.create_challenge(&c, &NewEvents::none()).await.unwrap();
+    let g = game(id, white, black);
+    assert!(
+        s.accept_challenge(&c.id, black, &g, "{\"v\":1}", &NewEvents::none())
+            .await
+            .unwrap()
+    );
+    g
+}
+
+/// Every check of the suite, in turn.
+pub async fn run_all(s: &dyn Store) {
+    users_and_tokens(s).await;
+    open_challenges_are_the_pending_open_ones_newest_first(s).await;
+    game_commits_are_guarded_by_version_and_ply(s).await;
+    events_are_stored_with_their_change_and_published_after_it(s).await;
+    batched_commits_each_get_their_answer(s).await;
+}
+
+async fn users_and_tokens(s: &dyn Store) {
+    let u = s.create_user("Alice", "hash", 5).await.unwrap();
+    assert!(matches!(
+        s.create_user("aLiCe", "h2", 6).await,
+        Err(StoreError::Conflict)
+    ));
+    assert_eq!(s.user_by_name("ALICE").await.unwrap().unwrap().id, u.id);
+    assert_eq!(s.user_by_id(u.id).await.unwrap().unwrap().username, "Alice");
+    s.create_token("t1", u.id, TokenKind::Api, 7).await.unwrap();
+    assert_eq!(
+        s.user_by_token("t1", TokenKind::Api)
+            .await
+            .unwrap()
+            .unwrap()
+            .username,
+        "Alice"
+    );
+    assert!(
+        s.user_by_token("t1", TokenKind::Session)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(s.delete_token("t1").await.unwrap());
+    assert!(!s.delete_token("t1").await.unwrap());
+}
+
+async fn open_challenges_are_the_pending_open_ones_newest_first(s: &dyn Store) {
+    let a = s.create_user("open_a", "h", 0).await.unwrap();
+    let b = s.create_user("open_b", "h", 0).await.unwrap();
+    for c in [
+        challenge("open0001", ChallengeKind::Open, a.id, None, 10),
+        challenge("open0002", ChallengeKind::Open, a.id, None, 30),
+        challenge("open0003", ChallengeKind::Open, a.id, None, 20),
+        challenge("open0004", ChallengeKind::Open, a.id, None, 40),
+        challenge("open0005", ChallengeKind::Open, a.id, None, 50),
+        challenge("user0001", ChallengeKind::User, a.id, Some(b.id), 60),
+    ] {
+        s.create_challenge(&c, &NewEvents::none()).await.unwrap();
+    }
+    let ids = |v: Vec<Challenge>| v.into_iter().map(|c| c.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        ids(s.open_challenges(10).await.unwrap()),
+        ["open0005", "open0004", "open0002", "open0003", "open0001"]
+    );
+    assert_eq!(
+        ids(s.open_challenges(2).await.unwrap()),
+        ["open0005", "open0004"]
+    );
+    let none = NewEvents::none();
+    let id4: ChallengeId = "open0004".parse().unwrap();
+    assert!(
+        s.close_challenge(&id4, ChallengeStatus::Canceled, None, &none)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !s.close_challenge(&id4, ChallengeStatus::Canceled, None, &none)
+            .await
+            .unwrap(),
+        "closed once only"
+    );
+    let id5: ChallengeId = "open0005".parse().unwrap();
+    assert!(
+        s.accept_challenge(&id5, b.id, &game("open0005", a.id, b.id), "{}", &none)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        ids(s.open_challenges(10).await.unwrap()),
+        ["open0002", "open0003", "open0001"]
+    );
+    let accepted = s.challenge(&id5).await.unwrap().unwrap();
+    assert_eq!(
+        (accepted.status, accepted.dest_user_id),
+        (ChallengeStatus::Accepted, Some(b.id))
+    );
+    let (incoming, outgoing) = s.pending_challenges(b.id).await.unwrap();
+    assert_eq!((incoming.len(), outgoing.len()), (1, 0));
+}
+
+fn next_of(g: &Game, mv: &str) -> Game {
+    let mut next = g.clone();
+    next.moves = mv.into();
+    next.san = "e3".into();
+    next.ply = g.ply + 1;
+    next.version = g.version + 1;
+    next
+}
+
+fn commit(g: &Game, next: &Game, event: &str) -> GameCommit {
+    GameCommit {
+        game: next.clone(),
+        expected_version: g.version,
+        expected_ply: g.ply,
+        event: event.into(),
+        also: NewEvents::none(),
+    }
+}
+
+async fn game_commits_are_guarded_by_version_and_ply(s: &dyn Store) {
+    let a = s.create_user("guard_a", "h", 0).await.unwrap();
+    let b = s.create_user("guard_b", "h", 0).await.unwrap();
+    let g = start_game(s, "guard001", a.id, b.id).await;
+    let c = challenge("guard001", ChallengeKind::User, a.id, Some(b.id), 0);
+    assert!(
+        !s.accept_challenge(&c.id, b.id, &g, "{}", &NewEvents::none())
+            .await
+            .unwrap(),
+        "accepted once only"
+    );
+    let next = next_of(&g, "e2e3");
+    // Two writers that both read version 1: exactly one wins.
+    let (r1, r2) = tokio::join!(
+        s.commit_game(commit(&g, &next, "{\"v\":2}")),
+        s.commit_game(commit(&g, &next, "{\"v\":2,\"dup\":1}"))
+    );
+    assert_eq!([r1.unwrap(), r2.unwrap()].iter().filter(|&&x| x).count(), 1);
+    let stored = s.game(&g.id).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            stored.ply,
+            stored.version,
+            stored.moves.as_str(),
+            stored.san.as_str()
+        ),
+        (1, 2, "e2e3", "e3")
+    );
+    let events = s.game_events_since(&g.id, 0).await.unwrap();
+    assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(&*events[1].payload, "{\"v\":2}");
+    assert_eq!(s.game_events_since(&g.id, 1).await.unwrap().len(), 1);
+    assert_eq!(s.ongoing_games(a.id).await.unwrap().len(), 1);
+    assert!(s.finished_games(a.id, 10).await.unwrap().is_empty());
+    // A stale ply is refused too.
+    let mut stale = commit(&stored, &next_of(&stored, "e2e3 e7e6"), "{}");
+    stale.expected_ply = 0;
+    assert!(!s.commit_game(stale).await.unwrap());
+    let mut over = next_of(&stored, "e2e3 e7e6");
+    over.status = GameStatus::Resign;
+    over.winner = Some(Color::Black);
+    assert!(s.commit_game(commit(&stored, &over, "{}")).await.unwrap());
+    assert_eq!(s.finished_games(a.id, 10).await.unwrap().len(), 1);
+    assert!(s.ongoing_games(a.id).await.unwrap().is_empty());
+}
+
+async fn events_are_stored_with_their_change_and_published_after_it(s: &dyn Store) {
+    let a = s.create_user("ev_a", "h", 0).await.unwrap();
+    let b = s.create_user("ev_b", "h", 0).await.unwrap();
+    let (user_head, lobby_head) = s.event_heads().await.unwrap();
+    let mut feed = s.committed();
+    let c = challenge("events01", ChallengeKind::Open, a.id, None, 5);
+    let events = NewEvents {
+        user: vec![(a.id, "{\"type\":\"challenge\"}".into())],
+        lobby: vec!["{\"type\":\"challenge\",\"id\":\"events01\"}".into()],
+    };
+    s.create_challenge(&c, &events).await.unwrap();
+    let mut got = Vec::new();
+    for _ in 0..2 {
+        match feed.recv().await.unwrap() {
+            Committed::Event(e) => got.push(e),
+            Committed::Resync => {}
+        }
+    }
+    assert!(got.iter().any(|e| e.topic == Topic::User(a.id)));
+    assert!(got.iter().any(|e| e.topic == Topic::Lobby));
+    let mine = s.user_events_since(a.id, user_head).await.unwrap();
+    assert_eq!(mine.len(), 1);
+    assert_eq!(&*mine[0].payload, "{\"type\":\"challenge\"}");
+    assert!(
+        s.user_events_since(b.id, user_head)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let lobby = s.lobby_events_since(lobby_head).await.unwrap();
+    assert_eq!(lobby.len(), 1);
+    let (u2, l2) = s.event_heads().await.unwrap();
+    assert!(u2 > user_head && l2 > lobby_head);
+
+    // A refused change stores and publishes nothing.
+    let refused = s
+        .close_challenge(
+            &"nosuch01".parse().unwrap(),
+            ChallengeStatus::Canceled,
+            None,
+            &events,
+        )
+        .await
+        .unwrap();
+    assert!(!refused);
+    assert_eq!(s.user_events_since(a.id, user_head).await.unwrap().len(), 1);
+    assert!(
+        feed.try_recv().is_err(),
+        "nothing published for a refused change"
+    );
+
+    // A game change stores its game event and its user events together.
+    let g = start_game(s, "events02", a.id, b.id).await;
+    let _ = feed.recv().await; // the game's first event
+    let mut over = next_of(&g, "e2e3");
+    over.status = GameStatus::Resign;
+    let mut cm = commit(&g, &over, "{\"status\":\"resign\"}");
+    cm.also.user = vec![
+        (a.id, "{\"type\":\"gameFinish\"}".into()),
+        (b.id, "{\"type\":\"gameFinish\"}".into()),
+    ];
+    assert!(s.commit_game(cm).await.unwrap());
+    let mut topics = Vec::new();
+    for _ in 0..3 {
+        if let Committed::Event(e) = feed.recv().await.unwrap() {
+            topics.push(e.topic);
+        }
+    }
+    assert_eq!(
+        topics[0],
+        Topic::Game(g.id.clone()),
+        "the game's event first"
+    );
+    assert!(topics.contains(&Topic::User(b.id)));
+    assert_eq!(s.user_events_since(b.id, user_head).await.unwrap().len(), 1);
+}
+
+async fn batched_commits_each_get_their_answer(s: &dyn Store) {
+    let a = s.create_user("batch_a", "h", 0).await.unwrap();
+    let b = s.create_user("batch_b", "h", 0).await.unwrap();
+    let mut games = Vec::new();
+    for i in 0..20 {
+        games.push(start_game(s, &format!("batch{i:03}"), a.id, b.id).await);
+    }
+    let before = s.stats();
+    let commits = games
+        .iter()
+        .map(|g| s.commit_game(commit(g, &next_of(g, "e2e3"), "{}")));
+    let results = futures_util::future::join_all(commits).await;
+    assert!(results.into_iter().all(|r| r.unwrap()));
+    let after = s.stats();
+    assert_eq!(after.game_commits - before.game_commits, 20);
+    assert!(after.game_commit_batches - before.game_commit_batches <= 20);
+    for g in &games {
+        assert_eq!(s.game(&g.id).await.unwrap().unwrap().version, 2);
+    }
+}
