@@ -17,6 +17,13 @@ use crate::games::{self, Actor, GameError, Games};
 use crate::model::GameId;
 use crate::store::{Store, StoreResult};
 
+/// How long a claim on a computer turn lasts; it is renewed while the
+/// engine thinks. A node that dies leaves claims that lapse this fast.
+const LEASE: Duration = Duration::from_secs(6);
+/// How often a node looks for computer turns nobody has claimed (several
+/// nodes on one database).
+pub const SWEEP_EVERY: Duration = Duration::from_secs(2);
+
 /// How often a computer move is tried again when the game changed while
 /// the engine thought, or the lane was full.
 const MAX_TRIES: usize = 10;
@@ -93,11 +100,15 @@ impl Computer {
             let Some((rules, ply, level)) = self.games.computer_turn(id).await? else {
                 return Ok(true);
             };
+            // Several nodes: only the one holding the claim computes.
+            if !self.claim(id, ply).await? {
+                return Ok(true);
+            }
             let started = Instant::now();
-            let chosen = self
+            let search = self
                 .lane
-                .run(move || chessmerge_engine::choose_move(&rules, level))
-                .await;
+                .run(move || chessmerge_engine::choose_move(&rules, level));
+            let chosen = self.renewing(id, ply, search).await;
             let mv = match chosen {
                 Ok(Some(mv)) => mv,
                 // No legal move: the game is over and has been recorded so.
@@ -134,6 +145,48 @@ impl Computer {
         }
         tracing::warn!(game = %id, "the game kept changing under the computer; it will look again at its next turn");
         Ok(false)
+    }
+
+    async fn claim(&self, id: &GameId, ply: i64) -> Result<bool, GameError> {
+        let lease = LEASE.as_millis() as i64;
+        Ok(self
+            .games
+            .store()
+            .claim_computer_turn(id, ply, lease)
+            .await?)
+    }
+
+    /// Runs `work`, renewing the claim on the turn while it runs.
+    async fn renewing<T>(&self, id: &GameId, ply: i64, work: impl Future<Output = T>) -> T {
+        tokio::pin!(work);
+        let mut every = tokio::time::interval(LEASE / 3);
+        every.tick().await;
+        loop {
+            tokio::select! {
+                r = &mut work => return r,
+                _ = every.tick() => {
+                    if let Err(e) = self.claim(id, ply).await {
+                        tracing::warn!(game = %id, error = %e, "cannot renew the claim on a computer turn");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Looks for computer turns every `every` (for several nodes on one
+    /// database: the claims decide which node computes).
+    pub fn sweep(self: &Arc<Self>, store: Arc<dyn Store>, every: Duration) {
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            loop {
+                tick.tick().await;
+                let Some(me) = weak.upgrade() else { return };
+                if let Err(e) = me.resume_all(store.as_ref()).await {
+                    tracing::warn!(error = %e, "cannot look for computer turns");
+                }
+            }
+        });
     }
 
     /// After a start, resumes every game where the computer is to move.

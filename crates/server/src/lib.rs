@@ -45,7 +45,7 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
-pub use crate::store::{SqliteStore, Store};
+pub use crate::store::{PgStore, SqliteStore, Store};
 
 /// `chessmerge serve`: run the server.
 #[derive(Debug, Clone, clap::Args)]
@@ -53,9 +53,14 @@ pub struct ServeArgs {
     /// Address to listen on, ADDR:PORT (port 0 picks a free port; the log says which).
     #[arg(long, env = "CHESSMERGE_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,
-    /// Database: a SQLite file path or `sqlite://` URL, created and migrated on first start.
+    /// Database: a SQLite file path or `sqlite://` URL (one node), or a
+    /// `postgres://user@host/db` URL (any number of nodes); created (SQLite)
+    /// and migrated on start.
     #[arg(long, env = "CHESSMERGE_DATABASE", default_value = "chessmerge.db")]
     pub database: String,
+    /// PostgreSQL connections per node (one more listens for other nodes' events).
+    #[arg(long, env = "CHESSMERGE_DATABASE_POOL", default_value_t = 16)]
+    pub database_pool: u32,
     /// How many computer moves may be computed at once (default: cores - 1, at least 1).
     #[arg(long, env = "CHESSMERGE_AI_THREADS")]
     pub ai_threads: Option<usize>,
@@ -192,14 +197,31 @@ pub fn now_ms() -> i64 {
 }
 
 /// Opens the store a `--database` value names.
-pub async fn open_store(database: &str) -> anyhow::Result<Arc<dyn Store>> {
-    if database.starts_with("postgres:") || database.starts_with("postgresql:") {
-        anyhow::bail!("PostgreSQL is not supported yet: use a SQLite file path or sqlite:// URL");
+pub async fn open_store(database: &str, pool_size: u32) -> anyhow::Result<Arc<dyn Store>> {
+    if store::is_postgres_url(database) {
+        let store = PgStore::open(database, pool_size)
+            .await
+            .with_context(|| format!("cannot open database {}", without_password(database)))?;
+        return Ok(Arc::new(store));
     }
     let store = SqliteStore::open(database)
         .await
         .with_context(|| format!("cannot open database {database:?}"))?;
     Ok(Arc::new(store))
+}
+
+/// A database URL as it may be logged.
+fn without_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
 }
 
 /// Sets up logging from `RUST_LOG` (default `info`), to standard error.
@@ -226,7 +248,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
 /// Runs the server until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging();
-    let store = open_store(&args.database).await?;
+    let store = open_store(&args.database, args.database_pool).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -259,6 +281,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .resume_all(store.as_ref())
         .await
         .map_err(|e| anyhow::anyhow!("cannot resume games against the computer: {e}"))?;
+    if store.shared_by_nodes() {
+        // Another node may die with the computer to move: look for turns
+        // nobody has claimed.
+        state.computer.sweep(store.clone(), computer::SWEEP_EVERY);
+    }
     tokio::spawn(prune_events(store.clone()));
     let app = api::router(state);
     tracing::info!(database = %args.database, ai_threads, "listening on http://{addr}");

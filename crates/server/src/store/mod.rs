@@ -22,6 +22,9 @@
 //! Rows are parsed into the typed model ([`crate::model`]) here, once; a
 //! row that does not parse is [`StoreError::Corrupt`].
 
+mod commit;
+mod postgres;
+mod rows;
 mod sqlite;
 
 #[cfg(test)]
@@ -33,6 +36,7 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
+pub use postgres::{PgStore, is_postgres_url};
 pub use sqlite::SqliteStore;
 
 use crate::model::{
@@ -413,6 +417,19 @@ pub trait Store: Send + Sync + 'static {
     /// that falls that far behind reads a fresh snapshot instead); returns
     /// how many went.
     fn prune_events(&self, max_age_ms: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    /// Claims the computer's move at `ply` of a game for this process for
+    /// `lease_ms`: true when this process is to compute it (no one else
+    /// holds a live claim for that ply); renewing one's own claim succeeds.
+    /// A process that dies leaves a claim that lapses.
+    fn claim_computer_turn<'a>(
+        &'a self,
+        id: &'a GameId,
+        ply: i64,
+        lease_ms: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>>;
+    /// Whether other processes may write to the same database (then the
+    /// computer player sweeps for turns no process has claimed).
+    fn shared_by_nodes(&self) -> bool;
     /// Follows committed events (see the module's description).
     fn committed(&self) -> broadcast::Receiver<Committed>;
     /// What the store has done so far.

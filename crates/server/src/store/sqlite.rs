@@ -2,21 +2,22 @@
 
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use sqlx::SqliteConnection;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
-    SqliteSynchronous,
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::{Row, SqliteConnection};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writer};
+
+use super::rows;
 use super::{
     BoxFuture, Challenge, Committed, Game, GameCommit, NewEvents, Store, StoreError, StoreResult,
     StoreStats, StoredEvent, TokenKind, Topic, User,
 };
-use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId, parse_color};
+use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
 /// Migrations, embedded in the binary, applied in order on start.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
@@ -37,13 +38,6 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     ),
 ];
 
-/// Most game changes one transaction commits.
-const MAX_BATCH: usize = 128;
-/// Game changes waiting for the writer (beyond this, callers wait to queue).
-const QUEUE: usize = 4096;
-/// Committed events buffered for the live layer.
-const FEED_CAPACITY: usize = 4096;
-
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).
 ///
 /// Reads share a pool; every write goes through `writer`, a pool of one
@@ -53,7 +47,7 @@ const FEED_CAPACITY: usize = 4096;
 /// keeps the move latency tail short under many concurrent games.
 ///
 /// Game changes go to a group-commit task: it takes every change waiting
-/// (up to [`MAX_BATCH`]), commits them in one transaction (one fsync), and
+/// (up to `commit::MAX_BATCH`), commits them in one transaction (one fsync), and
 /// only then answers each caller and hands the events to the live layer.
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
@@ -61,39 +55,6 @@ pub struct SqliteStore {
     writer: SqlitePool,
     games_tx: mpsc::Sender<Pending>,
     shared: Arc<Shared>,
-}
-
-#[derive(Debug)]
-struct Shared {
-    feed: broadcast::Sender<Committed>,
-    statements: AtomicU64,
-    write_transactions: AtomicU64,
-    game_commits: AtomicU64,
-    game_commit_batches: AtomicU64,
-}
-
-impl Shared {
-    fn count(&self, statements: u64) {
-        self.statements.fetch_add(statements, Ordering::Relaxed);
-    }
-
-    fn count_tx(&self, statements: u64) {
-        self.count(statements);
-        self.write_transactions.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn publish(&self, events: Vec<StoredEvent>) {
-        for e in events {
-            // An error only means that nobody follows.
-            let _ = self.feed.send(Committed::Event(e));
-        }
-    }
-}
-
-#[derive(Debug)]
-struct Pending {
-    commit: GameCommit,
-    reply: oneshot::Sender<StoreResult<bool>>,
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -105,105 +66,6 @@ impl From<sqlx::Error> for StoreError {
         }
         StoreError::Database(e.to_string())
     }
-}
-
-/// Reads a column that holds one of the model's words.
-fn word<T: FromStr>(row: &SqliteRow, col: &str) -> StoreResult<T>
-where
-    T::Err: std::fmt::Display,
-{
-    let text: String = row.try_get(col)?;
-    text.parse()
-        .map_err(|e| StoreError::Corrupt(format!("column {col}: {e}")))
-}
-
-fn opt_color(row: &SqliteRow, col: &str) -> StoreResult<Option<crate::model::Color>> {
-    let text: Option<String> = row.try_get(col)?;
-    text.map(|t| parse_color(&t).map_err(|e| StoreError::Corrupt(format!("column {col}: {e}"))))
-        .transpose()
-}
-
-fn opt_user(row: &SqliteRow, col: &str) -> StoreResult<Option<UserId>> {
-    Ok(row.try_get::<Option<i64>, _>(col)?.map(UserId))
-}
-
-fn opt_level(row: &SqliteRow, col: &str) -> StoreResult<Option<u8>> {
-    row.try_get::<Option<i64>, _>(col)?
-        .map(|l| {
-            u8::try_from(l)
-                .ok()
-                .filter(|l| (1..=8).contains(l))
-                .ok_or_else(|| StoreError::Corrupt(format!("column {col}: level {l}")))
-        })
-        .transpose()
-}
-
-fn user_from_row(row: &SqliteRow) -> StoreResult<User> {
-    Ok(User {
-        id: UserId(row.try_get("id")?),
-        username: row.try_get("username")?,
-        password_hash: row.try_get("password_hash")?,
-        created_at: row.try_get("created_at")?,
-    })
-}
-
-fn challenge_from_row(row: &SqliteRow) -> StoreResult<Challenge> {
-    let id: String = row.try_get("id")?;
-    Ok(Challenge {
-        id: id
-            .parse()
-            .map_err(|e| StoreError::Corrupt(format!("challenge id: {e}")))?,
-        kind: word(row, "kind")?,
-        challenger_id: UserId(row.try_get("challenger_id")?),
-        dest_user_id: opt_user(row, "dest_user_id")?,
-        variant: word(row, "variant")?,
-        color: word(row, "color")?,
-        initial_fen: row.try_get("initial_fen")?,
-        ai_level: opt_level(row, "ai_level")?,
-        status: word(row, "status")?,
-        decline_reason: row.try_get("decline_reason")?,
-        created_at: row.try_get("created_at")?,
-    })
-    .map_err(|e| corrupt_in("challenge", &id, e))
-}
-
-fn corrupt_in(what: &str, id: &str, e: StoreError) -> StoreError {
-    match e {
-        StoreError::Corrupt(d) => StoreError::Corrupt(format!("{what} {id}: {d}")),
-        other => other,
-    }
-}
-
-fn game_from_row(row: &SqliteRow) -> StoreResult<Game> {
-    let id: String = row.try_get("id")?;
-    let read = || -> StoreResult<Game> {
-        Ok(Game {
-            id: id
-                .parse()
-                .map_err(|e| StoreError::Corrupt(format!("id: {e}")))?,
-            variant: word(row, "variant")?,
-            initial_fen: row.try_get("initial_fen")?,
-            white_id: opt_user(row, "white_id")?,
-            black_id: opt_user(row, "black_id")?,
-            ai_level: opt_level(row, "ai_level")?,
-            status: word(row, "status")?,
-            winner: opt_color(row, "winner")?,
-            status_reason: row.try_get("status_reason")?,
-            moves: row.try_get("moves")?,
-            san: row.try_get("san")?,
-            fen: row.try_get("fen")?,
-            ply: row.try_get("ply")?,
-            version: row.try_get("version")?,
-            draw_offer: opt_color(row, "draw_offer")?,
-            created_at: row.try_get("created_at")?,
-            updated_at: row.try_get("updated_at")?,
-        })
-    };
-    read().map_err(|e| corrupt_in("game", &id, e))
-}
-
-fn rows<T>(rows: Vec<SqliteRow>, f: fn(&SqliteRow) -> StoreResult<T>) -> StoreResult<Vec<T>> {
-    rows.iter().map(f).collect()
 }
 
 async fn insert_game(
@@ -356,61 +218,19 @@ async fn apply_game_commit(
     Ok((Some(events), 2 + n))
 }
 
-/// The group-commit task: see [`SqliteStore`].
-async fn group_writer(writer: SqlitePool, mut rx: mpsc::Receiver<Pending>, shared: Arc<Shared>) {
-    let mut batch: Vec<Pending> = Vec::with_capacity(MAX_BATCH);
-    while let Some(first) = rx.recv().await {
-        batch.push(first);
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(p) => batch.push(p),
-                Err(_) => break,
-            }
-        }
-        match commit_batch(&writer, &batch, &shared).await {
-            Ok(results) => {
-                shared.game_commit_batches.fetch_add(1, Ordering::Relaxed);
-                for (p, r) in batch.drain(..).zip(results) {
-                    let ok = r.is_some();
-                    if let Some(events) = r {
-                        shared.game_commits.fetch_add(1, Ordering::Relaxed);
-                        shared.publish(events);
-                    }
-                    let _ = p.reply.send(Ok(ok));
-                }
-            }
-            Err(e) if batch.len() == 1 => {
-                let p = batch.pop().expect("one");
-                let _ = p.reply.send(Err(e));
-            }
-            Err(e) => {
-                // One change failed the whole batch: commit each alone, so
-                // that only the faulty one is refused.
-                tracing::warn!(error = %e, size = batch.len(), "game batch failed; committing one by one");
-                for p in batch.drain(..) {
-                    let r = commit_batch(&writer, std::slice::from_ref(&p), &shared).await;
-                    let answer = r.map(|mut v| {
-                        let events = v.pop().flatten();
-                        let ok = events.is_some();
-                        if let Some(events) = events {
-                            shared.game_commits.fetch_add(1, Ordering::Relaxed);
-                            shared.game_commit_batches.fetch_add(1, Ordering::Relaxed);
-                            shared.publish(events);
-                        }
-                        ok
-                    });
-                    let _ = p.reply.send(answer);
-                }
-            }
-        }
+/// Commits game batches on the writer.
+struct Batches {
+    writer: SqlitePool,
+    shared: Arc<Shared>,
+}
+
+impl CommitBatch for Batches {
+    fn commit_batch<'a>(&'a self, batch: &'a [Pending]) -> BoxFuture<'a, BatchResult> {
+        Box::pin(commit_batch(&self.writer, batch, &self.shared))
     }
 }
 
-async fn commit_batch(
-    writer: &SqlitePool,
-    batch: &[Pending],
-    shared: &Shared,
-) -> StoreResult<Vec<Option<Vec<StoredEvent>>>> {
+async fn commit_batch(writer: &SqlitePool, batch: &[Pending], shared: &Shared) -> BatchResult {
     let now = crate::now_ms();
     let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
     let mut statements = 2; // BEGIN, COMMIT
@@ -451,13 +271,7 @@ impl SqliteStore {
             .acquire_timeout(Duration::from_secs(30))
             .connect_with(options)
             .await?;
-        let shared = Arc::new(Shared {
-            feed: broadcast::channel(FEED_CAPACITY).0,
-            statements: AtomicU64::new(0),
-            write_transactions: AtomicU64::new(0),
-            game_commits: AtomicU64::new(0),
-            game_commit_batches: AtomicU64::new(0),
-        });
+        let shared = Arc::new(Shared::new());
         let (games_tx, games_rx) = mpsc::channel(QUEUE);
         let store = SqliteStore {
             pool,
@@ -467,7 +281,11 @@ impl SqliteStore {
         };
         store.migrate().await?;
         store.backfill_san().await?;
-        tokio::spawn(group_writer(writer, games_rx, shared));
+        let batches = Batches {
+            writer,
+            shared: shared.clone(),
+        };
+        tokio::spawn(group_writer(batches, games_rx, shared));
         Ok(store)
     }
 
@@ -582,7 +400,7 @@ impl Store for SqliteStore {
             .bind(username.to_lowercase())
             .fetch_optional(&self.pool)
             .await?;
-            row.as_ref().map(user_from_row).transpose()
+            row.as_ref().map(rows::user).transpose()
         })
     }
 
@@ -595,7 +413,7 @@ impl Store for SqliteStore {
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await?;
-            row.as_ref().map(user_from_row).transpose()
+            row.as_ref().map(rows::user).transpose()
         })
     }
 
@@ -637,7 +455,7 @@ impl Store for SqliteStore {
             .bind(kind.as_str())
             .fetch_optional(&self.pool)
             .await?;
-            row.as_ref().map(user_from_row).transpose()
+            row.as_ref().map(rows::user).transpose()
         })
     }
 
@@ -676,7 +494,7 @@ impl Store for SqliteStore {
                 .bind(id.as_str())
                 .fetch_optional(&self.pool)
                 .await?;
-            row.as_ref().map(challenge_from_row).transpose()
+            row.as_ref().map(rows::challenge).transpose()
         })
     }
 
@@ -701,8 +519,8 @@ impl Store for SqliteStore {
             .fetch_all(&self.pool)
             .await?;
             Ok((
-                rows(incoming, challenge_from_row)?,
-                rows(outgoing, challenge_from_row)?,
+                rows::all(incoming, rows::challenge)?,
+                rows::all(outgoing, rows::challenge)?,
             ))
         })
     }
@@ -717,7 +535,7 @@ impl Store for SqliteStore {
             .bind(limit)
             .fetch_all(&self.pool)
             .await?;
-            rows(r, challenge_from_row)
+            rows::all(r, rows::challenge)
         })
     }
 
@@ -804,7 +622,7 @@ impl Store for SqliteStore {
                 .bind(id.as_str())
                 .fetch_optional(&self.pool)
                 .await?;
-            row.as_ref().map(game_from_row).transpose()
+            row.as_ref().map(rows::game).transpose()
         })
     }
 
@@ -916,7 +734,7 @@ impl Store for SqliteStore {
             .bind(user_id.0)
             .fetch_all(&self.pool)
             .await?;
-            rows(r, game_from_row)
+            rows::all(r, rows::game)
         })
     }
 
@@ -933,7 +751,7 @@ impl Store for SqliteStore {
             .bind(limit)
             .fetch_all(&self.pool)
             .await?;
-            rows(r, game_from_row)
+            rows::all(r, rows::game)
         })
     }
 
@@ -945,7 +763,7 @@ impl Store for SqliteStore {
             )
             .fetch_all(&self.pool)
             .await?;
-            rows(r, game_from_row)
+            rows::all(r, rows::game)
         })
     }
 
@@ -966,18 +784,26 @@ impl Store for SqliteStore {
         })
     }
 
+    fn claim_computer_turn<'a>(
+        &'a self,
+        _id: &'a GameId,
+        _ply: i64,
+        _lease_ms: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>> {
+        // One process owns a SQLite database: its computer player is the only one.
+        Box::pin(async { Ok(true) })
+    }
+
+    fn shared_by_nodes(&self) -> bool {
+        false
+    }
+
     fn committed(&self) -> broadcast::Receiver<Committed> {
-        self.shared.feed.subscribe()
+        self.shared.subscribe()
     }
 
     fn stats(&self) -> StoreStats {
-        let s = &self.shared;
-        StoreStats {
-            statements: s.statements.load(Ordering::Relaxed),
-            write_transactions: s.write_transactions.load(Ordering::Relaxed),
-            game_commits: s.game_commits.load(Ordering::Relaxed),
-            game_commit_batches: s.game_commit_batches.load(Ordering::Relaxed),
-        }
+        self.shared.stats()
     }
 }
 

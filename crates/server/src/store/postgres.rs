@@ -1,0 +1,1039 @@
+//! The PostgreSQL backend, for several server nodes on one database.
+//!
+//! The same contract as SQLite's (see [`super::Store`]), plus what several
+//! nodes need:
+//!
+//! - **PostgreSQL as the bus, as a doorbell only.** Every stored event also
+//!   sends `NOTIFY chessmerge, 'NODE KIND KEY SEQ'` in its transaction
+//!   (delivered on commit; a few dozen bytes). Each node keeps one
+//!   listening connection; for another node's event it reads the event
+//!   row by its key and sequence and hands it to its followers. Its own
+//!   events it publishes right after the commit, as SQLite does. When the
+//!   listener loses its connection (notifications sent meanwhile are
+//!   lost), the node tells every follower to resync from the tables.
+//! - **Ordered sequences.** Transactions that add user or lobby events take
+//!   one transaction-level advisory lock first, so that those events commit
+//!   in the order of their sequence numbers (a follower that has seen
+//!   number 12 can never later meet an 11). Moves only write game events,
+//!   whose versions the guard already orders, and do not take it.
+//! - **Migrations** run under an advisory lock: two nodes starting at once
+//!   apply each migration once.
+//! - **Computer turns** are claimed with a lease row per game
+//!   ([`super::Store::claim_computer_turn`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
+use sqlx::{ConnectOptions, PgConnection};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writer};
+use super::rows;
+use super::{
+    BoxFuture, Challenge, Committed, Game, GameCommit, NewEvents, Store, StoreError, StoreResult,
+    StoreStats, StoredEvent, TokenKind, Topic, User,
+};
+use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
+
+/// Migrations, embedded in the binary, applied in order on start.
+const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "initial",
+    include_str!("../../migrations/postgres/0001_initial.sql"),
+)];
+
+/// The notification channel.
+const CHANNEL: &str = "chessmerge";
+/// Advisory lock keys: migrations, and the order of user and lobby events.
+const MIGRATION_LOCK: i64 = 0x00c4_e55e_0001;
+const EVENT_ORDER_LOCK: i64 = 0x00c4_e55e_0002;
+
+/// A store in a PostgreSQL database, shared by any number of nodes.
+#[derive(Clone, Debug)]
+pub struct PgStore {
+    pool: PgPool,
+    games_tx: mpsc::Sender<Pending>,
+    shared: Arc<Shared>,
+    node: Arc<str>,
+}
+
+/// Whether a `--database` value names PostgreSQL.
+pub fn is_postgres_url(url: &str) -> bool {
+    url.starts_with("postgres:") || url.starts_with("postgresql:")
+}
+
+fn notice(node: &str, topic: &Topic, seq: i64) -> String {
+    match topic {
+        Topic::Game(id) => format!("{node} g {id} {seq}"),
+        Topic::User(id) => format!("{node} u {id} {seq}"),
+        Topic::Lobby => format!("{node} l - {seq}"),
+    }
+}
+
+/// Sends the doorbell for each event, inside the transaction.
+async fn ring(conn: &mut PgConnection, node: &str, events: &[StoredEvent]) -> StoreResult<u64> {
+    for e in events {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(CHANNEL)
+            .bind(notice(node, &e.topic, e.seq))
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(events.len() as u64)
+}
+
+async fn insert_game(
+    conn: &mut PgConnection,
+    game: &Game,
+    first_event: &str,
+) -> StoreResult<StoredEvent> {
+    sqlx::query(
+        "INSERT INTO games (id, variant, initial_fen, white_id, black_id, ai_level, status, winner,
+            status_reason, moves, san, fen, ply, version, draw_offer, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+    )
+    .bind(game.id.as_str())
+    .bind(game.variant.id())
+    .bind(&game.initial_fen)
+    .bind(game.white_id.map(|u| u.0))
+    .bind(game.black_id.map(|u| u.0))
+    .bind(game.ai_level.map(i64::from))
+    .bind(game.status.as_str())
+    .bind(game.winner.map(|c| c.name()))
+    .bind(&game.status_reason)
+    .bind(&game.moves)
+    .bind(&game.san)
+    .bind(&game.fen)
+    .bind(game.ply)
+    .bind(game.version)
+    .bind(game.draw_offer.map(|c| c.name()))
+    .bind(game.created_at)
+    .bind(game.updated_at)
+    .execute(&mut *conn)
+    .await?;
+    insert_game_event(conn, &game.id, game.version, first_event).await
+}
+
+async fn insert_game_event(
+    conn: &mut PgConnection,
+    id: &GameId,
+    version: i64,
+    payload: &str,
+) -> StoreResult<StoredEvent> {
+    sqlx::query("INSERT INTO game_events (game_id, version, payload) VALUES ($1, $2, $3)")
+        .bind(id.as_str())
+        .bind(version)
+        .bind(payload)
+        .execute(&mut *conn)
+        .await?;
+    Ok(StoredEvent {
+        topic: Topic::Game(id.clone()),
+        seq: version,
+        payload: payload.into(),
+    })
+}
+
+/// Stores user and lobby events under the event-order lock; returns the
+/// statements sent.
+async fn insert_events(
+    conn: &mut PgConnection,
+    events: &NewEvents,
+    now: i64,
+    out: &mut Vec<StoredEvent>,
+) -> StoreResult<u64> {
+    if events.user.is_empty() && events.lobby.is_empty() {
+        return Ok(0);
+    }
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(EVENT_ORDER_LOCK)
+        .execute(&mut *conn)
+        .await?;
+    for (user, payload) in &events.user {
+        let (seq,): (i64,) = sqlx::query_as(
+            "INSERT INTO user_events (user_id, payload, created_at) VALUES ($1, $2, $3)
+             RETURNING seq",
+        )
+        .bind(user.0)
+        .bind(payload)
+        .bind(now)
+        .fetch_one(&mut *conn)
+        .await?;
+        out.push(StoredEvent {
+            topic: Topic::User(*user),
+            seq,
+            payload: payload.as_str().into(),
+        });
+    }
+    for payload in &events.lobby {
+        let (seq,): (i64,) = sqlx::query_as(
+            "INSERT INTO lobby_events (payload, created_at) VALUES ($1, $2) RETURNING seq",
+        )
+        .bind(payload)
+        .bind(now)
+        .fetch_one(&mut *conn)
+        .await?;
+        out.push(StoredEvent {
+            topic: Topic::Lobby,
+            seq,
+            payload: payload.as_str().into(),
+        });
+    }
+    Ok(1 + (events.user.len() + events.lobby.len()) as u64)
+}
+
+async fn insert_challenge(conn: &mut PgConnection, c: &Challenge) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO challenges (id, kind, challenger_id, dest_user_id, variant, color, initial_fen,
+            ai_level, status, decline_reason, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(c.id.as_str())
+    .bind(c.kind.as_str())
+    .bind(c.challenger_id.0)
+    .bind(c.dest_user_id.map(|u| u.0))
+    .bind(c.variant.id())
+    .bind(c.color.as_str())
+    .bind(&c.initial_fen)
+    .bind(c.ai_level.map(i64::from))
+    .bind(c.status.as_str())
+    .bind(&c.decline_reason)
+    .bind(c.created_at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+async fn apply_game_commit(
+    conn: &mut PgConnection,
+    c: &GameCommit,
+    now: i64,
+) -> StoreResult<(Option<Vec<StoredEvent>>, u64)> {
+    let g = &c.game;
+    let r = sqlx::query(
+        "UPDATE games SET status = $1, winner = $2, status_reason = $3, moves = $4, san = $5,
+            fen = $6, ply = $7, version = $8, draw_offer = $9, updated_at = $10
+         WHERE id = $11 AND version = $12 AND ply = $13",
+    )
+    .bind(g.status.as_str())
+    .bind(g.winner.map(|c| c.name()))
+    .bind(&g.status_reason)
+    .bind(&g.moves)
+    .bind(&g.san)
+    .bind(&g.fen)
+    .bind(g.ply)
+    .bind(g.version)
+    .bind(g.draw_offer.map(|c| c.name()))
+    .bind(g.updated_at)
+    .bind(g.id.as_str())
+    .bind(c.expected_version)
+    .bind(c.expected_ply)
+    .execute(&mut *conn)
+    .await?;
+    if r.rows_affected() != 1 {
+        return Ok((None, 1));
+    }
+    let mut events = vec![insert_game_event(conn, &g.id, g.version, &c.event).await?];
+    let n = insert_events(conn, &c.also, now, &mut events).await?;
+    Ok((Some(events), 2 + n))
+}
+
+struct Batches {
+    pool: PgPool,
+    shared: Arc<Shared>,
+    node: Arc<str>,
+}
+
+impl CommitBatch for Batches {
+    fn commit_batch<'a>(&'a self, batch: &'a [Pending]) -> BoxFuture<'a, BatchResult> {
+        Box::pin(async move {
+            let now = crate::now_ms();
+            let mut tx = self.pool.begin().await?;
+            let mut statements = 2;
+            let mut results = Vec::with_capacity(batch.len());
+            // Taken first when any change of the batch adds user events, so
+            // that the lock is never taken after a game row's.
+            if batch.iter().any(|p| !p.commit.also.user.is_empty()) {
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(EVENT_ORDER_LOCK)
+                    .execute(&mut *tx)
+                    .await?;
+                statements += 1;
+            }
+            for p in batch {
+                let (r, n) = apply_game_commit(&mut tx, &p.commit, now).await?;
+                statements += n;
+                if let Some(events) = &r {
+                    statements += ring(&mut tx, &self.node, events).await?;
+                }
+                results.push(r);
+            }
+            tx.commit().await?;
+            self.shared.count_tx(statements);
+            Ok(results)
+        })
+    }
+}
+
+impl PgStore {
+    /// Connects to the database `url` names (`postgres://user@host/db`)
+    /// with a pool of `pool_size` connections (and one more for
+    /// notifications), applies pending migrations, and starts listening.
+    pub async fn open(url: &str, pool_size: u32) -> StoreResult<PgStore> {
+        let options: PgConnectOptions = url.parse()?;
+        let options = options.log_statements(tracing::log::LevelFilter::Trace);
+        let pool = PgPoolOptions::new()
+            .max_connections(pool_size.max(2))
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_with(options)
+            .await?;
+        let node: Arc<str> = {
+            let b = crate::auth::random_bytes::<6>();
+            b.iter()
+                .map(|x| format!("{x:02x}"))
+                .collect::<String>()
+                .into()
+        };
+        let shared = Arc::new(Shared::new());
+        let (games_tx, games_rx) = mpsc::channel(QUEUE);
+        let store = PgStore {
+            pool: pool.clone(),
+            games_tx,
+            shared: shared.clone(),
+            node: node.clone(),
+        };
+        store.migrate().await?;
+        let batches = Batches {
+            pool: pool.clone(),
+            shared: shared.clone(),
+            node: node.clone(),
+        };
+        tokio::spawn(group_writer(batches, games_rx, shared.clone()));
+        let listener = PgListener::connect_with(&pool).await?;
+        tokio::spawn(listen(listener, pool, shared, node));
+        Ok(store)
+    }
+
+    async fn migrate(&self) -> StoreResult<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(MIGRATION_LOCK)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (
+                version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
+        )
+        .execute(&mut *tx)
+        .await?;
+        let done: Vec<(i64,)> = sqlx::query_as("SELECT version FROM schema_migrations")
+            .fetch_all(&mut *tx)
+            .await?;
+        for &(version, name, sql) in MIGRATIONS {
+            if done.iter().any(|&(v,)| v == version) {
+                continue;
+            }
+            tracing::info!(version, name, "applying migration");
+            sqlx::raw_sql(sql).execute(&mut *tx).await?;
+            sqlx::query(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+            )
+            .bind(version)
+            .bind(name)
+            .bind(crate::now_ms())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn begin(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Postgres>> {
+        Ok(self.pool.begin().await?)
+    }
+
+    /// Rings for the events, commits, counts, and publishes them here.
+    async fn finish(
+        &self,
+        mut tx: sqlx::Transaction<'static, sqlx::Postgres>,
+        events: Vec<StoredEvent>,
+        statements: u64,
+    ) -> StoreResult<()> {
+        let rung = ring(&mut tx, &self.node, &events).await?;
+        tx.commit().await?;
+        self.shared.count_tx(statements + rung + 2);
+        self.shared.publish(events);
+        Ok(())
+    }
+
+    fn read(&self, statements: u64) {
+        self.shared.count(statements);
+    }
+}
+
+/// The node's listening connection: other nodes' events, read from the
+/// tables by key and sequence; a resync for every follower after the
+/// connection was lost.
+async fn listen(mut listener: PgListener, pool: PgPool, shared: Arc<Shared>, node: Arc<str>) {
+    if let Err(e) = listener.listen(CHANNEL).await {
+        tracing::error!(error = %e, "cannot listen for other nodes' events");
+    }
+    loop {
+        match listener.try_recv().await {
+            Ok(Some(n)) => {
+                let mut parts = n.payload().split(' ');
+                let (Some(from), Some(kind), Some(key), Some(seq)) =
+                    (parts.next(), parts.next(), parts.next(), parts.next())
+                else {
+                    tracing::warn!(payload = n.payload(), "unreadable notification");
+                    continue;
+                };
+                if from == &*node {
+                    continue; // published at commit
+                }
+                let Ok(seq) = seq.parse::<i64>() else {
+                    continue;
+                };
+                match fetch_event(&pool, kind, key, seq).await {
+                    Ok(Some(e)) => shared.publish(vec![e]),
+                    Ok(None) => tracing::warn!(kind, key, seq, "notified event not found"),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot read a notified event; followers resync");
+                        shared.resync();
+                    }
+                }
+            }
+            Ok(None) => {
+                // The connection was lost and will be reopened by the next
+                // call: what was sent meanwhile is lost, so read it back.
+                tracing::warn!("notification connection lost; followers resync");
+                shared.resync();
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "notification connection failed; retrying");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                shared.resync();
+            }
+        }
+    }
+}
+
+async fn fetch_event(
+    pool: &PgPool,
+    kind: &str,
+    key: &str,
+    seq: i64,
+) -> StoreResult<Option<StoredEvent>> {
+    let (topic, payload): (Topic, Option<(String,)>) = match kind {
+        "g" => {
+            let id: GameId = key
+                .parse()
+                .map_err(|e| StoreError::Corrupt(format!("notification: {e}")))?;
+            let row = sqlx::query_as(
+                "SELECT payload FROM game_events WHERE game_id = $1 AND version = $2",
+            )
+            .bind(id.as_str())
+            .bind(seq)
+            .fetch_optional(pool)
+            .await?;
+            (Topic::Game(id), row)
+        }
+        "u" => {
+            let id = UserId(
+                key.parse()
+                    .map_err(|e| StoreError::Corrupt(format!("notification: {e}")))?,
+            );
+            let row = sqlx::query_as("SELECT payload FROM user_events WHERE seq = $1")
+                .bind(seq)
+                .fetch_optional(pool)
+                .await?;
+            (Topic::User(id), row)
+        }
+        "l" => {
+            let row = sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = $1")
+                .bind(seq)
+                .fetch_optional(pool)
+                .await?;
+            (Topic::Lobby, row)
+        }
+        other => {
+            return Err(StoreError::Corrupt(format!(
+                "notification of unknown kind {other:?}"
+            )));
+        }
+    };
+    Ok(payload.map(|(p,)| StoredEvent {
+        topic,
+        seq,
+        payload: p.into(),
+    }))
+}
+
+fn events_of(topic: impl Fn() -> Topic, rows: Vec<(i64, String)>) -> Vec<StoredEvent> {
+    rows.into_iter()
+        .map(|(seq, payload)| StoredEvent {
+            topic: topic(),
+            seq,
+            payload: payload.into(),
+        })
+        .collect()
+}
+
+impl Store for PgStore {
+    fn create_user<'a>(
+        &'a self,
+        username: &'a str,
+        password_hash: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, StoreResult<User>> {
+        Box::pin(async move {
+            self.read(1);
+            let (id,): (i64,) = sqlx::query_as(
+                "INSERT INTO users (username, username_key, password_hash, created_at)
+                 VALUES ($1, $2, $3, $4) RETURNING id",
+            )
+            .bind(username)
+            .bind(username.to_lowercase())
+            .bind(password_hash)
+            .bind(now)
+            .fetch_one(&self.pool)
+            .await?;
+            Ok(User {
+                id: UserId(id),
+                username: username.to_owned(),
+                password_hash: password_hash.to_owned(),
+                created_at: now,
+            })
+        })
+    }
+
+    fn user_by_name<'a>(&'a self, username: &'a str) -> BoxFuture<'a, StoreResult<Option<User>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row = sqlx::query(
+                "SELECT id, username, password_hash, created_at FROM users WHERE username_key = $1",
+            )
+            .bind(username.to_lowercase())
+            .fetch_optional(&self.pool)
+            .await?;
+            row.as_ref().map(rows::user).transpose()
+        })
+    }
+
+    fn user_by_id(&self, id: UserId) -> BoxFuture<'_, StoreResult<Option<User>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row = sqlx::query(
+                "SELECT id, username, password_hash, created_at FROM users WHERE id = $1",
+            )
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
+            row.as_ref().map(rows::user).transpose()
+        })
+    }
+
+    fn create_token<'a>(
+        &'a self,
+        token_hash: &'a str,
+        user_id: UserId,
+        kind: TokenKind,
+        now: i64,
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            self.read(1);
+            sqlx::query(
+                "INSERT INTO tokens (token_hash, user_id, kind, created_at) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(token_hash)
+            .bind(user_id.0)
+            .bind(kind.as_str())
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn user_by_token<'a>(
+        &'a self,
+        token_hash: &'a str,
+        kind: TokenKind,
+    ) -> BoxFuture<'a, StoreResult<Option<User>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row = sqlx::query(
+                "SELECT u.id, u.username, u.password_hash, u.created_at
+                 FROM tokens t JOIN users u ON u.id = t.user_id
+                 WHERE t.token_hash = $1 AND t.kind = $2",
+            )
+            .bind(token_hash)
+            .bind(kind.as_str())
+            .fetch_optional(&self.pool)
+            .await?;
+            row.as_ref().map(rows::user).transpose()
+        })
+    }
+
+    fn delete_token<'a>(&'a self, token_hash: &'a str) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
+                .bind(token_hash)
+                .execute(&self.pool)
+                .await?;
+            Ok(r.rows_affected() > 0)
+        })
+    }
+
+    fn create_challenge<'a>(
+        &'a self,
+        challenge: &'a Challenge,
+        events: &'a NewEvents,
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            let mut out = Vec::new();
+            insert_challenge(&mut tx, challenge).await?;
+            let n = insert_events(&mut tx, events, challenge.created_at, &mut out).await?;
+            self.finish(tx, out, 1 + n).await
+        })
+    }
+
+    fn challenge<'a>(
+        &'a self,
+        id: &'a ChallengeId,
+    ) -> BoxFuture<'a, StoreResult<Option<Challenge>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row = sqlx::query("SELECT * FROM challenges WHERE id = $1")
+                .bind(id.as_str())
+                .fetch_optional(&self.pool)
+                .await?;
+            row.as_ref().map(rows::challenge).transpose()
+        })
+    }
+
+    fn pending_challenges(
+        &self,
+        user_id: UserId,
+    ) -> BoxFuture<'_, StoreResult<(Vec<Challenge>, Vec<Challenge>)>> {
+        Box::pin(async move {
+            self.read(2);
+            let incoming = sqlx::query(
+                "SELECT * FROM challenges WHERE dest_user_id = $1 AND status = 'created'
+                 ORDER BY created_at, id",
+            )
+            .bind(user_id.0)
+            .fetch_all(&self.pool)
+            .await?;
+            let outgoing = sqlx::query(
+                "SELECT * FROM challenges WHERE challenger_id = $1 AND status = 'created'
+                 ORDER BY created_at, id",
+            )
+            .bind(user_id.0)
+            .fetch_all(&self.pool)
+            .await?;
+            Ok((
+                rows::all(incoming, rows::challenge)?,
+                rows::all(outgoing, rows::challenge)?,
+            ))
+        })
+    }
+
+    fn open_challenges(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Challenge>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
+                 ORDER BY created_at DESC, n DESC LIMIT $1",
+            )
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::challenge)
+        })
+    }
+
+    fn close_challenge<'a>(
+        &'a self,
+        id: &'a ChallengeId,
+        status: ChallengeStatus,
+        reason: Option<&'a str>,
+        events: &'a NewEvents,
+    ) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            let mut out = Vec::new();
+            let r = sqlx::query(
+                "UPDATE challenges SET status = $1, decline_reason = $2
+                 WHERE id = $3 AND status = 'created'",
+            )
+            .bind(status.as_str())
+            .bind(reason)
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await?;
+            if r.rows_affected() != 1 {
+                self.read(3);
+                return Ok(false);
+            }
+            let n = insert_events(&mut tx, events, crate::now_ms(), &mut out).await?;
+            self.finish(tx, out, 1 + n).await?;
+            Ok(true)
+        })
+    }
+
+    fn accept_challenge<'a>(
+        &'a self,
+        id: &'a ChallengeId,
+        accepted_by: UserId,
+        game: &'a Game,
+        first_event: &'a str,
+        events: &'a NewEvents,
+    ) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            let mut out = Vec::new();
+            let r = sqlx::query(
+                "UPDATE challenges SET status = 'accepted', dest_user_id = $1
+                 WHERE id = $2 AND status = 'created'",
+            )
+            .bind(accepted_by.0)
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await?;
+            if r.rows_affected() != 1 {
+                self.read(3);
+                return Ok(false);
+            }
+            out.push(insert_game(&mut tx, game, first_event).await?);
+            let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
+            self.finish(tx, out, 3 + n).await?;
+            Ok(true)
+        })
+    }
+
+    fn create_accepted<'a>(
+        &'a self,
+        challenge: &'a Challenge,
+        game: &'a Game,
+        first_event: &'a str,
+        events: &'a NewEvents,
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            let mut out = Vec::new();
+            insert_challenge(&mut tx, challenge).await?;
+            out.push(insert_game(&mut tx, game, first_event).await?);
+            let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
+            self.finish(tx, out, 3 + n).await
+        })
+    }
+
+    fn game<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<Game>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row = sqlx::query("SELECT * FROM games WHERE id = $1")
+                .bind(id.as_str())
+                .fetch_optional(&self.pool)
+                .await?;
+            row.as_ref().map(rows::game).transpose()
+        })
+    }
+
+    fn commit_game(&self, commit: GameCommit) -> BoxFuture<'_, StoreResult<bool>> {
+        Box::pin(async move {
+            let (reply, answer) = oneshot::channel();
+            self.games_tx
+                .send(Pending { commit, reply })
+                .await
+                .map_err(|_| StoreError::Database("the writer has stopped".into()))?;
+            answer
+                .await
+                .map_err(|_| StoreError::Database("the writer has stopped".into()))?
+        })
+    }
+
+    fn game_events_since<'a>(
+        &'a self,
+        id: &'a GameId,
+        after: i64,
+    ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>> {
+        Box::pin(async move {
+            self.read(1);
+            let rows: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT version, payload FROM game_events WHERE game_id = $1 AND version > $2
+                 ORDER BY version",
+            )
+            .bind(id.as_str())
+            .bind(after)
+            .fetch_all(&self.pool)
+            .await?;
+            Ok(events_of(|| Topic::Game(id.clone()), rows))
+        })
+    }
+
+    fn user_events_since(
+        &self,
+        user_id: UserId,
+        after: i64,
+    ) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>> {
+        Box::pin(async move {
+            self.read(1);
+            let rows: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT seq, payload FROM user_events WHERE user_id = $1 AND seq > $2 ORDER BY seq",
+            )
+            .bind(user_id.0)
+            .bind(after)
+            .fetch_all(&self.pool)
+            .await?;
+            Ok(events_of(|| Topic::User(user_id), rows))
+        })
+    }
+
+    fn lobby_events_since(&self, after: i64) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>> {
+        Box::pin(async move {
+            self.read(1);
+            let rows: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT seq, payload FROM lobby_events WHERE seq > $1 ORDER BY seq LIMIT 1000",
+            )
+            .bind(after)
+            .fetch_all(&self.pool)
+            .await?;
+            Ok(events_of(|| Topic::Lobby, rows))
+        })
+    }
+
+    fn event_heads(&self) -> BoxFuture<'_, StoreResult<(i64, i64)>> {
+        Box::pin(async move {
+            self.read(1);
+            let heads: (i64, i64) = sqlx::query_as(
+                "SELECT (SELECT COALESCE(MAX(seq), 0) FROM user_events),
+                        (SELECT COALESCE(MAX(seq), 0) FROM lobby_events)",
+            )
+            .fetch_one(&self.pool)
+            .await?;
+            Ok(heads)
+        })
+    }
+
+    fn ongoing_games(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<Game>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT * FROM games WHERE status = 'started' AND (white_id = $1 OR black_id = $1)
+                 ORDER BY updated_at DESC, id",
+            )
+            .bind(user_id.0)
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::game)
+        })
+    }
+
+    fn finished_games(&self, user_id: UserId, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Game>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT * FROM games WHERE status NOT IN ('created', 'started')
+                    AND (white_id = $1 OR black_id = $1)
+                 ORDER BY updated_at DESC, n DESC LIMIT $2",
+            )
+            .bind(user_id.0)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::game)
+        })
+    }
+
+    fn ongoing_ai_games(&self) -> BoxFuture<'_, StoreResult<Vec<Game>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT * FROM games WHERE status = 'started' AND ai_level IS NOT NULL ORDER BY id",
+            )
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::game)
+        })
+    }
+
+    fn prune_events(&self, max_age_ms: i64) -> BoxFuture<'_, StoreResult<u64>> {
+        Box::pin(async move {
+            let before = crate::now_ms() - max_age_ms;
+            let mut tx = self.begin().await?;
+            let a = sqlx::query("DELETE FROM user_events WHERE created_at < $1")
+                .bind(before)
+                .execute(&mut *tx)
+                .await?;
+            let b = sqlx::query("DELETE FROM lobby_events WHERE created_at < $1")
+                .bind(before)
+                .execute(&mut *tx)
+                .await?;
+            self.finish(tx, Vec::new(), 2).await?;
+            Ok(a.rows_affected() + b.rows_affected())
+        })
+    }
+
+    fn claim_computer_turn<'a>(
+        &'a self,
+        id: &'a GameId,
+        ply: i64,
+        lease_ms: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            self.read(1);
+            let now = crate::now_ms();
+            let r = sqlx::query(
+                "INSERT INTO computer_claims (game_id, ply, node, until) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (game_id) DO UPDATE
+                    SET ply = EXCLUDED.ply, node = EXCLUDED.node, until = EXCLUDED.until
+                    WHERE computer_claims.until < $5
+                       OR computer_claims.ply <> EXCLUDED.ply
+                       OR computer_claims.node = EXCLUDED.node",
+            )
+            .bind(id.as_str())
+            .bind(ply)
+            .bind(&*self.node)
+            .bind(now + lease_ms)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+            Ok(r.rows_affected() == 1)
+        })
+    }
+
+    fn shared_by_nodes(&self) -> bool {
+        true
+    }
+
+    fn committed(&self) -> broadcast::Receiver<Committed> {
+        self.shared.subscribe()
+    }
+
+    fn stats(&self) -> StoreStats {
+        self.shared.stats()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::conformance;
+
+    /// The test server: `CHESSMERGE_TEST_POSTGRES`, or the local one.
+    pub(crate) fn server_url() -> String {
+        std::env::var("CHESSMERGE_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
+    }
+
+    /// A fresh database on the test server, dropped when the guard goes.
+    pub(crate) struct TempDb {
+        admin: String,
+        name: String,
+        pub(crate) url: String,
+    }
+
+    impl TempDb {
+        pub(crate) async fn new(tag: &str) -> TempDb {
+            let server = server_url();
+            let admin = format!("{server}/postgres");
+            let name = format!(
+                "cm_test_{tag}_{}_{}",
+                std::process::id(),
+                crate::now_ms() % 1_000_000_000
+            );
+            let mut conn = sqlx::postgres::PgConnection::connect(&admin)
+                .await
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "PostgreSQL is needed for this test and did not answer at {server} ({e}); \
+                         set CHESSMERGE_TEST_POSTGRES or run scripts/test, which starts one"
+                    )
+                });
+            sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            TempDb {
+                url: format!("{server}/{name}"),
+                admin,
+                name,
+            }
+        }
+    }
+
+    impl Drop for TempDb {
+        fn drop(&mut self) {
+            let (admin, name) = (self.admin.clone(), self.name.clone());
+            // Dropped from a plain thread: the test's runtime may be gone.
+            let _ = std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                rt.block_on(async {
+                    if let Ok(mut c) = sqlx::postgres::PgConnection::connect(&admin).await {
+                        let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                            "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                        )))
+                        .execute(&mut c)
+                        .await;
+                    }
+                });
+            })
+            .join();
+        }
+    }
+
+    use sqlx::Connection;
+
+    #[tokio::test]
+    async fn conformance_suite() {
+        let db = TempDb::new("conf").await;
+        let s = PgStore::open(&db.url, 4).await.unwrap();
+        conformance::run_all(&s).await;
+    }
+
+    /// Two nodes on one database: migrations once, each sees the other's
+    /// events through the doorbell, and a computer turn is claimed once.
+    #[tokio::test]
+    async fn two_nodes_share_events_and_claims() {
+        let db = TempDb::new("nodes").await;
+        let (a, b) = tokio::join!(PgStore::open(&db.url, 4), PgStore::open(&db.url, 4));
+        let (a, b) = (a.unwrap(), b.unwrap());
+        let mut feed_b = b.committed();
+        let u = a.create_user("alice", "h", 0).await.unwrap();
+        let v = a.create_user("bob", "h", 0).await.unwrap();
+        let g = conformance::start_game(&a, "nodes001", u.id, v.id).await;
+        // b hears of the new game's first event from a.
+        let got = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                if let Ok(Committed::Event(e)) = feed_b.recv().await
+                    && e.topic == Topic::Game(g.id.clone())
+                {
+                    return e;
+                }
+            }
+        })
+        .await
+        .expect("node b hears of node a's commit");
+        assert_eq!((got.seq, &*got.payload), (1, "{\"v\":1}"));
+        assert!(a.claim_computer_turn(&g.id, 0, 10_000).await.unwrap());
+        assert!(
+            a.claim_computer_turn(&g.id, 0, 10_000).await.unwrap(),
+            "renewed"
+        );
+        assert!(!b.claim_computer_turn(&g.id, 0, 10_000).await.unwrap());
+        assert!(
+            b.claim_computer_turn(&g.id, 1, 10_000).await.unwrap(),
+            "the next ply"
+        );
+        assert!(!a.claim_computer_turn(&g.id, 1, 10_000).await.unwrap());
+        // A lapsed claim can be taken over.
+        assert!(a.claim_computer_turn(&g.id, 2, -1).await.unwrap());
+        assert!(b.claim_computer_turn(&g.id, 2, 10_000).await.unwrap());
+    }
+}
