@@ -59,9 +59,10 @@ test('the status says who is in check', async () => {
   await shot(alice, 'pages-03-waiting-side-check');
 });
 
-test('rules diagrams: the coordinates do not overlap the pieces', async () => {
-  const page = await newPage(browser, server);
-  for (const variant of ['chessmerge', 'chessplus', 'fusion', 'standard']) {
+test('rules diagrams: the coordinates do not overlap the pieces (desktop and phone)', async () => {
+  const desktop = await newPage(browser, server);
+  const phone = await newPage(browser, server, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+  for (const [page, variant] of [['chessmerge', 'chessplus', 'fusion', 'standard'].map((v) => [desktop, v]), [[phone, 'chessmerge'], [phone, 'chessplus']]].flat()) {
     await page.goto(`/rules/${variant}`);
     await page.locator('.board.diagram').first().waitFor();
     const overlaps = await page.evaluate(() => {
@@ -79,10 +80,15 @@ test('rules diagrams: the coordinates do not overlap the pieces', async () => {
       return out;
     });
     assert.deepEqual(overlaps, [], `${variant}: coordinates over pieces`);
+    // The coordinates outside the board still fit the page: no sideways scrolling.
+    const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(scroll <= client, `${variant}: the page scrolls sideways (${scroll} > ${client})`);
   }
-  await page.goto('/rules');
-  await page.locator('.board.diagram').first().scrollIntoViewIfNeeded();
-  await shot(page, 'pages-04-rules-diagram-coordinates');
+  for (const [page, name] of [[desktop, 'pages-04-rules-diagram-coordinates'], [phone, 'pages-04b-rules-diagram-phone']]) {
+    await page.goto('/rules');
+    await page.locator('.board.diagram').first().scrollIntoViewIfNeeded();
+    await shot(page, name);
+  }
 });
 
 test('your own open challenge is listed once', async () => {
