@@ -281,7 +281,8 @@ export async function mount(root) {
       tiles.set(g.gameId, t);
       drawTile(t);
       // Without a version the server first sends the game as it is now.
-      if (!old) live.subscribe(g.gameId);
+      // (The server allows 64 subscriptions per socket: the first 60 tiles are live.)
+      if (!old && live.subs.size < 60) live.subscribe(g.gameId);
     }
     let done = [];
     try { done = await api('GET', `/api/games/user/${encodeURIComponent(me.id)}?max=20`); } catch (e) { /* none */ }
