@@ -68,7 +68,9 @@ test('a refused move shows the rules engine reason briefly', async () => {
   await clickMove(page, 'e2', 'e4');
   const toast = page.locator('.toast', { hasText: 'ChessMerge pawns move one square at a time' });
   await toast.waitFor();
-  assert.match(await toast.innerText(), /illegal move e2e4/);
+  // In words: the move readably, then the reason; no Merge-UCI.
+  assert.match(await toast.innerText(), /^Pawn e2–e4 is not allowed: ChessMerge pawns move one square at a time/);
+  assert.doesNotMatch(await toast.innerText(), /e2e4|illegal move/);
   await shot(page, 'refused-01-reason-shown');
   await toast.waitFor({ state: 'detached', timeout: 30_000 });
   // Nothing was played; the player may still move.
@@ -78,7 +80,7 @@ test('a refused move shows the rules engine reason briefly', async () => {
   // Picking one's own unit and clicking a square it cannot reach asks the
   // server, which says why: the queen on d1 is blocked by the d2 pawn.
   await clickMove(page, 'd1', 'd4');
-  await page.locator('.toast', { hasText: 'illegal move d1d4' }).waitFor();
+  await page.locator('.toast', { hasText: 'Queen d1–d4 is not allowed: the way from d1 to d4 is blocked' }).waitFor();
   assert.equal(await moveCount(page), 0);
 });
 

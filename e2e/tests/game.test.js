@@ -119,7 +119,7 @@ test('a ChessMerge game to checkmate with a merge, a split and a promotion', asy
   // Alice's lobby lists the finished game.
   await alice.goto('/');
   await alice.locator('#finished li', { hasText: 'bob' }).waitFor();
-  assert.match(await alice.locator('#finished').innerText(), /won \(mate\)/);
+  assert.match(await alice.locator('#finished').innerText(), /won by checkmate/);
   assert.deepEqual(alice.errors || [], []);
   assert.deepEqual(bob.errors || [], []);
 });

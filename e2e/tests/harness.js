@@ -173,3 +173,11 @@ export async function waitLastMove(page, san) {
 export async function waitStatus(page, text) {
   await page.locator('#status', { hasText: text }).waitFor();
 }
+
+/** POSTs to the server with the page's cookies (setting up a test, not what it checks); returns the JSON answer. */
+export async function apiPost(page, path, data) {
+  const r = await page.request.post(path, data === undefined ? {} : { data });
+  const body = await r.json().catch(() => null);
+  if (!r.ok()) throw new Error(`POST ${path}: ${r.status()} ${JSON.stringify(body)}`);
+  return body;
+}

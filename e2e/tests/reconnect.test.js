@@ -27,7 +27,7 @@ test('pages reconnect after a server restart and the next move arrives', async (
   await erin.selectOption('#kind', 'open');
   await erin.selectOption('#color', 'white');
   await erin.click('#create');
-  const link = erin.locator('#outgoing a.share');
+  const link = erin.locator('#open-list li.mine a.share');
   await link.waitFor();
   const href = await link.getAttribute('href');
   await finn.fill('#join-id', `${server.base}${href}`);

@@ -227,7 +227,7 @@ export class Board {
 
   onKey(e) {
     if (e.target.closest('.chooser')) {
-      if (e.key === 'Escape') { this.closeChooser(); this.squares[this.focusSq].focus(); }
+      if (e.key === 'Escape') this.closeChooser(true);
       return;
     }
     const s = e.target.closest('[data-square]');
@@ -302,10 +302,19 @@ export class Board {
     }
     html += '<button type="button" class="chooser-cancel" data-cancel="1">Cancel</button>';
     box.innerHTML = html;
+    // The tap that opened the chooser must never choose: on a touch screen
+    // the chooser opens on touch-down and the click that follows lands on
+    // whatever is now under the finger. A choice counts only after a fresh
+    // press inside the chooser (pointerdown), or from the keyboard (a click
+    // with no pointer: detail 0).
+    let armed = false;
+    box.addEventListener('pointerdown', () => { armed = true; });
     box.addEventListener('click', (e) => {
       const b = e.target.closest('button');
       if (!b) return;
-      this.closeChooser();
+      if (!armed && e.detail !== 0) { e.preventDefault(); return; }
+      const keep = box.contains(document.activeElement);
+      this.closeChooser(keep);
       if (b.dataset.uci) this.opts.onMove(b.dataset.uci);
       else this.render();
     });
@@ -318,7 +327,12 @@ export class Board {
     if (first) first.focus();
   }
 
-  closeChooser() {
-    if (this.chooser) { this.chooser.remove(); this.chooser = null; }
+  /** Closes the chooser; with `refocus` (or when it holds the focus) the focus returns to the board. */
+  closeChooser(refocus = false) {
+    if (!this.chooser) return;
+    const hadFocus = refocus || this.chooser.contains(document.activeElement);
+    this.chooser.remove();
+    this.chooser = null;
+    if (hadFocus && this.squares[this.focusSq]) this.focusSquare(this.focusSq);
   }
 }

@@ -3,9 +3,10 @@
 // not a game yet may be a challenge: the page offers to accept it.
 
 import { api, currentUser, esc, toast } from './api.js';
-import { navigate } from './app.js';
+import { navigate, notFound } from './app.js';
 import { Board } from './board.js';
 import { Live } from './live.js';
+import { explainRefusal } from './words.js';
 
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
@@ -84,8 +85,10 @@ export async function mount(root, id) {
 
   let version = 0;
   let alive = true;
-  let pending = false;
+  let pending = false; // a move of ours is on its way
+  let sentAt = 0; // the version our pending move was played on
   let resignArmed = false;
+  let cancellingDraw = false; // we take back our own draw offer
   const board = new Board(root.querySelector('#board-host'), {
     interactive: true,
     orientation: g.you || 'white',
@@ -96,6 +99,7 @@ export async function mount(root, id) {
   });
 
   const myTurn = () => !pending && g.status === 'started' && g.you && g.turn === g.you;
+  const nameOf = (color) => (g[color].aiLevel ? 'the computer' : g[color].name);
 
   function playerBar(el, color) {
     const p = g[color];
@@ -106,6 +110,7 @@ export async function mount(root, id) {
   }
 
   function render() {
+    if (!alive) return;
     board.setPosition(g.fen, g.variant.key);
     board.setLastMove(g.lastMove);
     board.setCheck(g.check);
@@ -116,17 +121,20 @@ export async function mount(root, id) {
     const status = root.querySelector('#status');
     const res = resultText(g);
     const banner = root.querySelector('#result');
+    const title = `ChessMerge: ${g.white.name} vs ${g.black.name}`;
     if (res) {
       banner.classList.remove('hidden');
       banner.innerHTML = `<strong>${esc(res.head)}</strong>${esc(res.why)}`;
       status.textContent = 'Game over';
+      document.title = title;
     } else {
       banner.classList.add('hidden');
-      const turnName = g[g.turn].aiLevel ? 'the computer' : g[g.turn].name;
-      let text = g.you ? (g.turn === g.you ? 'Your move' : `Waiting for ${turnName}`) : `${cap(g.turn)} to move`;
-      if (g.check) text += ' — check!';
+      const mine = g.you && g.turn === g.you;
+      let text = g.you ? (mine ? 'Your move' : `Waiting for ${nameOf(g.turn)}`) : `${cap(g.turn)} to move`;
+      // Say who is in check: always the side to move.
+      if (g.check) text += mine ? ' — you are in check!' : ` — ${g.you ? nameOf(g.turn) : cap(g.turn)} is in check`;
       status.textContent = text;
-      document.title = `${g.you && g.turn === g.you ? '● ' : ''}ChessMerge: ${g.white.name} vs ${g.black.name}`;
+      document.title = `${mine ? '● ' : ''}${title}`;
     }
     renderMoves(root.querySelector('#moves'), g.initialFen, g.san);
     root.querySelector('#variant-line').textContent = `${g.variant.name} · game ${g.id}`;
@@ -152,15 +160,15 @@ export async function mount(root, id) {
     const opp = g.you === 'white' ? 'black' : 'white';
     const vsComputer = !!g[opp].aiLevel;
     if (!vsComputer) {
-      if (g.drawOffer === g.you) btn('Cancel draw offer', 'draw-cancel').onclick = () => act('draw/no');
+      if (g.drawOffer === g.you) btn('Cancel draw offer', 'draw-cancel').onclick = () => { cancellingDraw = true; act('draw/no'); };
       else if (g.drawOffer !== opp) btn('Offer draw', 'draw-offer').onclick = () => act('draw/yes');
     }
-    const r = btn(resignArmed ? 'Confirm resignation' : 'Resign', 'resign', resignArmed ? 'danger primary' : 'danger');
+    const r = btn(resignArmed ? 'Confirm resignation' : 'Resign', 'resign', resignArmed ? 'danger confirm' : 'danger');
     r.onclick = () => {
       if (!resignArmed) {
         resignArmed = true;
         renderActions();
-        setTimeout(() => { resignArmed = false; renderActions(); }, 4000);
+        setTimeout(() => { resignArmed = false; if (alive) renderActions(); }, 4000);
         return;
       }
       resignArmed = false;
@@ -177,23 +185,105 @@ export async function mount(root, id) {
     }
   }
 
+  /** Takes a newer state of the game (from a fetch or a push), says what changed, draws it. */
+  function accept(n) {
+    const old = g;
+    g = n;
+    version = n.version;
+    live.seen(id, version);
+    if (pending && version > sentAt) pending = false;
+    // Our draw offer went away while the game goes on, and not by us: the
+    // opponent declined it (or moved instead of accepting it). Say so.
+    if (old.you && old.drawOffer === old.you && !n.drawOffer && n.status === 'started') {
+      if (!cancellingDraw) {
+        const who = n[old.you === 'white' ? 'black' : 'white'].name;
+        toast(n.ply > old.ply ? `${who} moved: your draw offer was declined.` : `${who} declined your draw offer.`, 'info', 6000);
+      }
+    }
+    if (!n.drawOffer) cancellingDraw = false;
+    render();
+  }
+
+  /**
+   * A pushed state (`gameState`, or `gameFull`'s `state`) as the page's game,
+   * when it carries everything the page shows (`san` and `legalMoves`);
+   * otherwise null (an older server: the page fetches the game instead).
+   */
+  function fromPush(d) {
+    if (!d || !Array.isArray(d.legalMoves) || !Array.isArray(d.san)) return null;
+    return {
+      ...g,
+      fen: d.fen,
+      turn: d.turn,
+      ply: d.ply,
+      version: d.version,
+      status: d.status,
+      winner: d.winner || null,
+      reason: d.reason || null,
+      moves: d.moves ? d.moves.split(' ').filter(Boolean) : [],
+      san: d.san,
+      lastMove: d.lastMove || null,
+      check: !!d.check,
+      drawOffer: d.wdraw ? 'white' : d.bdraw ? 'black' : null,
+      legalMoves: d.legalMoves,
+    };
+  }
+
+  function onPush(gid, t, v, d) {
+    if (gid !== id || !alive || v <= version) return;
+    const state = t === 'gameFull' ? d && d.state : d;
+    // A full description may jump any distance; a state only the next step.
+    const n = (t === 'gameFull' || v === version + 1) ? fromPush(state) : null;
+    if (n && n.version === v) accept(n);
+    else refresh();
+  }
+
   async function act(what) {
     try {
       await api('POST', `/api/board/game/${id}/${what}`);
     } catch (e) {
       toast(e.message);
+      cancellingDraw = false;
+      return;
     }
-    refresh();
+    // The change arrives as a push; fetch only without the live channel.
+    if (!live.up) refresh();
+  }
+
+  function refused(e, uci) {
+    toast(explainRefusal(e.message, { units: board.units }));
   }
 
   async function play(uci) {
     if (pending) return;
     pending = true;
+    sentAt = version;
     board.setLegal([]);
+    // Over the live channel when it is up; the board then moves with the
+    // pushed state. Over HTTP only when the socket is down.
+    const sent = live.request({ t: 'move', id, u: uci, ply: g.ply });
+    if (sent) {
+      try {
+        await sent;
+      } catch (e) {
+        if (!alive) return;
+        pending = false;
+        if (e.status) refused(e, uci);
+        else toast('Connection lost: your move may not have been played; it will show when the page reconnects.');
+        render();
+        return;
+      }
+      if (!alive) return;
+      // Acknowledged: the push follows (maybe it came first). Fetch only if it does not come.
+      if (version <= sentAt) {
+        setTimeout(() => { if (alive && pending && version <= sentAt) { pending = false; refresh(); } }, 5000);
+      }
+      return;
+    }
     try {
       await api('POST', `/api/board/game/${id}/move/${encodeURIComponent(uci)}`);
     } catch (e) {
-      toast(e.message);
+      refused(e, uci);
     }
     pending = false;
     if (alive) await refresh();
@@ -209,14 +299,9 @@ export async function mount(root, id) {
         try {
           const n = await api('GET', `/api/game/${id}`);
           if (!alive) return;
-          if (n.version >= version) {
-            g = n;
-            version = n.version;
-            live.seen(id, version);
-            render();
-          }
+          if (n.version >= version) accept(n);
         } catch (e) {
-          if (e.status !== 0) toast(e.message);
+          if (e.status !== 0 && alive) toast(e.message);
         }
       } while (again);
     })();
@@ -225,23 +310,51 @@ export async function mount(root, id) {
   }
 
   const conn = root.querySelector('#conn');
+  let wasDown = false;
   const live = new Live({
-    onGame: (gid, t, v) => { if (gid === id && v > version) refresh(); },
+    onGame: onPush,
     onStatus: (up) => {
+      if (!alive) return;
       conn.textContent = up ? 'Live' : 'Connection lost — reconnecting…';
       conn.classList.toggle('down', !up);
       root.querySelector('.game-layout').dataset.live = up ? 'up' : 'down';
-      if (up) refresh();
+      // After a drop, the subscription resumes from our version and the
+      // server replays what we missed; fetch as well in case of a gap.
+      if (up && wasDown) refresh();
+      wasDown = !up;
     },
   });
   version = g.version;
   live.subscribe(id, version);
   root.querySelector('#flip').onclick = () => { board.flip(); render(); };
   render();
-  return () => { alive = false; live.close(); };
+  return () => {
+    alive = false;
+    live.close();
+    document.title = 'ChessMerge';
+  };
 }
 
 async function mountChallenge(root, id, me) {
+  // Not a game. Signed out, the page cannot see challenges: it says there
+  // is nothing here, and that a challenge link needs signing in.
+  if (!me) {
+    notFound(root, `<p>If someone sent you this link as a challenge, <a href="/login?next=/${esc(id)}" data-link>sign in</a> or <a href="/signup?next=/${esc(id)}" data-link>sign up</a> to see it.</p>`);
+    return () => {};
+  }
+  let c = null;
+  try {
+    c = await api('GET', `/api/challenge/${id}/show`);
+  } catch (e) {
+    if (e.status === 404) {
+      notFound(root);
+      return () => {};
+    }
+    if (e.status !== 403) {
+      root.innerHTML = `<p class="error-text">${esc(e.message)}</p>`;
+      return () => {};
+    }
+  }
   root.innerHTML = `
     <div class="card" style="max-width:520px">
       <h1>Challenge ${esc(id)}</h1>
@@ -250,23 +363,9 @@ async function mountChallenge(root, id, me) {
       <div class="row" id="ch-actions"></div>
     </div>`;
   const actions = root.querySelector('#ch-actions');
-  if (!me) {
-    actions.innerHTML = `<a href="/login?next=/${esc(id)}" data-link>Sign in</a> or <a href="/signup?next=/${esc(id)}" data-link>sign up</a> to accept.`;
+  if (!c) {
+    root.querySelector('#ch-error').textContent = 'This challenge is addressed to another player.';
     return () => {};
-  }
-  // What the challenge is, when we may see it (an open one, or one to us).
-  let c = null;
-  try {
-    c = await api('GET', `/api/challenge/${id}/show`);
-  } catch (e) {
-    if (e.status === 404) {
-      root.querySelector('#ch-error').textContent = 'No game or challenge has this id.';
-      return () => {};
-    }
-    if (e.status === 403) {
-      root.querySelector('#ch-error').textContent = 'This challenge is addressed to another player.';
-      return () => {};
-    }
   }
   if (c) {
     const mine = c.direction === 'out';

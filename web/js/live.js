@@ -15,6 +15,8 @@ export class Live {
     this.closed = false;
     this.delay = 250;
     this.connected = false;
+    this.acks = new Map(); // ack number -> {resolve, reject}
+    this.nextAck = 1;
     this.open();
   }
 
@@ -40,6 +42,11 @@ export class Live {
         const last = this.subs.get(msg.id);
         if (last == null || msg.v > last) this.subs.set(msg.id, msg.v);
         this.onGame(msg.id, msg.t, msg.v, msg.d);
+      } else if ((msg.t === 'ack' || msg.t === 'error') && msg.a != null && this.acks.has(msg.a)) {
+        const w = this.acks.get(msg.a);
+        this.acks.delete(msg.a);
+        if (msg.t === 'ack') w.resolve(msg);
+        else w.reject(Object.assign(new Error(msg.error || 'refused'), { status: msg.status }));
       } else if (msg.t === 'hello') {
         this.onEvent({ type: 'hello', user: msg.user });
       }
@@ -47,7 +54,9 @@ export class Live {
     ws.onclose = () => {
       clearInterval(this.pinger);
       if (this.ws !== ws) return;
-      if (this.connected) this.onStatus(false);
+      this.failAcks();
+      // A page that closed its channel has gone: tell it nothing more.
+      if (this.connected && !this.closed) this.onStatus(false);
       this.connected = false;
       if (this.closed) return;
       this.timer = setTimeout(() => this.open(), this.delay);
@@ -58,6 +67,29 @@ export class Live {
 
   send(obj) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(obj));
+  }
+
+  /** Whether the socket is open now. */
+  get up() { return !!this.ws && this.ws.readyState === WebSocket.OPEN; }
+
+  /**
+   * Sends a message that the server acknowledges (`a`): resolves on
+   * `{"t":"ack"}`, rejects with the server's `{"t":"error"}` (its `status`
+   * and words), or with status 0 when the socket closes first. Returns null
+   * (sends nothing) when the socket is not open.
+   */
+  request(obj) {
+    if (!this.up) return null;
+    const a = this.nextAck++;
+    return new Promise((resolve, reject) => {
+      this.acks.set(a, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...obj, a }));
+    });
+  }
+
+  failAcks() {
+    for (const w of this.acks.values()) w.reject(Object.assign(new Error('connection lost'), { status: 0 }));
+    this.acks.clear();
   }
 
   sendSub(id, v) { this.send(v == null ? { t: 'sub', id } : { t: 'sub', id, v }); }
@@ -80,8 +112,15 @@ export class Live {
     if (last == null || v > last) this.subs.set(id, v);
   }
 
+  /** Stops following a game. */
+  unsubscribe(id) {
+    this.subs.delete(id);
+    this.send({ t: 'unsub', id });
+  }
+
   close() {
     this.closed = true;
+    this.failAcks();
     clearTimeout(this.timer);
     clearInterval(this.pinger);
     if (this.ws) this.ws.close();

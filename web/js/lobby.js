@@ -11,6 +11,15 @@ import { Live } from './live.js';
 
 const variantOptions = VARIANTS.map((v) => `<option value="${v.key}">${v.name}</option>`).join('');
 
+/** A finished game's result for the player: "won by checkmate", "draw by agreement", "aborted". */
+export function finishedText(g, youWhite) {
+  if (g.status === 'aborted') return 'aborted';
+  const how = { mate: 'by checkmate', resign: 'by resignation', stalemate: 'by stalemate', timeout: 'on time', outoftime: 'on time' }[g.status];
+  if (g.winner) return `${((g.winner === 'white') === youWhite) ? 'won' : 'lost'}${how ? ` ${how}` : ''}`;
+  if (g.status === 'stalemate') return 'draw by stalemate';
+  return 'draw';
+}
+
 export async function mount(root) {
   const me = await currentUser().catch(() => null);
   if (!me) {
@@ -29,7 +38,7 @@ export async function mount(root) {
     <h1>Lobby</h1>
     <div class="lists">
       <section class="card" aria-labelledby="in-h"><h2 id="in-h">Challenges to you</h2><ul class="items" id="incoming"></ul></section>
-      <section class="card" aria-labelledby="out-h"><h2 id="out-h">Your challenges</h2><ul class="items" id="outgoing"></ul></section>
+      <section class="card" aria-labelledby="out-h"><h2 id="out-h">Your challenges to players</h2><ul class="items" id="outgoing"></ul></section>
       <section class="card" aria-labelledby="join-h"><h2 id="join-h">Open challenges</h2>
         <ul class="items" id="open-list" aria-live="polite"><li class="muted">Loading…</li></ul>
         <p class="muted">Or paste a challenge link or id to join it.</p>
@@ -132,7 +141,8 @@ export async function mount(root) {
       if (mine) li.classList.add('mine');
       const who = mine ? '<span class="tag">yours</span>' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>`;
       const fen = c.initialFen ? `<div class="muted fen-line">from <code title="${esc(c.initialFen)}">${esc(c.initialFen)}</code></div>` : '';
-      li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${openColour(c)}</span>${fen}</span>
+      const share = mine ? `<a class="share" href="/${c.id}" data-link>${esc(location.origin)}/${c.id}</a>` : '';
+      li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${openColour(c)}</span>${share}${fen}</span>
         ${mine ? '<button data-act="cancel">Cancel</button>' : '<button class="primary" data-act="join">Accept</button>'}`;
       const btn = li.querySelector('button');
       btn.onclick = async () => {
@@ -202,11 +212,13 @@ export async function mount(root) {
       inc.append(li);
     }
     const out = root.querySelector('#outgoing');
-    out.innerHTML = list.out.length ? '' : '<li class="muted">None.</li>';
-    for (const c of list.out) {
+    // Your open challenges are listed once, under "Open challenges" (marked yours).
+    const direct = list.out.filter((c) => c.kind !== 'open');
+    out.innerHTML = direct.length ? '' : '<li class="muted">None.</li>';
+    for (const c of direct) {
       const li = document.createElement('li');
       li.dataset.challenge = c.id;
-      const to = c.kind === 'open' ? `Open · <a class="share" href="/${c.id}" data-link>${esc(location.origin)}/${c.id}</a>` : `To <strong>${esc(c.destUser ? c.destUser.name : '?')}</strong>`;
+      const to = `To <strong>${esc(c.destUser ? c.destUser.name : '?')}</strong>`;
       li.innerHTML = `<span>${to} · ${describe(c)}</span><button data-act="cancel">Cancel</button>`;
       li.querySelector('[data-act=cancel]').onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(e.message); }
@@ -216,27 +228,61 @@ export async function mount(root) {
     }
   }
 
+  // "Your games", live: each tile follows its game over the socket and
+  // redraws on every pushed state (position, last move, whose move).
+  const tiles = new Map(); // game id -> {el, board, color, version, g}
+  function drawTile(t) {
+    const g = t.g;
+    t.el.classList.toggle('my-turn', !!g.isMyTurn);
+    t.board.setPosition(g.fen, g.variant.key);
+    t.board.setLastMove(g.lastMove || null);
+    t.info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong> ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}</div>`;
+  }
+  function sortTiles() {
+    const box = root.querySelector('#playing');
+    const list = [...tiles.values()];
+    const mine = list.filter((t) => t.g.isMyTurn), theirs = list.filter((t) => !t.g.isMyTurn);
+    for (const t of [...mine, ...theirs]) box.append(t.el);
+  }
+  function onGamePush(id, type, v, d) {
+    const t = tiles.get(id);
+    if (!t || !alive || (t.version != null && v <= t.version)) return;
+    const st = type === 'gameFull' ? d && d.state : d;
+    if (!st || !st.fen) return;
+    t.version = v;
+    if (st.status !== 'started') { refreshGames(); return; }
+    t.g = { ...t.g, fen: st.fen, lastMove: st.lastMove || '', isMyTurn: st.turn === t.color };
+    drawTile(t);
+    sortTiles();
+  }
+
   async function refreshGames() {
     let data;
     try { data = await api('GET', '/api/account/playing'); } catch (e) { return; }
     if (!alive) return;
     const box = root.querySelector('#playing');
     boards.length = 0;
+    const ids = new Set(data.nowPlaying.map((g) => g.gameId));
+    for (const id of tiles.keys()) if (!ids.has(id)) { live.unsubscribe(id); tiles.delete(id); }
     box.innerHTML = data.nowPlaying.length ? '' : '<p class="muted">No games in progress.</p>';
     for (const g of data.nowPlaying) {
       const a = document.createElement('a');
       a.href = `/${g.gameId}`;
       a.dataset.link = '';
       a.dataset.game = g.gameId;
-      a.className = 'game-tile' + (g.isMyTurn ? ' my-turn' : '');
+      a.className = 'game-tile';
       const b = new Board(a, { small: true, orientation: g.color });
-      b.setPosition(g.fen, g.variant.key);
-      if (g.lastMove) b.setLastMove(g.lastMove);
       const info = document.createElement('div');
-      info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong> ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}</div>`;
       a.append(info);
       box.append(a);
       boards.push(b);
+      const old = tiles.get(g.gameId);
+      const t = { el: a, board: b, info, color: g.color, version: old ? old.version : null, g };
+      tiles.set(g.gameId, t);
+      drawTile(t);
+      // Without a version the server first sends the game as it is now.
+      // (The server allows 64 subscriptions per socket: the first 60 tiles are live.)
+      if (!old && live.subs.size < 60) live.subscribe(g.gameId);
     }
     let done = [];
     try { done = await api('GET', `/api/games/user/${encodeURIComponent(me.id)}?max=20`); } catch (e) { /* none */ }
@@ -247,9 +293,9 @@ export async function mount(root) {
       const youWhite = g.players.white.user && g.players.white.user.id === me.id;
       const opp = youWhite ? g.players.black : g.players.white;
       const oppName = opp.user ? opp.user.name : `Computer level ${opp.aiLevel}`;
-      const result = g.winner ? (((g.winner === 'white') === youWhite) ? 'won' : 'lost') : (g.status === 'aborted' ? 'aborted' : 'draw');
       const li = document.createElement('li');
-      li.innerHTML = `<a href="/${g.id}" data-link>vs ${esc(oppName)}</a><span class="muted">${esc(variantName(g.variant))} · ${result} (${esc(g.status)})</span>`;
+      li.dataset.game = g.id;
+      li.innerHTML = `<a href="/${g.id}" data-link>vs ${esc(oppName)}</a><span class="muted result">${esc(variantName(g.variant))} · ${esc(finishedText(g, youWhite))}</span>`;
       fin.append(li);
     }
   }
@@ -265,6 +311,7 @@ export async function mount(root) {
     },
     onStatus: (up) => { if (up) { refreshChallenges(); refreshGames(); } },
     onLobby,
+    onGame: onGamePush,
   });
   live.followLobby();
   await Promise.all([refreshChallenges(), refreshGames(), fetchOpen()]);

@@ -6,6 +6,7 @@ import { api, esc, toast } from './api.js';
 import { Board } from './board.js';
 import { VARIANTS } from './fen.js';
 import { renderMoves, resultText } from './game.js';
+import { explainRefusal } from './words.js';
 
 const variantOptions = VARIANTS.map((v) => `<option value="${v.key}">${v.name}</option>`).join('');
 
@@ -74,6 +75,9 @@ export function mount(root) {
   const board = new Board($('#board-host'), {
     interactive: true,
     label: 'practice board',
+    // Any unit of the side to move may be picked up, even one without a
+    // legal move (a pinned piece): trying it asks the server, which says why.
+    canPick: (unit) => !!st.view && st.view.status === 'started' && unit.color === (st.view.turn === 'white' ? 'w' : 'b'),
     onMove: (uci) => load(st.variant, st.fen, [...st.moves, uci]),
     onIllegal: (from, to) => load(st.variant, st.fen, [...st.moves, from + to], true),
   });
@@ -93,8 +97,10 @@ export function mount(root) {
     try {
       v = await api('POST', '/api/analysis', { variant, fen: fen || undefined, moves });
     } catch (e) {
-      if (quiet) toast(e.message);
-      else $('#setup-error').textContent = e.message;
+      // The refused move is the last one, tried on the board as it stands.
+      const said = explainRefusal(e.message, { fen, units: quiet ? board.units : undefined });
+      if (quiet) toast(said);
+      else $('#setup-error').textContent = said;
       board.setLegal(st.view ? st.view.legalMoves : []);
       return false;
     }
