@@ -214,6 +214,29 @@ fn is_cross_site(headers: &HeaderMap) -> bool {
     }
 }
 
+/// The client's address: the connection's peer, or, when the peer is one
+/// of the `trusted` proxies, the rightmost address in `X-Forwarded-For`
+/// that is not itself a trusted proxy (what the proxy saw). A header from
+/// anyone else is ignored: it is the client's own word.
+pub fn client_ip(
+    peer: std::net::IpAddr,
+    headers: &HeaderMap,
+    trusted: &[std::net::IpAddr],
+) -> std::net::IpAddr {
+    if !trusted.contains(&peer) {
+        return peer;
+    }
+    headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|a| a.trim().parse::<std::net::IpAddr>().ok())
+        .rev()
+        .find(|a| !trusted.contains(a))
+        .unwrap_or(peer)
+}
+
 /// Limits failed logins per account and per address, in fixed windows.
 #[derive(Debug)]
 pub struct LoginLimiter {
@@ -315,6 +338,22 @@ mod tests {
         assert_eq!(token_hash(&a).len(), 64);
         assert_eq!(token_hash(&a), token_hash(&a));
         assert_ne!(token_hash(&a), token_hash(&b));
+    }
+
+    #[test]
+    fn the_forwarded_address_counts_only_from_a_trusted_proxy() {
+        let proxy: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+        let other: std::net::IpAddr = "10.9.9.9".parse().unwrap();
+        let mut h = HeaderMap::new();
+        h.insert("x-forwarded-for", "6.6.6.6, 203.0.113.7".parse().unwrap());
+        assert_eq!(client_ip(other, &h, &[proxy]), other, "untrusted peer: header ignored");
+        assert_eq!(
+            client_ip(proxy, &h, &[proxy]).to_string(),
+            "203.0.113.7",
+            "the address the proxy saw, not what the client claimed before it"
+        );
+        assert_eq!(client_ip(proxy, &HeaderMap::new(), &[proxy]), proxy);
+        assert_eq!(client_ip(proxy, &h, &[]), proxy, "no proxy trusted by default");
     }
 
     #[test]

@@ -77,6 +77,10 @@ pub struct ServeArgs {
     /// read and replayed once when it is next used).
     #[arg(long, env = "CHESSMERGE_LIVE_GAMES", default_value_t = 10_000)]
     pub live_games: usize,
+    /// A load balancer's address (repeatable): from it, and only from it,
+    /// the client's address is read from `X-Forwarded-For` (login limits).
+    #[arg(long = "trusted-proxy", env = "CHESSMERGE_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// The server's public base URL, used in links (default: http://LISTEN).
     #[arg(long, env = "CHESSMERGE_PUBLIC_URL")]
     pub public_url: Option<String>,
@@ -108,6 +112,8 @@ pub struct Inner {
     pub limiter: auth::LoginLimiter,
     /// Base URL for links, without a trailing slash.
     pub base_url: Arc<str>,
+    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Becomes true when the server shuts down (ends streams and sockets).
     pub shutdown: watch::Receiver<bool>,
 }
@@ -119,27 +125,32 @@ impl std::ops::Deref for AppState {
     }
 }
 
-/// How big the server's bounded parts are.
-#[derive(Debug, Clone, Copy)]
-pub struct Capacity {
+/// The server's settings, from [`ServeArgs`].
+#[derive(Debug, Clone)]
+pub struct Settings {
     /// Computer moves computed at once.
     pub ai_threads: usize,
     /// Analysis searches at once.
     pub analysis_threads: usize,
     /// Live games kept in memory.
     pub live_games: usize,
+    /// The least time a computer move takes.
+    pub computer_min_think: Duration,
+    /// Base URL for links.
+    pub base_url: String,
+    /// Proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl AppState {
     /// Builds the domains around a store.
     pub fn new(
         store: Arc<dyn Store>,
-        capacity: Capacity,
-        computer_min_think: Duration,
-        base_url: String,
+        settings: Settings,
         shutdown: watch::Receiver<bool>,
     ) -> AppState {
-        let base_url: Arc<str> = base_url.trim_end_matches('/').into();
+        let capacity = &settings;
+        let base_url: Arc<str> = settings.base_url.trim_end_matches('/').into();
         let (turns_tx, turns_rx) = mpsc::unbounded_channel();
         let games = games::Games::new(store.clone(), capacity.live_games, turns_tx);
         let computer = computer::Computer::start(
@@ -150,7 +161,7 @@ impl AppState {
                 capacity.ai_threads,
                 Duration::from_secs(3600),
             ),
-            computer_min_think,
+            settings.computer_min_think,
             turns_rx,
         );
         let challenges = Arc::new(challenges::Challenges::new(
@@ -183,6 +194,7 @@ impl AppState {
             ),
             limiter: auth::LoginLimiter::new(Duration::from_secs(15 * 60), 10, 100),
             base_url,
+            trusted_proxies: settings.trusted_proxies.clone(),
             shutdown,
         }))
     }
@@ -264,18 +276,15 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let capacity = Capacity {
+    let settings = Settings {
         ai_threads,
         analysis_threads: args.analysis_threads.unwrap_or(1),
         live_games: args.live_games,
-    };
-    let state = AppState::new(
-        store.clone(),
-        capacity,
-        Duration::from_millis(args.computer_min_think_ms),
+        computer_min_think: Duration::from_millis(args.computer_min_think_ms),
         base_url,
-        shutdown_rx,
-    );
+        trusted_proxies: args.trusted_proxies.clone(),
+    };
+    let state = AppState::new(store.clone(), settings, shutdown_rx);
     state
         .computer
         .resume_all(store.as_ref())

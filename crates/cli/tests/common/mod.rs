@@ -43,8 +43,103 @@ impl TempDir {
 
 impl Drop for TempDir {
     fn drop(&mut self) {
+        let names = pg_databases_in(&self.0);
+        if !names.is_empty() {
+            let server = postgres_server().unwrap_or_else(|| {
+                std::env::var("CHESSMERGE_TEST_POSTGRES")
+                    .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
+            });
+            for name in names {
+                psql(
+                    &server,
+                    &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+                );
+            }
+        }
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// A fresh PostgreSQL database on the test server (see [`postgres_server`];
+/// the local one when neither variable is set), whose URL is answered;
+/// dropped with `dir`.
+pub fn fresh_postgres_database(dir: &TempDir) -> String {
+    let server = postgres_server().unwrap_or_else(|| {
+        std::env::var("CHESSMERGE_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
+    });
+    let name = pg_database_for(&dir.0.join("cluster"));
+    psql(&server, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+    psql(&server, &format!("CREATE DATABASE {name}"));
+    pg_registry().lock().unwrap().push((dir.0.join("cluster"), name.clone()));
+    format!("{server}/{name}")
+}
+
+/// With `CHESSMERGE_TEST_BACKEND=postgres` every server of these tests runs
+/// on PostgreSQL: the server in `CHESSMERGE_TEST_POSTGRES` (a URL without a
+/// database), or the local one. Each test database path then names a
+/// fresh PostgreSQL database instead (the same one across restarts),
+/// dropped with the test's temporary directory.
+fn postgres_server() -> Option<String> {
+    match std::env::var("CHESSMERGE_TEST_BACKEND").as_deref() {
+        Ok("postgres") => Some(
+            std::env::var("CHESSMERGE_TEST_POSTGRES")
+                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into()),
+        ),
+        Ok("sqlite") | Err(_) => None,
+        Ok(other) => panic!("CHESSMERGE_TEST_BACKEND={other:?}: expected sqlite or postgres"),
+    }
+}
+
+/// Runs one SQL command with `psql` (the PostgreSQL client) on the
+/// server's `postgres` database; panics with what is missing when it fails.
+fn psql(server: &str, sql: &str) -> String {
+    let out = Command::new("psql")
+        .arg(format!("{server}/postgres"))
+        .args(["-v", "ON_ERROR_STOP=1", "-qtAc", sql])
+        .output()
+        .unwrap_or_else(|e| panic!("psql (the PostgreSQL client) is needed: {e}"));
+    assert!(
+        out.status.success(),
+        "psql {sql:?} on {server} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The PostgreSQL database that stands for the SQLite file `db`.
+fn pg_database_for(db: &std::path::Path) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    db.hash(&mut h);
+    format!("cm_it_{}_{:016x}", std::process::id(), h.finish())
+}
+
+fn pg_registry() -> &'static Mutex<Vec<(PathBuf, String)>> {
+    static DBS: std::sync::OnceLock<Mutex<Vec<(PathBuf, String)>>> = std::sync::OnceLock::new();
+    DBS.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+fn pg_databases_in(dir: &std::path::Path) -> Vec<String> {
+    let mut reg = pg_registry().lock().unwrap();
+    let (mine, rest): (Vec<_>, Vec<_>) = reg.drain(..).partition(|(p, _)| p.starts_with(dir));
+    *reg = rest;
+    mine.into_iter().map(|(_, n)| n).collect()
+}
+
+/// The `--database` value for the test database `db` on this run's backend.
+pub fn database_arg(db: &std::path::Path) -> std::ffi::OsString {
+    let Some(server) = postgres_server() else {
+        return db.as_os_str().to_owned();
+    };
+    let name = pg_database_for(db);
+    let mut reg = pg_registry().lock().unwrap();
+    if !reg.iter().any(|(_, n)| *n == name) {
+        psql(&server, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        psql(&server, &format!("CREATE DATABASE {name}"));
+        reg.push((db.to_owned(), name.clone()));
+    }
+    format!("{server}/{name}").into()
 }
 
 /// How many of the server's last log lines are kept.
@@ -64,13 +159,18 @@ impl Server {
 
     /// Starts with extra `serve` arguments.
     pub fn start_with(db: &std::path::Path, extra: &[&str]) -> Server {
+        Server::start_on(database_arg(db), extra)
+    }
+
+    /// Starts on the database `database` names (a path or a URL) as it is.
+    pub fn start_on(database: std::ffi::OsString, extra: &[&str]) -> Server {
         // CHESSMERGE_SERVER_BIN runs another build (the benchmarks compare
         // one commit with another that way).
         let bin = std::env::var("CHESSMERGE_SERVER_BIN")
             .unwrap_or_else(|_| env!("CARGO_BIN_EXE_chessmerge").to_owned());
         let mut child = Command::new(bin)
             .args(["serve", "--listen", "127.0.0.1:0", "--database"])
-            .arg(db)
+            .arg(database)
             .args(extra)
             .env("RUST_LOG", "info")
             .env_remove("CHESSMERGE_LISTEN")

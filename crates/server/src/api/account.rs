@@ -106,8 +106,13 @@ pub async fn register(
 }
 
 /// Checks credentials under the login limits.
-async fn check_credentials(state: &AppState, c: &Credentials, addr: SocketAddr) -> ApiResult<User> {
-    let ip = addr.ip().to_string();
+async fn check_credentials(
+    state: &AppState,
+    c: &Credentials,
+    addr: SocketAddr,
+    headers: &HeaderMap,
+) -> ApiResult<User> {
+    let ip = auth::client_ip(addr.ip(), headers, &state.trusted_proxies).to_string();
     if !state.limiter.allowed(&c.username, &ip) {
         return Err(ApiError::TooManyRequests(
             "too many failed logins; try again later".into(),
@@ -146,9 +151,10 @@ async fn check_credentials(state: &AppState, c: &Credentials, addr: SocketAddr) 
 pub async fn login(
     State(state): State<AppState>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
-    let user = check_credentials(&state, &c, addr).await?;
+    let user = check_credentials(&state, &c, addr, &headers).await?;
     let cookie = start_session(&state, &user).await?;
     Ok((
         [(header::SET_COOKIE, cookie)],
@@ -178,9 +184,10 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> ApiRes
 pub async fn create_token(
     State(state): State<AppState>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Json<TokenJson>> {
-    let user = check_credentials(&state, &c, addr).await?;
+    let user = check_credentials(&state, &c, addr, &headers).await?;
     let token = auth::new_token("cmp_");
     state
         .store

@@ -1,0 +1,246 @@
+//! Several `chessmerge serve` nodes on one PostgreSQL database behind a
+//! real load balancer (Debian's nginx, configured and started here on free
+//! ports): events reach a client on any node, a node killed with SIGKILL
+//! loses no acknowledged move, its clients reconnect through nginx to the
+//! other node and get exactly what they missed, and its computer games go
+//! on on the other node.
+//!
+//! Needs PostgreSQL (`CHESSMERGE_TEST_POSTGRES`, or the local server) and
+//! nginx (`/usr/sbin/nginx`; `scripts/test` installs it): without them the
+//! test fails and says what is missing.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{
+    Player, Server, TempDir, fresh_postgres_database, register, ws_connect, ws_next, ws_send,
+};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const NGINX: &str = "/usr/sbin/nginx";
+
+/// nginx in front of the given upstream addresses, on a free port.
+struct Nginx {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_nginx(dir: &TempDir, upstreams: &[String]) -> Nginx {
+    assert!(
+        std::path::Path::new(NGINX).exists(),
+        "this test needs nginx at {NGINX} (apt-get install nginx; scripts/test installs it)"
+    );
+    let port = free_port();
+    let d = dir.0.join("nginx");
+    std::fs::create_dir_all(d.join("tmp")).unwrap();
+    let servers: String = upstreams
+        .iter()
+        .map(|u| format!("    server {u} max_fails=1 fail_timeout=30s;\n"))
+        .collect();
+    let d = d.display();
+    // WebSocket upgrades and ndjson streams pass straight through (no
+    // buffering); the client address goes on in X-Forwarded-For.
+    let conf = format!(
+        "worker_processes 1;
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off;
+  client_body_temp_path {d}/tmp/body;
+  proxy_temp_path {d}/tmp/proxy;
+  fastcgi_temp_path {d}/tmp/fastcgi;
+  uwsgi_temp_path {d}/tmp/uwsgi;
+  scgi_temp_path {d}/tmp/scgi;
+  upstream chessmerge {{
+{servers}  }}
+  map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+  server {{
+    listen 127.0.0.1:{port};
+    location / {{
+      proxy_pass http://chessmerge;
+      proxy_http_version 1.1;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_buffering off;
+      proxy_read_timeout 1h;
+      proxy_next_upstream error timeout;
+      proxy_connect_timeout 2s;
+    }}
+  }}
+}}
+"
+    );
+    let path = dir.0.join("nginx.conf");
+    std::fs::write(&path, conf).unwrap();
+    let child = Command::new(NGINX)
+        .arg("-c")
+        .arg(&path)
+        .arg("-e")
+        .arg(dir.0.join("nginx").join("error.log"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start nginx: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "nginx did not start listening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Nginx {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+fn addr(s: &Server) -> String {
+    s.base.trim_start_matches("http://").to_owned()
+}
+
+/// The same player, talking to another address.
+fn via(p: &Player, base: &str) -> Player {
+    Player {
+        base: base.to_owned(),
+        ..p.clone()
+    }
+}
+
+/// The next game state on a socket, skipping other frames.
+async fn state(ws: &mut common::Ws) -> Value {
+    loop {
+        let v = ws_next(ws).await;
+        if v["t"] == "gameState" || v["t"] == "gameFull" {
+            return v;
+        }
+    }
+}
+
+async fn game_ply(p: &Player, id: &str) -> i64 {
+    let (s, g) = p.get(&format!("/api/game/{id}")).await;
+    assert_eq!(s, StatusCode::OK, "{g}");
+    g["ply"].as_i64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
+    let dir = TempDir::new("cluster");
+    let url = fresh_postgres_database(&dir);
+    // The computer takes 3 s over each move on node a: long enough to kill
+    // a while it is a's turn to answer.
+    let mut a = Server::start_on(url.clone().into(), &["--computer-min-think-ms", "3000"]);
+    let b = Server::start_on(url.into(), &[]);
+    let lb = start_nginx(&dir, &[addr(&a), addr(&b)]);
+
+    let alice = register(&lb.base, "alice").await;
+    let bob = register(&lb.base, "bob").await;
+    let (s, c) = alice
+        .post("/api/challenge/bob", json!({"color": "white"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let id = c["id"].as_str().unwrap().to_owned();
+    let (s, v) = bob.post_empty(&format!("/api/challenge/{id}/accept")).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+
+    // Alice watches on node a; Bob plays on node b: the move crosses nodes.
+    let mut ws_a = ws_connect(&a.base, Some(&alice.cookie)).await;
+    ws_send(&mut ws_a, json!({"t": "sub", "id": id})).await;
+    assert_eq!(state(&mut ws_a).await["t"], "gameFull");
+    let (alice_a, alice_b, bob_b) = (via(&alice, &a.base), via(&alice, &b.base), via(&bob, &b.base));
+    let (s, v) = alice_b.mv(&id, "e2e3").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let t0 = Instant::now();
+    let seen = state(&mut ws_a).await;
+    assert_eq!((seen["v"].as_i64(), seen["d"]["lastMove"].as_str()), (Some(2), Some("e2e3")));
+    let cross_node = t0.elapsed();
+    assert!(cross_node < Duration::from_secs(2), "cross-node push took {cross_node:?}");
+    // Moving on node a right after node b: a's cache learnt of b's move.
+    let (s, v) = via(&bob, &a.base).mv(&id, "e7e6").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(state(&mut ws_a).await["v"], 3);
+
+    // A computer game started on node a, the computer to move first.
+    let (s, g) = alice_a
+        .post("/api/challenge/ai", json!({"level": 1, "color": "black"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{g}");
+    let ai_game = g["id"].as_str().unwrap().to_owned();
+    assert_eq!(g["ply"], 0);
+
+    // A page on the balancer follows the human game.
+    let mut ws_lb = ws_connect(&lb.base, Some(&alice.cookie)).await;
+    ws_send(&mut ws_lb, json!({"t": "sub", "id": id, "v": 3})).await;
+
+    // Node a dies while the computer thinks there; moves go on through nginx.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    a.kill9();
+    let mut acknowledged = vec!["e2e3", "e7e6"];
+    for (who, m) in [(&alice, "d2d3"), (&bob, "d7d6"), (&alice, "b1d2")] {
+        let (s, v) = who.mv(&id, m).await;
+        assert_eq!(s, StatusCode::OK, "{m} through nginx after a node died: {v}");
+        acknowledged.push(m);
+    }
+    // The page reconnects (through nginx, now to b) from the last version
+    // it saw and gets exactly what it missed.
+    let mut last = 3;
+    drop(ws_lb);
+    let mut ws_lb = ws_connect(&lb.base, Some(&alice.cookie)).await;
+    ws_send(&mut ws_lb, json!({"t": "sub", "id": id, "v": last})).await;
+    let mut missed = Vec::new();
+    while missed.len() < 3 {
+        let v = state(&mut ws_lb).await;
+        assert_eq!(v["t"], "gameState", "{v}");
+        let ver = v["v"].as_i64().unwrap();
+        assert_eq!(ver, last + 1, "in order, none twice");
+        last = ver;
+        missed.push(v["d"]["lastMove"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(missed, ["d2d3", "d7d6", "b1d2"]);
+
+    // Every acknowledged move is stored, once.
+    let export = bob_b
+        .client
+        .get(format!("{}/game/export/{id}", b.base))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert_eq!(export["moves"].as_str(), Some(acknowledged.join(" ").as_str()));
+
+    // The computer game goes on on node b once a's claim lapses.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while game_ply(&alice_b, &ai_game).await == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the computer game stalled after its node died; b's log:\n{}",
+            b.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(game_ply(&alice_b, &ai_game).await, 1, "the computer moved once");
+    drop(lb);
+}
