@@ -4,8 +4,10 @@
 use crate::attacks;
 use crate::bitboard::Bitboard;
 use crate::board::Board;
+use crate::illegal::IllegalMove;
 use crate::moves::{Move, MoveList};
 use crate::types::{Color, Role, Square, Unit, UnitCode, Variant};
+use crate::uci::UciMove;
 use crate::variant::{Rules, with_rules};
 use crate::zobrist;
 use std::fmt;
@@ -150,7 +152,7 @@ impl Position {
             }
             let pawns = self.board.role(Role::Pawn) & self.board.color(color);
             let mut forbidden = Bitboard::rank(color.last_rank());
-            if matches!(self.variant, Variant::Standard | Variant::Fusion) {
+            if !self.variant.rules().pawns_on_first_rank {
                 forbidden |= Bitboard::rank(color.back_rank());
             }
             if let Some(sq) = (pawns & forbidden).first() {
@@ -199,7 +201,7 @@ impl Position {
             let king_home = Square::from_coords(4, color.back_rank()).expect("on board");
             let king = self.board.code(king_home);
             let rook = self.board.code(corner);
-            let plain_only = matches!(self.variant, Variant::Fusion | Variant::Standard);
+            let plain_only = self.variant.rules().castling_plain_rook_only;
             let king_ok = !king.is_empty()
                 && king.color() == color
                 && king.first() == Role::King
@@ -239,7 +241,7 @@ impl Position {
                 format!("expected - or a square such as e3, found {field:?}"),
             )
         })?;
-        if !with_rules!(self.variant, R => R::EN_PASSANT) {
+        if !self.variant.rules().en_passant {
             return Err(fen_err(
                 FenField::EnPassant,
                 format!(
@@ -441,10 +443,30 @@ impl Position {
         self.legal_moves().contains(&m)
     }
 
-    /// Plays a legal move (from [`Position::legal_moves`] or a parser).
-    /// Playing anything else gives an unspecified (but memory-safe)
-    /// position.
-    pub fn play(&self, m: Move) -> Position {
+    /// Plays `m` after checking that it is legal here.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] with the reason a player understands when `m` is
+    /// not one of [`Position::legal_moves`].
+    pub fn play(&self, m: Move) -> Result<Position, IllegalMove> {
+        if self.is_legal(m) {
+            Ok(self.play_unchecked(m))
+        } else {
+            let uci = UciMove::from(m);
+            Err(IllegalMove::new(uci, self.explain_illegal(uci)))
+        }
+    }
+
+    /// Plays `m` without checking that it is legal: the fast path for
+    /// moves that come from [`Position::legal_moves`] (search, perft).
+    ///
+    /// Garbage in, garbage out: playing a move that is not legal here does
+    /// not panic and is memory-safe, but gives an unspecified position
+    /// that may break the invariants other methods rely on (one royal unit
+    /// per side, allowed units), after which they may panic. Use
+    /// [`Position::play`] for moves from outside.
+    #[inline]
+    pub fn play_unchecked(&self, m: Move) -> Position {
         with_rules!(self.variant, R => self.play_with::<R>(m))
     }
 
@@ -560,7 +582,7 @@ impl Position {
                 p.ep = Square::from_coords(from.file(), (from.rank() + to.rank()) / 2);
             }
             if p.castling.any() {
-                if R::PAIRS && !R::FUSION {
+                if !R::CASTLING_PLAIN_ROOK_ONLY {
                     // ChessMerge/Chessplus rulings 13-16: what counts is
                     // whether the corner rook itself leaves or is taken.
                     if from.file() == 4 && mover.first() == Role::King {
@@ -752,7 +774,7 @@ fn parse_board(variant: Variant, field: &str) -> Result<Board, FenError> {
                     } else {
                         Color::Black
                     };
-                    let unit = if variant == Variant::Fusion && role == Role::Queen {
+                    let unit = if variant.rules().fusion && role == Role::Queen {
                         // Fusion's queen is the rook+bishop compound.
                         Unit::pair(color, Role::Rook, Role::Bishop)
                     } else {
@@ -800,7 +822,7 @@ pub(crate) fn unit_text(variant: Variant, code: UnitCode) -> String {
     };
     match u.second {
         None => letter(u.first).to_string(),
-        Some(Role::Bishop) if variant == Variant::Fusion && u.first == Role::Rook => {
+        Some(Role::Bishop) if variant.rules().fusion && u.first == Role::Rook => {
             letter(Role::Queen).to_string()
         }
         Some(s) => format!("({}{})", letter(u.first), letter(s)),

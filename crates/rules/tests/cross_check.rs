@@ -265,7 +265,7 @@ fn check_node(
                 continue;
             }
             if let Some(m) = split_move(uci) {
-                let got = pos.play(m).fen();
+                let got = pos.play_unchecked(m).fen();
                 let want = reference[*uci].fen();
                 if got != want {
                     report.fail(
@@ -331,7 +331,7 @@ fn check_node(
                 ),
             );
         }
-        let after = pos.play(m);
+        let after = pos.play_unchecked(m);
         let got = after.fen();
         let want = ref_after.fen();
         if got != want {
@@ -396,7 +396,7 @@ fn playouts(
             }
             let (s, next) = reference.iter().nth(rng.below(reference.len())).unwrap();
             pos = match agreed.get(s) {
-                Some(&m) => pos.play(m),
+                Some(&m) => pos.play_unchecked(m),
                 None => match Position::from_fen(variant, &next.fen()) {
                     Ok(p) => p,
                     Err(_) => break,
@@ -496,7 +496,7 @@ fn walk(pos: &Position, rp: &RefPos, depth: u32, report: &mut Report) {
     }
     for (s, next) in &reference {
         let next_pos = match agreed.get(s) {
-            Some(&m) => pos.play(m),
+            Some(&m) => pos.play_unchecked(m),
             None => match Position::from_fen(pos.variant(), &next.fen()) {
                 Ok(p) => p,
                 Err(_) => continue,
@@ -607,7 +607,7 @@ fn standard_matches_shakmaty() {
                 if moves.is_empty() {
                     break;
                 }
-                pos = pos.play(moves[rng.below(moves.len())]);
+                pos = pos.play_unchecked(moves[rng.below(moves.len())]);
             }
         }
     }

@@ -3,7 +3,7 @@
 //! rules crate, store it only if nobody changed the game meanwhile (the
 //! version and ply guard), and only then tell the hub.
 
-use chessmerge_rules::{Game as RulesGame, MoveError, Position};
+use chessmerge_rules::{Game as RulesGame, ParseMoveError, Position};
 
 use crate::error::{ApiError, ApiResult};
 use crate::hub::GameUpdate;
@@ -90,12 +90,11 @@ fn require_ongoing(game: &store::Game) -> ApiResult<()> {
     }
 }
 
-fn move_error(e: MoveError) -> ApiError {
-    match e {
-        MoveError::Malformed { .. } => ApiError::BadRequest(e.to_string()),
-        MoveError::Illegal { .. } | MoveError::Ambiguous { .. } => {
-            ApiError::Unprocessable(e.to_string())
-        }
+fn move_error(e: ParseMoveError) -> ApiError {
+    if e.is_malformed() {
+        ApiError::BadRequest(e.to_string())
+    } else {
+        ApiError::Unprocessable(e.to_string())
     }
 }
 
@@ -199,7 +198,7 @@ pub async fn play_move(
         }
         let mut g = rebuild(old)?;
         let mv = g.position().parse_uci(text).map_err(move_error)?;
-        g.play(mv).map_err(move_error)?;
+        g.play(mv).map_err(|e| move_error(e.into()))?;
         let mut new = old.clone();
         if !new.moves.is_empty() {
             new.moves.push(' ');
