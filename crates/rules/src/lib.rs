@@ -21,6 +21,7 @@
 pub mod attacks;
 mod bitboard;
 mod board;
+mod fen;
 mod game;
 mod illegal;
 mod movegen;
@@ -36,12 +37,15 @@ mod variant;
 mod zobrist;
 
 pub use bitboard::Bitboard;
+pub use fen::{
+    FenError, FenFault, FenField, ParseFenError, PositionError, PositionErrorKind, START_FEN,
+};
 pub use game::Game;
 pub use illegal::{CastlingSide, IllegalMove, IllegalReason};
 pub use moves::{MAX_MOVES, Move, MoveList};
 pub use outcome::Outcome;
 pub use perft::{perft, perft_divide};
-pub use position::{FenError, FenField, Position, START_FEN};
+pub use position::Position;
 pub use san::{SanError, SanFault};
 pub use types::{Color, ParseSquareError, ParseVariantError, Piece, Role, Square, Unit, Variant};
 pub use uci::{ParseMoveError, ParseUciError, UciFault, UciMove};
