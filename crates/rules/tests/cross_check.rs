@@ -6,10 +6,8 @@
 //! no duplicates, and for every legal move the FEN after `play` equals the
 //! reference's FEN and round-trips through `Position::from_fen`.
 
-mod reference;
-
+use crate::reference::RefPos;
 use chessmerge_rules::{Move, Position, Unit, Variant};
-use reference::RefPos;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// xorshift64* (seeded, reproducible).
@@ -260,7 +258,7 @@ fn check_node(
         // (En passant captures are left out: their flag cannot be set
         // from outside the crate.)
         for uci in &only_ref {
-            let ep = rp.ep.map(reference::sq_name);
+            let ep = rp.ep.map(crate::reference::sq_name);
             if uci.starts_with('P') && ep.as_deref() == uci.get(3..5) {
                 continue;
             }
