@@ -41,9 +41,9 @@ impl UciMove {
     /// # Errors
     /// [`IllegalMove`] with the reason a player understands when no legal
     /// move of `pos` is written this way.
-    pub fn to_move(&self, pos: &Position) -> Result<Move, IllegalMove> {
-        pos.find_move(*self)
-            .ok_or_else(|| IllegalMove::new(*self, pos.explain_illegal(*self)))
+    pub fn to_move(self, pos: &Position) -> Result<Move, IllegalMove> {
+        pos.find_move(self)
+            .ok_or_else(|| IllegalMove::new(self, pos.explain_illegal(self)))
     }
 }
 
