@@ -72,7 +72,7 @@ fn the_mate_line_has_a_merge_a_split_and_a_pair_promotion() {
             m.split().is_some(),
             mover.is_pair() && m.promotion().is_some(),
         ));
-        pos = pos.play(m);
+        pos = pos.play(m).unwrap();
     }
     assert!(kinds[0].0, "a1a6 merges the rook onto the pawn");
     assert!(kinds[2].1, "Pa6a7 splits the pawn away");

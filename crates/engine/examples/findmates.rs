@@ -20,7 +20,7 @@ fn splitmix(mut x: u64) -> u64 {
 
 fn mate_in(pos: &Position, n: u32) -> bool {
     for &m in pos.legal_moves().iter() {
-        let c = pos.play(m);
+        let c = pos.play_unchecked(m);
         let replies = c.legal_moves();
         if replies.is_empty() {
             if c.is_check() {
@@ -28,7 +28,11 @@ fn mate_in(pos: &Position, n: u32) -> bool {
             }
             continue;
         }
-        if n > 1 && replies.iter().all(|&r| mate_in(&c.play(r), n - 1)) {
+        if n > 1
+            && replies
+                .iter()
+                .all(|&r| mate_in(&c.play_unchecked(r), n - 1))
+        {
             return true;
         }
     }
@@ -40,12 +44,15 @@ fn mating_moves(pos: &Position, n: u32) -> Vec<chessmerge_rules::Move> {
         .iter()
         .copied()
         .filter(|&m| {
-            let c = pos.play(m);
+            let c = pos.play_unchecked(m);
             let replies = c.legal_moves();
             if replies.is_empty() {
                 return c.is_check();
             }
-            n > 1 && replies.iter().all(|&r| mate_in(&c.play(r), n - 1))
+            n > 1
+                && replies
+                    .iter()
+                    .all(|&r| mate_in(&c.play_unchecked(r), n - 1))
         })
         .collect()
 }

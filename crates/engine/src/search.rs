@@ -195,7 +195,7 @@ pub struct Searcher {
 /// still scores a repetition inside its own tree as 0, since a repeated
 /// position makes no progress.)
 fn has_fifty_move_rule(v: Variant) -> bool {
-    v != Variant::ChessMerge
+    v.rules().move_rule.is_some()
 }
 
 impl Searcher {
@@ -425,7 +425,7 @@ impl Searcher {
         self.keys.push(key);
         for (i, &m) in moves.iter().enumerate() {
             self.nodes += 1;
-            let child = pos.play(m);
+            let child = pos.play_unchecked(m);
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check && self.features.check_extension);
             let score = if i == 0 {
@@ -686,7 +686,7 @@ impl Searcher {
             bring_best_forward(&mut scored, i);
             let (ms, m, _) = scored[i];
             let tactical = pos.is_capture(m) || m.promotion().is_some();
-            let child = pos.play(m);
+            let child = pos.play_unchecked(m);
             let child_key = child.zobrist();
             self.tt.prefetch(child_key);
             prefetch(self.eval_slot(child_key));
@@ -868,7 +868,7 @@ impl Searcher {
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
             let m = scored[i].1;
-            let child = pos.play(m);
+            let child = pos.play_unchecked(m);
             prefetch(self.eval_slot(child.zobrist()));
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
             if self.stopped {

@@ -220,7 +220,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 .parse_uci(text)
                 .map_err(|e| format!("position: move {} {text:?}: {e}", i + 1))?;
             keys.push(pos.zobrist());
-            pos = pos.play(m);
+            pos = pos.play_unchecked(m);
         }
         self.pos = pos;
         self.keys = keys;

@@ -1,10 +1,11 @@
 //! A game record: a start position and the moves played from it.
 
+use crate::illegal::{IllegalMove, IllegalReason};
 use crate::moves::Move;
+use crate::outcome::Outcome;
 use crate::position::Position;
-use crate::san::Outcome;
 use crate::types::Variant;
-use crate::uci::MoveError;
+use crate::uci::{ParseMoveError, UciMove};
 
 /// A start position, the moves played, and every position reached.
 #[derive(Clone, Debug)]
@@ -30,7 +31,7 @@ impl Game {
     pub fn from_uci_moves<'a>(
         start: Position,
         moves: impl IntoIterator<Item = &'a str>,
-    ) -> Result<Game, (usize, MoveError)> {
+    ) -> Result<Game, (usize, ParseMoveError)> {
         let mut game = Game::new(start);
         for (i, text) in moves.into_iter().enumerate() {
             game.play_uci(text).map_err(|e| (i, e))?;
@@ -66,40 +67,33 @@ impl Game {
     }
 
     /// Plays a move after checking it is legal and the game is not over.
-    pub fn play(&mut self, m: Move) -> Result<(), MoveError> {
+    ///
+    /// # Errors
+    /// [`IllegalMove`]: [`IllegalReason::GameOver`] once the game has an
+    /// outcome, otherwise why the position refuses the move.
+    pub fn play(&mut self, m: Move) -> Result<(), IllegalMove> {
         if let Some(o) = self.outcome() {
-            return Err(MoveError::illegal(
-                &m.to_string(),
-                format!("the game is over ({})", o.reason()),
+            return Err(IllegalMove::new(
+                UciMove::from(m),
+                IllegalReason::GameOver(o),
             ));
         }
-        let pos = self.position();
-        if !pos.is_legal(m) {
-            return Err(pos
-                .parse_uci(&m.to_string())
-                .err()
-                .unwrap_or_else(|| MoveError::illegal(&m.to_string(), "not a legal move here")));
-        }
-        self.push_unchecked(m);
-        Ok(())
-    }
-
-    fn push_unchecked(&mut self, m: Move) {
-        let next = self.position().play(m);
+        let next = self.position().play(m)?;
         self.keys.push(next.zobrist());
         self.positions.push(next);
         self.moves.push(m);
+        Ok(())
     }
 
     /// Reads a Merge-UCI move and plays it.
-    pub fn play_uci(&mut self, text: &str) -> Result<Move, MoveError> {
+    pub fn play_uci(&mut self, text: &str) -> Result<Move, ParseMoveError> {
         let m = self.position().parse_uci(text)?;
         self.play(m)?;
         Ok(m)
     }
 
     /// Reads a move in either notation and plays it.
-    pub fn play_text(&mut self, text: &str) -> Result<Move, MoveError> {
+    pub fn play_text(&mut self, text: &str) -> Result<Move, ParseMoveError> {
         let m = self.position().parse_move(text)?;
         self.play(m)?;
         Ok(m)
@@ -120,7 +114,7 @@ impl Game {
         if let Some(o) = pos.outcome() {
             return Some(o);
         }
-        if self.variant() != Variant::ChessMerge {
+        if let Some(times) = self.variant().rules().repetition {
             let key = *self.keys.last().expect("never empty");
             // Only positions since the last irreversible move can repeat.
             let window = (pos.halfmove_clock() as usize + 1).min(self.keys.len());
@@ -128,7 +122,7 @@ impl Game {
                 .iter()
                 .filter(|&&k| k == key)
                 .count();
-            if seen >= 3 {
+            if seen >= times {
                 return Some(Outcome::Repetition);
             }
         }

@@ -24,7 +24,7 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
     }
     pos.legal_moves()
         .iter()
-        .map(|&m| (m, perft(&pos.play(m), depth - 1)))
+        .map(|&m| (m, perft(&pos.play_unchecked(m), depth - 1)))
         .collect()
 }
 

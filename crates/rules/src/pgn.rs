@@ -1,7 +1,8 @@
 //! PGN with `[Variant]` and `[FEN]` tags and readable-notation movetext.
 
+use crate::fen::START_FEN;
 use crate::game::Game;
-use crate::position::{Position, START_FEN};
+use crate::position::Position;
 use crate::types::{Color, Variant};
 
 /// A game read from PGN.

@@ -10,14 +10,14 @@
 
 use crate::moves::Move;
 use crate::position::Position;
-use crate::types::{Color, Role, Unit, Variant};
-use crate::uci::MoveError;
+use crate::types::{Role, Unit, Variant};
+use crate::uci::{ParseMoveError, UciMove};
 
 impl Position {
     /// The readable notation of a legal move, with `+` or `#`.
     pub fn san(&self, m: Move) -> String {
         let mut s = self.san_plain(m);
-        let after = self.play(m);
+        let after = self.play_unchecked(m);
         if after.is_check() {
             s.push(if after.legal_moves().is_empty() {
                 '#'
@@ -94,12 +94,15 @@ impl Position {
     /// Reads a move in the readable notation.
     ///
     /// # Errors
-    /// [`MoveError::Illegal`] when no legal move matches,
-    /// [`MoveError::Ambiguous`] when several do.
-    pub fn parse_san(&self, text: &str) -> Result<Move, MoveError> {
+    /// [`SanError::Malformed`] for empty text, [`SanError::Illegal`] when
+    /// no legal move matches, [`SanError::Ambiguous`] when several do.
+    pub fn parse_san(&self, text: &str) -> Result<Move, SanError> {
         let wanted = normalize(text);
         if wanted.is_empty() {
-            return Err(MoveError::malformed(text, "empty move"));
+            return Err(SanError::Malformed {
+                text: text.to_owned(),
+                fault: SanFault::Empty,
+            });
         }
         let moves = self.legal_moves();
         let plain: Vec<(Move, String)> = moves.iter().map(|&m| (m, self.san_plain(m))).collect();
@@ -120,35 +123,31 @@ impl Position {
             .collect();
         match found.as_slice() {
             [m] => Ok(*m),
-            [] => Err(MoveError::illegal(
-                text.trim(),
-                "no legal move matches it (write moves like Nf3, N&d2, RNe4, N/d4f5 or in Merge-UCI)",
-            )),
-            many => Err(MoveError::Ambiguous {
+            [] => Err(SanError::Illegal {
                 text: text.trim().to_owned(),
-                reason: format!(
-                    "it could be {}",
-                    many.iter()
-                        .map(|&m| self.san_plain(m))
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                ),
+            }),
+            many => Err(SanError::Ambiguous {
+                text: text.trim().to_owned(),
+                candidates: many.iter().map(|&m| self.san_plain(m)).collect(),
             }),
         }
     }
 
     /// Reads a move in either notation: Merge-UCI or the readable one.
-    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+    ///
+    /// # Errors
+    /// For text that reads as Merge-UCI, [`ParseMoveError::Illegal`] when
+    /// the move is not legal (and the text is no readable move either);
+    /// otherwise the readable notation's [`ParseMoveError::San`].
+    pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
         let t = text.trim();
-        match crate::uci::parse_uci_parts(t) {
-            Ok(parts) => match self.find_move(parts) {
-                Some(m) => Ok(m),
+        match t.parse::<UciMove>() {
+            Ok(uci) => match uci.to_move(self) {
+                Ok(m) => Ok(m),
                 // "Bb5b4"-like text may still be readable notation.
-                None => self
-                    .parse_san(t)
-                    .map_err(|_| MoveError::illegal(t, self.explain_illegal(parts))),
+                Err(illegal) => self.parse_san(t).map_err(|_| illegal.into()),
             },
-            Err(_) => self.parse_san(t),
+            Err(_) => Ok(self.parse_san(t)?),
         }
     }
 }
@@ -157,9 +156,7 @@ impl Position {
 pub(crate) fn unit_letters(variant: Variant, unit: Unit) -> String {
     match unit.second {
         None => unit.first.upper().to_string(),
-        Some(Role::Bishop) if variant == Variant::Fusion && unit.first == Role::Rook => {
-            "Q".to_owned()
-        }
+        Some(Role::Bishop) if variant.rules().fusion && unit.first == Role::Rook => "Q".to_owned(),
         Some(s) => format!("{}{}", unit.first.upper(), s.upper()),
     }
 }
@@ -173,114 +170,38 @@ fn normalize(text: &str) -> String {
     }
 }
 
-/// How a game ended by the rules of the board.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    Checkmate {
-        winner: Color,
+/// What is wrong with a text that is not readable notation at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SanFault {
+    /// Nothing but white space (and check marks).
+    Empty,
+}
+
+impl std::fmt::Display for SanFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SanFault::Empty => f.write_str("empty move"),
+        }
+    }
+}
+
+/// A move in the readable notation that cannot be read here.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SanError {
+    /// The text is no move at all.
+    #[error("malformed move {text:?}: {fault}")]
+    Malformed { text: String, fault: SanFault },
+    /// No legal move is written this way.
+    #[error(
+        "illegal move {text}: no legal move matches it (write moves like Nf3, N&d2, RNe4, N/d4f5 or in Merge-UCI)"
+    )]
+    Illegal { text: String },
+    /// Several legal moves are written this way; `candidates` are their
+    /// full readable forms.
+    #[error("ambiguous move {text}: it could be {}", candidates.join(" or "))]
+    Ambiguous {
+        text: String,
+        candidates: Vec<String>,
     },
-    Stalemate,
-    /// Threefold repetition (Chessplus, Fusion, standard).
-    Repetition,
-    /// The halfmove clock reached 100 (Chessplus, Fusion, standard).
-    FiftyMoves,
-    /// Neither side can mate (per the variant's list).
-    InsufficientMaterial,
-}
-
-impl Outcome {
-    pub fn winner(self) -> Option<Color> {
-        match self {
-            Outcome::Checkmate { winner } => Some(winner),
-            _ => None,
-        }
-    }
-
-    /// The lichess status word: `mate`, `stalemate` or `draw`.
-    pub fn status(self) -> &'static str {
-        match self {
-            Outcome::Checkmate { .. } => "mate",
-            Outcome::Stalemate => "stalemate",
-            _ => "draw",
-        }
-    }
-
-    /// Words for players.
-    pub fn reason(self) -> &'static str {
-        match self {
-            Outcome::Checkmate { .. } => "checkmate",
-            Outcome::Stalemate => "stalemate",
-            Outcome::Repetition => "threefold repetition",
-            Outcome::FiftyMoves => "fifty-move rule",
-            Outcome::InsufficientMaterial => "insufficient material",
-        }
-    }
-
-    /// The PGN result: `1-0`, `0-1` or `1/2-1/2`.
-    pub fn result(self) -> &'static str {
-        match self.winner() {
-            Some(Color::White) => "1-0",
-            Some(Color::Black) => "0-1",
-            None => "1/2-1/2",
-        }
-    }
-}
-
-impl Position {
-    /// Whether the game is over on this board alone: checkmate, stalemate,
-    /// and the variant's automatic draws that need no history (the
-    /// halfmove clock and material). Repetition needs a [`crate::Game`].
-    pub fn outcome(&self) -> Option<Outcome> {
-        if self.legal_moves().is_empty() {
-            return Some(if self.is_check() {
-                Outcome::Checkmate {
-                    winner: self.turn.other(),
-                }
-            } else {
-                Outcome::Stalemate
-            });
-        }
-        if self.variant == Variant::ChessMerge {
-            return None;
-        }
-        if self.halfmove >= 100 {
-            return Some(Outcome::FiftyMoves);
-        }
-        if self.is_insufficient_material() {
-            return Some(Outcome::InsufficientMaterial);
-        }
-        None
-    }
-
-    /// The variant's list of positions where neither side can mate.
-    pub fn is_insufficient_material(&self) -> bool {
-        let b = &self.board;
-        let kings = b.role(Role::King) & !b.pairs;
-        match self.variant {
-            Variant::ChessMerge => false,
-            // Only two lone kings.
-            Variant::Fusion => (b.occupied() & !kings).is_empty(),
-            // Each side: a lone king, or a king and one bishop or knight.
-            Variant::Chessplus => Color::ALL.iter().all(|&c| {
-                let rest = b.color(c) & !kings;
-                rest.count() <= 1
-                    && (rest & b.pairs).is_empty()
-                    && (rest & !(b.role(Role::Bishop) | b.role(Role::Knight))).is_empty()
-            }),
-            Variant::Standard => {
-                let rest = b.occupied() & !kings;
-                let minors = b.role(Role::Bishop) | b.role(Role::Knight);
-                if rest.is_empty() || (rest.count() == 1 && (rest & minors).any()) {
-                    return true;
-                }
-                // K+B v K+B (any number of bishops) all on one colour.
-                let bishops = b.role(Role::Bishop);
-                let one_colour = crate::Bitboard(0x55aa_55aa_55aa_55aa);
-                rest == bishops
-                    && (b.color(Color::White) & bishops).any()
-                    && (b.color(Color::Black) & bishops).any()
-                    && ((bishops & one_colour).is_empty() || (bishops & !one_colour).is_empty())
-            }
-        }
-    }
 }

@@ -62,6 +62,15 @@ impl Color {
             Color::Black => 0,
         }
     }
+
+    /// The rank (0-based) this colour's pawns start on, from where they may
+    /// step two squares in the variants that allow it.
+    pub const fn pawn_rank(self) -> u8 {
+        match self {
+            Color::White => 1,
+            Color::Black => 6,
+        }
+    }
 }
 
 impl fmt::Display for Color {
@@ -432,22 +441,12 @@ impl Variant {
 
     /// The id used on the command line, in the API and in UCI.
     pub const fn id(self) -> &'static str {
-        match self {
-            Variant::ChessMerge => "chessmerge",
-            Variant::Chessplus => "chessplus",
-            Variant::Fusion => "fusion",
-            Variant::Standard => "standard",
-        }
+        self.rules().id
     }
 
     /// The name shown to players and written in PGN `[Variant]` tags.
     pub const fn name(self) -> &'static str {
-        match self {
-            Variant::ChessMerge => "ChessMerge",
-            Variant::Chessplus => "Chessplus",
-            Variant::Fusion => "Fusion Chess",
-            Variant::Standard => "Standard",
-        }
+        self.rules().name
     }
 }
 

@@ -6,10 +6,8 @@
 //! no duplicates, and for every legal move the FEN after `play` equals the
 //! reference's FEN and round-trips through `Position::from_fen`.
 
-mod reference;
-
+use crate::reference::RefPos;
 use chessmerge_rules::{Move, Position, Unit, Variant};
-use reference::RefPos;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// xorshift64* (seeded, reproducible).
@@ -260,12 +258,12 @@ fn check_node(
         // (En passant captures are left out: their flag cannot be set
         // from outside the crate.)
         for uci in &only_ref {
-            let ep = rp.ep.map(reference::sq_name);
+            let ep = rp.ep.map(crate::reference::sq_name);
             if uci.starts_with('P') && ep.as_deref() == uci.get(3..5) {
                 continue;
             }
             if let Some(m) = split_move(uci) {
-                let got = pos.play(m).fen();
+                let got = pos.play_unchecked(m).fen();
                 let want = reference[*uci].fen();
                 if got != want {
                     report.fail(
@@ -331,7 +329,7 @@ fn check_node(
                 ),
             );
         }
-        let after = pos.play(m);
+        let after = pos.play_unchecked(m);
         let got = after.fen();
         let want = ref_after.fen();
         if got != want {
@@ -396,7 +394,7 @@ fn playouts(
             }
             let (s, next) = reference.iter().nth(rng.below(reference.len())).unwrap();
             pos = match agreed.get(s) {
-                Some(&m) => pos.play(m),
+                Some(&m) => pos.play_unchecked(m),
                 None => match Position::from_fen(variant, &next.fen()) {
                     Ok(p) => p,
                     Err(_) => break,
@@ -496,7 +494,7 @@ fn walk(pos: &Position, rp: &RefPos, depth: u32, report: &mut Report) {
     }
     for (s, next) in &reference {
         let next_pos = match agreed.get(s) {
-            Some(&m) => pos.play(m),
+            Some(&m) => pos.play_unchecked(m),
             None => match Position::from_fen(pos.variant(), &next.fen()) {
                 Ok(p) => p,
                 Err(_) => continue,
@@ -607,7 +605,7 @@ fn standard_matches_shakmaty() {
                 if moves.is_empty() {
                     break;
                 }
-                pos = pos.play(moves[rng.below(moves.len())]);
+                pos = pos.play_unchecked(moves[rng.below(moves.len())]);
             }
         }
     }

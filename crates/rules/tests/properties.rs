@@ -49,7 +49,7 @@ fn playouts(
                 break;
             }
             let m = moves[rng.below(moves.len())];
-            let next = pos.play(m);
+            let next = pos.play_unchecked(m);
             check(&pos, m, &next);
             pos = next;
         }
@@ -134,7 +134,7 @@ fn readable_notation_and_merge_uci_give_the_same_position() {
                 .parse_san(&san)
                 .unwrap_or_else(|e| panic!("{variant} {}: {san}: {e}", pos.fen()));
             assert_eq!(parsed, m, "{variant} {}: {san}", pos.fen());
-            assert_eq!(pos.play(parsed).fen(), next.fen());
+            assert_eq!(pos.play(parsed).unwrap().fen(), next.fen());
             let via_uci = pos
                 .play_uci(&m.to_string())
                 .expect("own Merge-UCI is legal");

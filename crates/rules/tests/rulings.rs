@@ -7,7 +7,9 @@
 //! after playing them, and, for refused moves, that the reason given by
 //! `Position::parse_uci` names the fault.
 
-use chessmerge_rules::{Color, FenField, Position, Role, Square, Variant, perft};
+use chessmerge_rules::{
+    Color, FenError, FenField, ParseMoveError, Position, Role, Square, Variant, perft,
+};
 use std::collections::{BTreeSet, HashSet};
 
 const CM: Variant = Variant::ChessMerge;
@@ -89,7 +91,7 @@ fn play(p: &Position, m: &str) -> Position {
         .parse_uci(m)
         .unwrap_or_else(|e| panic!("{m} in {}: {e}", p.fen()));
     assert_eq!(mv.to_string(), m, "Merge-UCI round trip");
-    p.play(mv)
+    p.play(mv).unwrap()
 }
 
 /// Plays `m` and asserts the exact FEN that results.
@@ -116,13 +118,17 @@ fn refused(p: &Position, m: &str, words: &str) {
     );
     match p.parse_uci(m) {
         Ok(mv) => panic!("{m} parsed as legal move {mv} in {}", p.fen()),
-        Err(e) => assert!(
-            e.reason().to_lowercase().contains(&words.to_lowercase()),
+        Err(ParseMoveError::Illegal(e)) => assert!(
+            e.reason()
+                .to_string()
+                .to_lowercase()
+                .contains(&words.to_lowercase()),
             "{:?} {}: refusal of {m} is {:?}; expected it to mention {words:?}",
             p.variant(),
             p.fen(),
-            e.reason()
+            e.reason().to_string()
         ),
+        Err(e) => panic!("{m} should be refused as illegal, not {e}"),
     }
 }
 
@@ -133,12 +139,16 @@ fn fen_rejected(v: Variant, fen: &str, field: FenField, words: &[&str]) {
         Ok(p) => panic!("{v:?}: {fen:?} should be rejected, read as {}", p.fen()),
         Err(e) => e,
     };
-    assert_eq!(e.field, field, "{v:?}: {fen:?}: wrong field in {e}");
-    let msg = e.message.to_lowercase();
+    assert_eq!(e.field(), field, "{v:?}: {fen:?}: wrong field in {e}");
+    // The fault alone, without the field's name.
+    let message = match &e {
+        FenError::Parse(p) => p.fault.to_string(),
+        FenError::Position(p) => p.kind.to_string(),
+    };
+    let msg = message.to_lowercase();
     assert!(
         words.iter().any(|w| msg.contains(&w.to_lowercase())),
-        "{v:?}: {fen:?}: message {:?} should mention one of {words:?}",
-        e.message
+        "{v:?}: {fen:?}: message {message:?} should mention one of {words:?}"
     );
     // The Display names the field too.
     assert!(e.to_string().contains(&field.to_string()), "{e}");
@@ -543,7 +553,10 @@ fn double_rook_split_rights_bookkeeping(v: Variant) {
     let p = pos(v, "4k3/8/8/8/8/8/8/4K2(RR) w K - 0 1");
     let split = Move::split_of(Role::Rook, sq("h1"), sq("h5"));
     assert_eq!(split.to_string(), "Rh1h5");
-    assert_eq!(p.play(split).fen(), "4k3/8/8/7R/8/8/8/4K2R b K - 1 1");
+    assert_eq!(
+        p.play(split).unwrap().fen(),
+        "4k3/8/8/7R/8/8/8/4K2R b K - 1 1"
+    );
 }
 
 #[test]
@@ -1682,7 +1695,7 @@ fn uci_and_fen_round_trip_along_random_games() {
                     break;
                 }
                 let m = list[(next() % list.len() as u64) as usize];
-                p = p.play(m);
+                p = p.play_unchecked(m);
             }
         }
     }

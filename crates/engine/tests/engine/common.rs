@@ -11,12 +11,15 @@ pub fn mate_in(pos: &Position, n: u32) -> bool {
 pub fn mating_moves(pos: &Position, n: u32, first_only: bool) -> Vec<Move> {
     let mut out = Vec::new();
     for &m in pos.legal_moves().iter() {
-        let c = pos.play(m);
+        let c = pos.play_unchecked(m);
         let replies = c.legal_moves();
         let mates = if replies.is_empty() {
             c.is_check()
         } else {
-            n > 1 && replies.iter().all(|&r| mate_in(&c.play(r), n - 1))
+            n > 1
+                && replies
+                    .iter()
+                    .all(|&r| mate_in(&c.play_unchecked(r), n - 1))
         };
         if mates {
             out.push(m);

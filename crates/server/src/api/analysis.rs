@@ -10,7 +10,7 @@ use axum::Json;
 use axum::extract::State;
 use chessmerge_engine::search::ReportedScore;
 use chessmerge_engine::{Limits, level_config};
-use chessmerge_rules::{Game as RulesGame, MoveError, Position, Variant};
+use chessmerge_rules::{Game as RulesGame, ParseMoveError, Position, Variant};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -137,11 +137,12 @@ pub struct BestMoveJson {
     pub time_ms: u64,
 }
 
-fn move_error(index: usize, e: MoveError) -> ApiError {
+fn move_error(index: usize, e: ParseMoveError) -> ApiError {
     let text = format!("move {} ({e})", index + 1);
-    match e {
-        MoveError::Malformed { .. } => ApiError::BadRequest(text),
-        MoveError::Illegal { .. } | MoveError::Ambiguous { .. } => ApiError::Unprocessable(text),
+    if e.is_malformed() {
+        ApiError::BadRequest(text)
+    } else {
+        ApiError::Unprocessable(text)
     }
 }
 
@@ -308,7 +309,7 @@ pub async fn best(
         }
         pv.push(m.to_string());
         pv_san.push(walk.san(m));
-        walk = walk.play(m);
+        walk = walk.play_unchecked(m);
     }
     let white_sign = if pos.turn() == chessmerge_rules::Color::White {
         1
