@@ -244,3 +244,103 @@ async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
     assert_eq!(game_ply(&alice_b, &ai_game).await, 1, "the computer moved once");
     drop(lb);
 }
+
+/// A throwaway PostgreSQL cluster of this test's own (so that it can be
+/// restarted without disturbing anything else), stopped on drop.
+struct OwnPostgres {
+    url: String,
+    dir: String,
+}
+
+impl OwnPostgres {
+    fn start() -> OwnPostgres {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/postgres-for-tests");
+        let out = Command::new(script)
+            .env("CHESSMERGE_TEST_PG_THROWAWAY", "1")
+            .env_remove("CHESSMERGE_TEST_POSTGRES")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "no throwaway PostgreSQL: {err}");
+        let dir = err
+            .lines()
+            .find_map(|l| l.strip_prefix("cluster "))
+            .expect("the cluster's directory")
+            .to_owned();
+        OwnPostgres {
+            url: String::from_utf8_lossy(&out.stdout).trim().to_owned(),
+            dir,
+        }
+    }
+
+    fn pg_ctl(&self, what: &str) {
+        let bin = std::fs::read_dir("/usr/lib/postgresql")
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().join("bin/pg_ctl"))
+            .filter(|p| p.exists())
+            .max()
+            .expect("pg_ctl");
+        let st = Command::new("runuser")
+            .args(["-u", "postgres", "--"])
+            .arg(bin)
+            .args(["-D", &format!("{}/data", self.dir), "-w", "-m", "fast", what])
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success(), "pg_ctl {what}");
+    }
+}
+
+impl Drop for OwnPostgres {
+    fn drop(&mut self) {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/postgres-for-tests");
+        let _ = Command::new(script).args(["stop", &self.dir]).status();
+    }
+}
+
+/// PostgreSQL restarts under a node: requests during the outage get a
+/// clear 503 (not a hang, not a 500); afterwards the node recovers by
+/// itself, and a follower that missed events while the notification
+/// connection was down gets them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_recovers_by_itself_when_postgresql_restarts() {
+    let pg = OwnPostgres::start();
+    let node = Server::start_on(format!("{}/postgres", pg.url).into(), &[]);
+    let alice = register(&node.base, "alice").await;
+    let bob = register(&node.base, "bob").await;
+    let (_, c) = alice
+        .post("/api/challenge/bob", json!({"color": "white"}))
+        .await;
+    let id = c["id"].as_str().unwrap().to_owned();
+    let (s, _) = bob.post_empty(&format!("/api/challenge/{id}/accept")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(alice.mv(&id, "e2e3").await.0, StatusCode::OK);
+
+    pg.pg_ctl("stop");
+    let t0 = Instant::now();
+    let (s, v) = bob.mv(&id, "e7e6").await;
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "during the outage: {v}");
+    assert!(v["error"].as_str().unwrap().contains("unavailable"), "{v}");
+    assert!(t0.elapsed() < Duration::from_secs(15), "answered, not hung");
+    pg.pg_ctl("start");
+
+    // The node needs no restart: the move goes through once the database is back.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (s, v) = bob.mv(&id, "e7e6").await;
+        if s == StatusCode::OK {
+            break;
+        }
+        assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "{v}");
+        assert!(Instant::now() < deadline, "the node did not recover: {}", node.log_text());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let mut ws = ws_connect(&node.base, Some(&alice.cookie)).await;
+    ws_send(&mut ws, json!({"t": "sub", "id": id, "v": 2})).await;
+    let v = state(&mut ws).await;
+    assert_eq!((v["v"].as_i64(), v["d"]["lastMove"].as_str()), (Some(3), Some("e7e6")));
+    assert_eq!(alice.mv(&id, "d2d3").await.0, StatusCode::OK);
+    let v = state(&mut ws).await;
+    assert_eq!(v["v"], 4, "live again after the restart");
+}

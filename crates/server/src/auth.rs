@@ -264,38 +264,57 @@ impl LoginLimiter {
         ]
     }
 
-    /// Whether another attempt is allowed now.
-    pub fn allowed(&self, account: &str, address: &str) -> bool {
-        let map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        let [ka, kb] = Self::keys(account, address);
-        let count = |k: &str| match map.get(k) {
+    fn count(&self, map: &HashMap<String, (u32, Instant)>, key: &str, now: Instant) -> u32 {
+        match map.get(key) {
             Some(&(n, since)) if now.duration_since(since) < self.window => n,
             _ => 0,
-        };
-        count(&ka) < self.per_account && count(&kb) < self.per_address
+        }
     }
 
-    /// Records a failed attempt.
-    pub fn failed(&self, account: &str, address: &str) {
+    /// Takes an attempt: false when a limit is reached (nothing counted);
+    /// true when the attempt may go ahead, and then it is already counted
+    /// as a failure, in the same step as the check, so that concurrent
+    /// guesses cannot all pass the check before any is counted. A success
+    /// hands it back with [`LoginLimiter::succeeded`].
+    pub fn try_attempt(&self, account: &str, address: &str) -> bool {
         let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
+        let [ka, kb] = Self::keys(account, address);
+        if self.count(&map, &ka, now) >= self.per_account
+            || self.count(&map, &kb, now) >= self.per_address
+        {
+            return false;
+        }
         if map.len() > 100_000 {
             map.retain(|_, &mut (_, since)| now.duration_since(since) < self.window);
         }
-        for k in Self::keys(account, address) {
+        for k in [ka, kb] {
             let e = map.entry(k).or_insert((0, now));
             if now.duration_since(e.1) >= self.window {
                 *e = (0, now);
             }
             e.0 += 1;
         }
+        true
     }
 
-    /// Forgets an account's failures after a successful login.
-    pub fn succeeded(&self, account: &str) {
+    /// Whether another attempt would be allowed now (nothing counted).
+    pub fn allowed(&self, account: &str, address: &str) -> bool {
+        let map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        let [ka, kb] = Self::keys(account, address);
+        self.count(&map, &ka, now) < self.per_account && self.count(&map, &kb, now) < self.per_address
+    }
+
+    /// A successful login: forgets the account's failures and hands back
+    /// the address's count taken by [`LoginLimiter::try_attempt`].
+    pub fn succeeded(&self, account: &str, address: &str) {
         let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        map.remove(&format!("u:{}", account.to_lowercase()));
+        let [ka, kb] = Self::keys(account, address);
+        map.remove(&ka);
+        if let Some(e) = map.get_mut(&kb) {
+            e.0 = e.0.saturating_sub(1);
+        }
     }
 }
 
@@ -307,25 +326,41 @@ mod tests {
     fn limiter_blocks_after_the_limit_per_account_and_address() {
         let l = LoginLimiter::new(Duration::from_secs(60), 3, 5);
         for _ in 0..3 {
-            assert!(l.allowed("Alice", "1.2.3.4"));
-            l.failed("alice", "1.2.3.4");
+            assert!(l.try_attempt("Alice", "1.2.3.4"));
         }
         assert!(
-            !l.allowed("ALICE", "9.9.9.9"),
+            !l.try_attempt("ALICE", "9.9.9.9"),
             "per-account limit ignores case and address"
         );
-        assert!(l.allowed("bob", "1.2.3.4"));
-        l.failed("bob", "1.2.3.4");
-        l.failed("carol", "1.2.3.4");
+        assert!(l.try_attempt("bob", "1.2.3.4"));
+        assert!(l.try_attempt("carol", "1.2.3.4"));
         assert!(!l.allowed("dave", "1.2.3.4"), "per-address limit");
-        l.succeeded("alice");
+        l.succeeded("alice", "1.2.3.4");
         assert!(l.allowed("alice", "5.5.5.5"));
+        assert!(l.allowed("dave", "1.2.3.4"), "the success handed its count back");
+    }
+
+    /// Concurrent guesses at one account: never more evaluated than the
+    /// limit (the check and the count are one step).
+    #[test]
+    fn concurrent_attempts_never_pass_the_limit() {
+        let l = std::sync::Arc::new(LoginLimiter::new(Duration::from_secs(60), 10, 1000));
+        let passed: usize = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..60)
+                .map(|i| {
+                    let l = l.clone();
+                    s.spawn(move || l.try_attempt("victim", &format!("10.0.0.{i}")) as usize)
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(passed, 10);
     }
 
     #[test]
     fn limiter_window_expires() {
         let l = LoginLimiter::new(Duration::from_millis(0), 1, 1);
-        l.failed("a", "x");
+        assert!(l.try_attempt("a", "x"));
         assert!(l.allowed("a", "x"));
     }
 

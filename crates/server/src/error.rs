@@ -117,6 +117,7 @@ fn game_status(e: &GameError) -> StatusCode {
 fn store_status(e: &StoreError) -> StatusCode {
     match e {
         StoreError::Conflict => StatusCode::CONFLICT,
+        StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         StoreError::Corrupt(_) | StoreError::Database(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -142,6 +143,9 @@ impl std::fmt::Display for ApiError {
             ApiError::Game(e) => e.fmt(f),
             ApiError::Challenge(e) => e.fmt(f),
             ApiError::Store(StoreError::Conflict) => f.write_str("already exists"),
+            ApiError::Store(StoreError::Unavailable(_)) => {
+                f.write_str("the database is unavailable; try again shortly")
+            }
             ApiError::Store(e) => e.fmt(f),
             ApiError::Blocking(e) => e.fmt(f),
         }

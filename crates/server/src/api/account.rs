@@ -113,7 +113,7 @@ async fn check_credentials(
     headers: &HeaderMap,
 ) -> ApiResult<User> {
     let ip = auth::client_ip(addr.ip(), headers, &state.trusted_proxies).to_string();
-    if !state.limiter.allowed(&c.username, &ip) {
+    if !state.limiter.try_attempt(&c.username, &ip) {
         return Err(ApiError::TooManyRequests(
             "too many failed logins; try again later".into(),
         ));
@@ -131,13 +131,11 @@ async fn check_credentials(
     .await?;
     match user {
         Some(u) if ok => {
-            state.limiter.succeeded(&c.username);
+            state.limiter.succeeded(&c.username, &ip);
             Ok(u)
         }
-        _ => {
-            state.limiter.failed(&c.username, &ip);
-            Err(ApiError::Unauthorized("wrong username or password".into()))
-        }
+        // The failure was counted when the attempt was taken.
+        _ => Err(ApiError::Unauthorized("wrong username or password".into())),
     }
 }
 

@@ -9,6 +9,25 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::{BoxFuture, Committed, GameCommit, StoreResult, StoreStats, StoredEvent};
 
+impl From<sqlx::Error> for super::StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        use super::StoreError;
+        match &e {
+            sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict,
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => StoreError::Unavailable(e.to_string()),
+            // PostgreSQL shutting down or starting up (57P01-57P03).
+            sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("57P")) => {
+                StoreError::Unavailable(e.to_string())
+            }
+            _ => StoreError::Database(e.to_string()),
+        }
+    }
+}
+
 /// Most game changes one transaction commits.
 pub(super) const MAX_BATCH: usize = 128;
 /// Game changes waiting for the writer (beyond this, callers wait to queue).

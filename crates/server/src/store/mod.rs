@@ -56,6 +56,10 @@ pub enum StoreError {
     /// A stored row does not read as the model says it must.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
+    /// The database cannot be reached now (down, restarting, pool
+    /// exhausted): worth trying again shortly.
+    #[error("the database is unavailable; try again shortly")]
+    Unavailable(String),
     /// The database failed.
     #[error("database error: {0}")]
     Database(String),

@@ -57,16 +57,7 @@ pub struct SqliteStore {
     shared: Arc<Shared>,
 }
 
-impl From<sqlx::Error> for StoreError {
-    fn from(e: sqlx::Error) -> Self {
-        if let sqlx::Error::Database(db) = &e
-            && db.is_unique_violation()
-        {
-            return StoreError::Conflict;
-        }
-        StoreError::Database(e.to_string())
-    }
-}
+
 
 async fn insert_game(
     conn: &mut SqliteConnection,
