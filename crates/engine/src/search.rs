@@ -424,7 +424,8 @@ impl Searcher {
         let key = pos.zobrist();
         self.keys.push(key);
         for (i, &m) in moves.iter().enumerate() {
-            self.nodes += 1;
+            // Not counted here: the child counts itself on entry (negamax
+            // or quiescence), like every other node.
             let child = pos.play(m);
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check && self.features.check_extension);
@@ -971,4 +972,25 @@ pub fn splitmix(mut x: u64) -> u64 {
 pub fn search_once(pos: &Position, history: &[u64], limits: &Limits) -> SearchResult {
     let mut s = Searcher::new(16, Arc::new(AtomicBool::new(false)));
     s.search(pos, history, limits, &mut |_| {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 11: the root loop counted each root child once more on top of
+    /// the child's own count. Here the root has one legal move (Ka7), and
+    /// the reply position is a quiescence leaf (no capture, promotion or
+    /// check), so a depth-1 search visits exactly one node: the root itself
+    /// is not counted (nodes are positions reached by a move, as in most
+    /// engines) and the child counts itself once.
+    #[test]
+    fn depth_one_counts_each_root_child_once() {
+        for v in Variant::ALL {
+            let pos = Position::from_fen(v, "K7/2k4p/8/8/8/8/8/8 w - - 0 1").unwrap();
+            assert_eq!(pos.legal_moves().len(), 1, "{v}");
+            let r = search_once(&pos, &[], &Limits::depth(1));
+            assert_eq!(r.nodes, 1, "{v}");
+        }
+    }
 }
