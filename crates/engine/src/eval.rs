@@ -294,6 +294,26 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
         let them = c.other().index();
         let s = &mut side[ci];
         let own = b.by_color[ci];
+        // Single pawns set-wise, with the terms `piece` below would give
+        // each: square values, phase, attacks (their set is the union of
+        // single pawns' attacks), and the zone weight of every pawn that
+        // attacks the enemy royal zone (a pawn of `c` on s attacks t
+        // exactly when a pawn of the other colour on t attacks s).
+        let single_pawns = b.by_role[ci][Role::Pawn.index()] & !b.pairs;
+        let mut bb = single_pawns;
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            let (mg, eg) = PIECE_SQUARE[ci][Role::Pawn.index()][sq];
+            s.add(mg, eg);
+        }
+        let n_single_pawns = single_pawns.count_ones() as i32;
+        phase += PHASE_WEIGHT[Role::Pawn.index()] * n_single_pawns;
+        let a = pawn_set_attacks(c, single_pawns);
+        attacks[ci] |= a;
+        att_class[ci][0] |= a;
+        let zone_pawns = single_pawns & pawn_set_attacks(c.other(), zones[them]);
+        zone_weight[ci] += KING_ATTACK_WEIGHT[Role::Pawn.index()] * zone_pawns.count_ones() as i32;
         // One piece of role `r` on `sq`: its terms, and its attack set.
         let mut piece = |r: Role, sq: usize| -> u64 {
             let ri = r.index();
@@ -322,8 +342,14 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
             }
             a
         };
-        // Single pieces straight from the role sets.
-        for r in Role::ALL {
+        // The other single pieces straight from the role sets.
+        for r in [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ] {
             let mut bb = b.by_role[ci][r.index()] & !b.pairs;
             while bb != 0 {
                 let sq = bb.trailing_zeros() as usize;

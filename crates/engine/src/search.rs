@@ -178,7 +178,7 @@ pub struct Searcher {
     lmr: Box<[[i32; 64]; 64]>,
     /// Static evaluations by Zobrist key (the raw evaluation, before any
     /// level noise).
-    eval_cache: Vec<(u64, i32)>,
+    eval_cache: Vec<u64>,
     /// Move-ordering buffers, one per ply (kept to avoid allocations).
     bufs: Vec<Vec<(i32, Move, i32)>>,
     /// Where each node's moves are generated before they are scored into
@@ -222,7 +222,7 @@ impl Searcher {
             stopped: false,
             root_depth: 0,
             lmr,
-            eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
+            eval_cache: vec![0; EVAL_CACHE_SIZE],
             bufs: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             move_list: Box::new(MoveList::new()),
             imprecision: Imprecision::default(),
@@ -520,17 +520,17 @@ impl Searcher {
     }
 
     #[inline]
-    fn eval_slot(&self, key: u64) -> &(u64, i32) {
+    fn eval_slot(&self, key: u64) -> &u64 {
         &self.eval_cache[eval_index(key)]
     }
 
     fn static_eval(&mut self, pos: &Position, key: u64) -> i32 {
         let slot = &mut self.eval_cache[eval_index(key)];
-        let e = if slot.0 == key && key != 0 {
-            slot.1
+        let e = if let Some(e) = eval_entry_score(*slot, key) {
+            e
         } else {
             let e = evaluate(pos);
-            *slot = (key, e);
+            *slot = eval_entry(key, e);
             e
         };
         let n = self.imprecision.eval_noise;
@@ -677,7 +677,8 @@ impl Searcher {
         let orig_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
-        let mut quiets_tried: [Option<Move>; 48] = [None; 48];
+        // Quiet moves searched before a cutoff are marked by a 1 in their
+        // `scored` entry's third field (the history penalty's list).
         let mut n_quiets = 0;
         let us = pos.turn().index();
         let can_extend =
@@ -766,14 +767,14 @@ impl Searcher {
                     self.update_pv(ply, m);
                     if score >= beta {
                         if !tactical {
-                            self.reward_quiet(us, ply, m, depth, &quiets_tried[..n_quiets]);
+                            self.reward_quiet(us, ply, m, depth, &scored[..i]);
                         }
                         break;
                     }
                 }
             }
-            if !tactical && n_quiets < quiets_tried.len() {
-                quiets_tried[n_quiets] = Some(m);
+            if !tactical && n_quiets < MAX_QUIETS_PENALISED {
+                scored[i].2 = 1;
                 n_quiets += 1;
             }
         }
@@ -794,7 +795,16 @@ impl Searcher {
         best
     }
 
-    fn reward_quiet(&mut self, us: usize, ply: usize, m: Move, depth: i32, tried: &[Option<Move>]) {
+    /// `tried`: the moves searched before `m`, the quiet ones penalised
+    /// marked by a 1 in the third field.
+    fn reward_quiet(
+        &mut self,
+        us: usize,
+        ply: usize,
+        m: Move,
+        depth: i32,
+        tried: &[(i32, Move, i32)],
+    ) {
         let k = &mut self.killers[ply];
         if k[0] != Some(m) {
             k[1] = k[0];
@@ -803,7 +813,7 @@ impl Searcher {
         let bonus = (depth * depth).min(400);
         let h = &mut self.history[us][m.from().index()][m.to().index()];
         *h += bonus - *h * bonus / HISTORY_MAX;
-        for &q in tried.iter().flatten() {
+        for q in tried.iter().filter(|e| e.2 == 1).map(|e| e.1) {
             let h = &mut self.history[us][q.from().index()][q.to().index()];
             *h -= bonus + *h * bonus / HISTORY_MAX;
         }
@@ -923,12 +933,34 @@ impl Searcher {
 }
 
 const KILLER_SCORE: i32 = 1_000_000;
+/// At most this many quiet moves that failed before a cutoff lose history.
+const MAX_QUIETS_PENALISED: usize = 48;
 const EVAL_CACHE_SIZE: usize = 1 << 16;
 
 /// The evaluation cache's slot for a Zobrist key.
 #[inline]
 fn eval_index(key: u64) -> usize {
     (key as usize) & (EVAL_CACHE_SIZE - 1)
+}
+
+/// An evaluation cache entry in 8 bytes (the cache is 512 KiB, half what
+/// `(key, score)` pairs took, so more of it stays in the core's cache):
+/// the key's upper 32 bits, which the slot's index (the lower 16) does not
+/// give, above the score's 32 bits. 0 is the empty entry; a key whose
+/// upper half is 0 is never stored, so it cannot be confused with it.
+#[inline]
+fn eval_entry(key: u64, score: i32) -> u64 {
+    if key >> 32 == 0 {
+        0
+    } else {
+        (key & !0xFFFF_FFFF) | u64::from(score as u32)
+    }
+}
+
+/// The score an entry holds for `key`, if it holds one for it.
+#[inline]
+fn eval_entry_score(entry: u64, key: u64) -> Option<i32> {
+    (entry != 0 && (entry ^ key) >> 32 == 0).then_some(entry as u32 as i32)
 }
 const HISTORY_MAX: i32 = 16_384;
 
@@ -993,4 +1025,21 @@ mod tests {
             assert_eq!(r.nodes, 1, "{v}");
         }
     }
+
+    #[test]
+    fn eval_cache_entries_round_trip_and_never_match_another_key() {
+        let key = 0x1234_5678_9abc_def0;
+        for score in [0, 1, -1, 31_999, -31_999, i32::MIN, i32::MAX] {
+            let e = eval_entry(key, score);
+            assert_eq!(eval_entry_score(e, key), Some(score));
+            // Same slot (same lower 16 bits), another upper half: no match.
+            assert_eq!(eval_entry_score(e, key ^ (1 << 40)), None);
+        }
+        // Empty entries match nothing; a key with a zero upper half is not
+        // stored, so it cannot read as the empty entry's score 0.
+        assert_eq!(eval_entry_score(0, key), None);
+        assert_eq!(eval_entry(0xdef0, 5), 0);
+        assert_eq!(eval_entry_score(eval_entry(0xdef0, 5), 0xdef0), None);
+    }
+
 }
