@@ -204,7 +204,7 @@ impl Searcher {
         let mut lmr = Box::new([[0i32; 64]; 64]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
             }
         }
         Searcher {
@@ -279,7 +279,7 @@ impl Searcher {
         for side in self.history.iter_mut() {
             for row in side.iter_mut() {
                 for h in row.iter_mut() {
-                    *h /= 8;
+                    *h /= HISTORY_AGING_DIVISOR;
                 }
             }
         }
@@ -336,7 +336,7 @@ impl Searcher {
                 } else {
                     break (s, best);
                 }
-                if window > 1000 {
+                if window > ASPIRATION_MAX_WINDOW {
                     alpha = -INFINITY;
                     beta = INFINITY;
                 }
@@ -724,7 +724,7 @@ impl Searcher {
                     if pv_node {
                         r -= 1;
                     }
-                    if ms >= KILLER_SCORE - 10 {
+                    if ms >= KILLER_SCORE - SECOND_KILLER_OFFSET {
                         r -= 1;
                     }
                     r = r.clamp(0, new_depth - 1);
@@ -810,7 +810,7 @@ impl Searcher {
             k[1] = k[0];
             k[0] = Some(m);
         }
-        let bonus = (depth * depth).min(400);
+        let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
         let h = &mut self.history[us][m.from().index()][m.to().index()];
         *h += bonus - *h * bonus / HISTORY_MAX;
         for q in tried.iter().filter(|e| e.2 == 1).map(|e| e.1) {
@@ -863,14 +863,19 @@ impl Searcher {
                     continue;
                 }
                 // Losing captures: a dearer attacker onto a defended square.
-                if m.promotion().is_none() && attacker > vv + 50 && pos.is_attacked(m.to(), them) {
+                if m.promotion().is_none()
+                    && attacker > vv + LOSING_CAPTURE_MARGIN
+                    && pos.is_attacked(m.to(), them)
+                {
                     continue;
                 }
             }
             let order = if victim.is_some() || m.promotion().is_some() {
-                vv * 16 - attacker + m.promotion().map_or(0, |r| ORDER_VALUE[r.index()] * 8)
+                vv * MVV_WEIGHT - attacker
+                    + m.promotion()
+                        .map_or(0, |r| ORDER_VALUE[r.index()] * QS_PROMOTION_ORDER_WEIGHT)
             } else {
-                -100_000 + self.history[pos.turn().index()][m.from().index()][m.to().index()]
+                QS_QUIET_ORDER + self.history[pos.turn().index()][m.from().index()][m.to().index()]
             };
             scored.push((order, m, gain));
         }
@@ -904,38 +909,34 @@ impl Searcher {
 
     fn move_score(&self, pos: &Position, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
         if Some(m) == tt_move {
-            return 10_000_000;
+            return TT_MOVE_SCORE;
         }
         let victim = pos.captured(m);
         if let Some(v) = victim {
             let vv = unit_value(v);
             let av = pos.moving_unit(m).map_or(0, unit_value);
-            let mvv_lva = vv * 16 - av;
-            let good = av <= vv + 50 || !pos.is_attacked(m.to(), pos.turn().other());
+            let mvv_lva = vv * MVV_WEIGHT - av;
+            let good =
+                av <= vv + LOSING_CAPTURE_MARGIN || !pos.is_attacked(m.to(), pos.turn().other());
             return if good {
-                2_000_000 + mvv_lva
+                GOOD_CAPTURE_SCORE + mvv_lva
             } else {
-                -1_000_000 + mvv_lva
+                BAD_CAPTURE_SCORE + mvv_lva
             };
         }
         if let Some(p) = m.promotion() {
-            return 1_500_000 + ORDER_VALUE[p.index()];
+            return PROMOTION_SCORE + ORDER_VALUE[p.index()];
         }
         let k = &self.killers[ply];
         if k[0] == Some(m) {
             return KILLER_SCORE;
         }
         if k[1] == Some(m) {
-            return KILLER_SCORE - 10;
+            return KILLER_SCORE - SECOND_KILLER_OFFSET;
         }
         self.history[pos.turn().index()][m.from().index()][m.to().index()]
     }
 }
-
-const KILLER_SCORE: i32 = 1_000_000;
-/// At most this many quiet moves that failed before a cutoff lose history.
-const MAX_QUIETS_PENALISED: usize = 48;
-const EVAL_CACHE_SIZE: usize = 1 << 16;
 
 /// The evaluation cache's slot for a Zobrist key.
 #[inline]
@@ -962,7 +963,6 @@ fn eval_entry(key: u64, score: i32) -> u64 {
 fn eval_entry_score(entry: u64, key: u64) -> Option<i32> {
     (entry != 0 && (entry ^ key) >> 32 == 0).then_some(entry as u32 as i32)
 }
-const HISTORY_MAX: i32 = 16_384;
 
 /// One step of selection sort: swaps the first of the highest-scored
 /// entries of `scored[i..]` into place `i`. (Moves are picked lazily, since
@@ -1041,5 +1041,4 @@ mod tests {
         assert_eq!(eval_entry(0xdef0, 5), 0);
         assert_eq!(eval_entry_score(eval_entry(0xdef0, 5), 0xdef0), None);
     }
-
 }
