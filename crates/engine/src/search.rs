@@ -590,7 +590,7 @@ impl Searcher {
             return alpha;
         }
         if depth <= 0 && !in_check {
-            return self.qsearch(pos, alpha, beta, ply);
+            return self.qsearch(pos, alpha, beta, ply, false);
         }
         let depth = depth.max(1);
         self.nodes += 1;
@@ -819,7 +819,17 @@ impl Searcher {
         }
     }
 
-    fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// `in_check`: whether the side to move is in check (the caller knows:
+    /// negamax only comes here when it is not, and a capture's child is
+    /// tested once, here in the loop).
+    fn qsearch(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        in_check: bool,
+    ) -> i32 {
         if self.poll() {
             return 0;
         }
@@ -830,7 +840,6 @@ impl Searcher {
         if ply >= MAX_PLY - 1 {
             return self.static_eval(pos, key);
         }
-        let in_check = pos.is_check();
         // Standing pat is not allowed in check; a stand-pat cutoff needs no
         // move generation. (Stalemate is not detected here: only the moves
         // that capture or promote are generated when not in check.)
@@ -886,7 +895,7 @@ impl Searcher {
             let m = scored[i].1;
             let child = pos.play(m);
             prefetch(self.eval_slot(child.zobrist()));
-            let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, child.is_check());
             if self.stopped {
                 self.keys.pop();
                 self.bufs[ply] = scored;
