@@ -32,6 +32,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+// The bench uses only the server harness of the shared test helpers.
+#[allow(dead_code)]
 #[path = "../tests/common/mod.rs"]
 mod common;
 

@@ -4,7 +4,12 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod bench;
+mod matches;
 mod perft;
+mod play;
+mod players;
+mod uci;
 
 /// ChessMerge: merge chess rules, engine and server.
 #[derive(Parser)]
@@ -19,13 +24,13 @@ enum Command {
     /// Count the leaf nodes of the legal move tree (perft).
     Perft(perft::PerftArgs),
     /// Speak UCI on standard input and output (the engine).
-    Uci(chessmerge_engine::uci::UciArgs),
+    Uci(uci::UciArgs),
     /// Play a game against the engine in the terminal.
-    Play(chessmerge_engine::play::PlayArgs),
+    Play(play::PlayArgs),
     /// Play two engine configurations against each other.
-    Match(chessmerge_engine::matches::MatchArgs),
+    Match(matches::MatchArgs),
     /// Search fixed positions to a fixed depth; print nodes and nps.
-    Bench(chessmerge_engine::bench::BenchArgs),
+    Bench(bench::BenchArgs),
     /// Run the ChessMerge server (HTTP API, live streams, web page).
     Serve(chessmerge_server::ServeArgs),
 }
@@ -55,15 +60,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Perft(args) => perft::run(args),
-        Command::Uci(args) => chessmerge_engine::uci::run_uci(args).map(|()| ExitCode::SUCCESS),
-        Command::Play(args) => chessmerge_engine::play::run_play(args).map(|()| ExitCode::SUCCESS),
-        Command::Match(args) => {
-            chessmerge_engine::matches::run_match(args).map(|()| ExitCode::SUCCESS)
-        }
-        Command::Bench(args) => {
-            chessmerge_engine::bench::run_bench(args).map(|()| ExitCode::SUCCESS)
-        }
-        Command::Serve(args) => chessmerge_server::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Perft(args) => return perft::run(args),
+        Command::Uci(args) => uci::run(args),
+        Command::Play(args) => play::run_play(args)?,
+        Command::Match(args) => matches::run_match(args)?,
+        Command::Bench(args) => bench::run(args)?,
+        Command::Serve(args) => chessmerge_server::run(args)?,
     }
+    Ok(ExitCode::SUCCESS)
 }

@@ -9,13 +9,11 @@
 //! nginx (`/usr/sbin/nginx`; `scripts/test` installs it): without them the
 //! test fails and says what is missing.
 
-mod common;
-
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{
-    Player, Server, TempDir, fresh_postgres_database, register, ws_connect, ws_next, ws_send,
+use crate::common::{
+    self, Player, Server, TempDir, fresh_postgres_database, register, ws_connect, ws_next, ws_send,
 };
 use reqwest::StatusCode;
 use serde_json::{Value, json};

@@ -3,12 +3,10 @@
 //! port with a fresh database and talks to it over HTTP only. Expected
 //! positions and moves come from the real rules crate.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
+use crate::common::{Env, fresh, http, json_of};
 use chessmerge_rules::{Game, Position, Variant};
-use common::{Env, fresh, http, json_of};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

@@ -2,13 +2,11 @@
 //! on a free port with a fresh database and talks to it over HTTP and
 //! WebSocket only. Moves are constructed with the real rules crate.
 
-mod common;
-
-use chessmerge_rules::{Game, Position, Variant};
-use common::{
+use crate::common::{
     Player, Server, TempDir, fresh, get_anonymous, http, json_of, login_cookie, register,
     ws_connect, ws_next, ws_send,
 };
+use chessmerge_rules::{Game, Position, Variant};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

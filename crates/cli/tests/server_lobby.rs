@@ -3,9 +3,7 @@
 //! `GET /api/challenge/open` (the list), `GET /api/challenge/{id}/show`, and
 //! the socket's `lobby` feed (live appear / accepted / canceled).
 
-mod common;
-
-use common::{
+use crate::common::{
     Player, TIMEOUT, Ws, fresh, get_anonymous, http, json_of, register, ws_connect, ws_send,
 };
 use futures_util::StreamExt;

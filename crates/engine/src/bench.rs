@@ -1,12 +1,12 @@
-//! `chessmerge bench`: a fixed set of positions (all four variants)
+//! The bench behind `chessmerge bench`: a fixed set of positions (all four variants)
 //! searched to a fixed depth from an empty table. The total node count is
 //! a deterministic signature of the search: any change in search
-//! behaviour changes it. Also prints the perft rate of the same build, for
-//! comparing the per-node cost of search and move generation.
+//! behaviour changes it. [`perft_made`] is the per-node peer the command
+//! prints beside it (the per-node cost of search and of move generation).
 
 use crate::limits::Limits;
 use crate::search::Searcher;
-use chessmerge_rules::{MoveList, Position, Variant, perft};
+use chessmerge_rules::{MoveList, Position, Variant};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -79,24 +79,6 @@ pub const POSITIONS: &[(Variant, &str)] = &[
     (Variant::Fusion, "6k1/5ppp/8/8/8/8/5PPP/3(KR)4 w - - 0 1"),
 ];
 
-/// Arguments of `chessmerge bench`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct BenchArgs {
-    /// Search depth for every position.
-    #[arg(long, default_value_t = 7)]
-    pub depth: i32,
-    /// Transposition table size (MiB).
-    #[arg(long, default_value_t = 16)]
-    pub hash: usize,
-    /// Also measure perft speed to this depth on each variant's start
-    /// position (0: skip).
-    #[arg(long, default_value_t = 4)]
-    pub perft_depth: u32,
-    /// Print one line per position.
-    #[arg(long)]
-    pub verbose: bool,
-}
-
 /// Result of a bench run.
 #[derive(Debug, Clone, Copy)]
 pub struct BenchResult {
@@ -131,46 +113,6 @@ pub fn bench(
         nodes: total,
         nps: total * 1_000_000 / us,
     }
-}
-
-/// `chessmerge bench`.
-pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
-    let r = bench(args.depth, args.hash, |v, fen, n| {
-        if args.verbose {
-            println!("{:>11} {:>10} {}", v.id(), n, fen);
-        }
-    });
-    if args.perft_depth > 0 {
-        // The rules crate's perft (leaves counted in bulk at the last ply).
-        let mut leaves = 0;
-        let start = Instant::now();
-        for v in Variant::ALL {
-            leaves += perft(&Position::new(v), args.perft_depth);
-        }
-        let us = start.elapsed().as_micros().max(1) as u64;
-        println!(
-            "perft: {} leaves {} leaves/s",
-            leaves,
-            leaves * 1_000_000 / us
-        );
-        // The same trees with every move made and every position's moves
-        // generated: the per-node work a search does at the least.
-        let mut nodes = 0;
-        let start = Instant::now();
-        for v in Variant::ALL {
-            nodes += perft_made(&Position::new(v), args.perft_depth);
-        }
-        let us = start.elapsed().as_micros().max(1) as u64;
-        let made_nps = nodes * 1_000_000 / us;
-        println!("perft, every node made: {nodes} nodes {made_nps} nps");
-        println!(
-            "search/perft per-node rate: {:.3}",
-            r.nps as f64 / made_nps.max(1) as f64
-        );
-    }
-    // Last, in the usual form, for tools that read the final line.
-    println!("{} nodes {} nps", r.nodes, r.nps);
-    Ok(())
 }
 
 /// Positions visited when every move of the perft tree is played and

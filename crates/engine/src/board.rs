@@ -1,9 +1,9 @@
-//! The engine's read-only view of a position: bitboards built from
-//! `Position::unit_at`, and attack sets for evaluation.
+//! The engine's read-only view of a position: sets by colour and role, and
+//! attack sets for evaluation.
 //!
-//! The rules crate's documented API gives units square by square; the
-//! evaluation needs sets by colour and role, so this module builds them once
-//! per evaluated position. Attack patterns come from the rules crate's
+//! [`Board::new`] reads the position's own bitboards (`units_of`,
+//! `with_role`, `pairs`), once per evaluated position, with no square
+//! scan; units are read from the position on demand. Attack patterns come from the rules crate's
 //! `attacks` tables, wrapped here for plain `usize` squares and `u64` sets.
 
 use chessmerge_rules::attacks as rules_attacks;

@@ -23,95 +23,6 @@ use crate::board::{
 use crate::params::*;
 use chessmerge_rules::{Color, Position, Role, Unit, Variant};
 
-#[rustfmt::skip]
-const PST_PAWN: [i32; 64] = [
-     0,  0,  0,  0,  0,  0,  0,  0,
-    50, 50, 50, 50, 50, 50, 50, 50,
-    10, 10, 20, 30, 30, 20, 10, 10,
-     5,  5, 10, 25, 25, 10,  5,  5,
-     0,  0,  0, 20, 20,  0,  0,  0,
-     5, -5,-10,  0,  0,-10, -5,  5,
-     5, 10, 10,-20,-20, 10, 10,  5,
-     0,  0,  0,  0,  0,  0,  0,  0,
-];
-#[rustfmt::skip]
-const PST_PAWN_EG: [i32; 64] = [
-     0,  0,  0,  0,  0,  0,  0,  0,
-    70, 70, 70, 70, 70, 70, 70, 70,
-    40, 40, 40, 40, 40, 40, 40, 40,
-    20, 20, 20, 20, 20, 20, 20, 20,
-    10, 10, 10, 10, 10, 10, 10, 10,
-     0,  0,  0,  0,  0,  0,  0,  0,
-     0,  0,  0,  0,  0,  0,  0,  0,
-     0,  0,  0,  0,  0,  0,  0,  0,
-];
-#[rustfmt::skip]
-const PST_KNIGHT: [i32; 64] = [
-    -50,-40,-30,-30,-30,-30,-40,-50,
-    -40,-20,  0,  0,  0,  0,-20,-40,
-    -30,  0, 10, 15, 15, 10,  0,-30,
-    -30,  5, 15, 20, 20, 15,  5,-30,
-    -30,  0, 15, 20, 20, 15,  0,-30,
-    -30,  5, 10, 15, 15, 10,  5,-30,
-    -40,-20,  0,  5,  5,  0,-20,-40,
-    -50,-40,-30,-30,-30,-30,-40,-50,
-];
-#[rustfmt::skip]
-const PST_BISHOP: [i32; 64] = [
-    -20,-10,-10,-10,-10,-10,-10,-20,
-    -10,  0,  0,  0,  0,  0,  0,-10,
-    -10,  0,  5, 10, 10,  5,  0,-10,
-    -10,  5,  5, 10, 10,  5,  5,-10,
-    -10,  0, 10, 10, 10, 10,  0,-10,
-    -10, 10, 10, 10, 10, 10, 10,-10,
-    -10,  5,  0,  0,  0,  0,  5,-10,
-    -20,-10,-10,-10,-10,-10,-10,-20,
-];
-#[rustfmt::skip]
-const PST_ROOK: [i32; 64] = [
-      0,  0,  0,  0,  0,  0,  0,  0,
-      5, 10, 10, 10, 10, 10, 10,  5,
-     -5,  0,  0,  0,  0,  0,  0, -5,
-     -5,  0,  0,  0,  0,  0,  0, -5,
-     -5,  0,  0,  0,  0,  0,  0, -5,
-     -5,  0,  0,  0,  0,  0,  0, -5,
-     -5,  0,  0,  0,  0,  0,  0, -5,
-      0,  0,  0,  5,  5,  0,  0,  0,
-];
-#[rustfmt::skip]
-const PST_QUEEN: [i32; 64] = [
-    -20,-10,-10, -5, -5,-10,-10,-20,
-    -10,  0,  0,  0,  0,  0,  0,-10,
-    -10,  0,  5,  5,  5,  5,  0,-10,
-     -5,  0,  5,  5,  5,  5,  0, -5,
-      0,  0,  5,  5,  5,  5,  0, -5,
-    -10,  5,  5,  5,  5,  5,  0,-10,
-    -10,  0,  5,  0,  0,  0,  0,-10,
-    -20,-10,-10, -5, -5,-10,-10,-20,
-];
-#[rustfmt::skip]
-const PST_KING_MG: [i32; 64] = [
-    -30,-40,-40,-50,-50,-40,-40,-30,
-    -30,-40,-40,-50,-50,-40,-40,-30,
-    -30,-40,-40,-50,-50,-40,-40,-30,
-    -30,-40,-40,-50,-50,-40,-40,-30,
-    -20,-30,-30,-40,-40,-30,-30,-20,
-    -10,-20,-20,-20,-20,-20,-20,-10,
-     20, 20,  0,  0,  0,  0, 20, 20,
-     20, 30, 10,  0,  0, 10, 30, 20,
-];
-#[rustfmt::skip]
-const PST_KING_EG: [i32; 64] = [
-    -50,-40,-30,-20,-20,-30,-40,-50,
-    -30,-20,-10,  0,  0,-10,-20,-30,
-    -30,-10, 20, 30, 30, 20,-10,-30,
-    -30,-10, 30, 40, 40, 30,-10,-30,
-    -30,-10, 30, 40, 40, 30,-10,-30,
-    -30,-10, 20, 30, 30, 20,-10,-30,
-    -30,-30,  0,  0,  0,  0,-30,-30,
-    -50,-30,-30,-30,-30,-30,-30,-50,
-];
-
 /// Piece-square values (mg, eg) of role index `r` at table index `i`.
 /// The tables are written rank 8 first, as seen by white: white uses
 /// `i = sq ^ 56`, black `i = sq` (the mirror).
@@ -294,6 +205,26 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
         let them = c.other().index();
         let s = &mut side[ci];
         let own = b.by_color[ci];
+        // Single pawns set-wise, with the terms `piece` below would give
+        // each: square values, phase, attacks (their set is the union of
+        // single pawns' attacks), and the zone weight of every pawn that
+        // attacks the enemy royal zone (a pawn of `c` on s attacks t
+        // exactly when a pawn of the other colour on t attacks s).
+        let single_pawns = b.by_role[ci][Role::Pawn.index()] & !b.pairs;
+        let mut bb = single_pawns;
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            let (mg, eg) = PIECE_SQUARE[ci][Role::Pawn.index()][sq];
+            s.add(mg, eg);
+        }
+        let n_single_pawns = single_pawns.count_ones() as i32;
+        phase += PHASE_WEIGHT[Role::Pawn.index()] * n_single_pawns;
+        let a = pawn_set_attacks(c, single_pawns);
+        attacks[ci] |= a;
+        att_class[ci][0] |= a;
+        let zone_pawns = single_pawns & pawn_set_attacks(c.other(), zones[them]);
+        zone_weight[ci] += KING_ATTACK_WEIGHT[Role::Pawn.index()] * zone_pawns.count_ones() as i32;
         // One piece of role `r` on `sq`: its terms, and its attack set.
         let mut piece = |r: Role, sq: usize| -> u64 {
             let ri = r.index();
@@ -318,12 +249,21 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
             att_class[ci][class] |= a;
             if r != Role::Pawn && r != Role::King {
                 let mob = (a & !own & !pawn_att[them]).count_ones() as i32;
-                s.add(MOBILITY_MG[ri] * (mob - 4), MOBILITY_EG[ri] * (mob - 4));
+                s.add(
+                    MOBILITY_MG[ri] * (mob - MOBILITY_BASELINE),
+                    MOBILITY_EG[ri] * (mob - MOBILITY_BASELINE),
+                );
             }
             a
         };
-        // Single pieces straight from the role sets.
-        for r in Role::ALL {
+        // The other single pieces straight from the role sets.
+        for r in [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ] {
             let mut bb = b.by_role[ci][r.index()] & !b.pairs;
             while bb != 0 {
                 let sq = bb.trailing_zeros() as usize;
@@ -365,7 +305,7 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
             0,
         );
         if bishops[ci] >= 2 {
-            s.add(BISHOP_PAIR_BONUS, BISHOP_PAIR_BONUS + 10);
+            s.add(BISHOP_PAIR_BONUS, BISHOP_PAIR_EG_BONUS);
         }
     }
 
@@ -410,8 +350,8 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
         let weight = zone_weight[them.index()];
         let danger = KING_DANGER[(weight as usize).min(KING_DANGER.len() - 1)];
         // Scale by the attacker's non-pawn material (no danger without pieces).
-        let scale = (non_pawn_material[them.index()]).min(2_000);
-        let mut mg = -danger * scale / 2_000;
+        let scale = (non_pawn_material[them.index()]).min(KING_DANGER_FULL_MATERIAL);
+        let mut mg = -danger * scale / KING_DANGER_FULL_MATERIAL;
         let shield_rank = match c {
             Color::White => royal / 8 + 1,
             Color::Black => (royal / 8).wrapping_sub(1),
@@ -469,7 +409,7 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
         let (sum, max) = threat[ci];
         let pen = if c == stm {
             // The side to move can save one unit; the rest are likely lost.
-            max * THREAT_WEIGHT / 64 + (sum - max) * THREAT_WEIGHT * 3 / 64
+            max * THREAT_WEIGHT / 64 + (sum - max) * THREAT_WEIGHT * THREAT_UNSAVED_FACTOR / 64
         } else {
             sum * THREAT_WEIGHT / 64
         };
@@ -496,7 +436,7 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color) -> i32 {
     if (score > 0 && pawns_w == 0 && non_pawn_material[0] <= MG_VALUE[2])
         || (score < 0 && pawns_b == 0 && non_pawn_material[1] <= MG_VALUE[2])
     {
-        score /= 8;
+        score /= DRAWISH_DIVISOR;
     }
 
     let score = if stm == Color::White { score } else { -score };

@@ -21,6 +21,7 @@
 //! same on fast and slow machines; the time cap only guards the server.
 
 use crate::limits::Limits;
+use crate::params::LEVELS;
 use crate::search::{Imprecision, Searcher, splitmix};
 use chessmerge_rules::{Game, Move};
 use std::cell::RefCell;
@@ -48,16 +49,8 @@ pub struct LevelConfig {
 
 /// The configuration of `level` (clamped to 1..=8).
 pub fn level_config(level: u8) -> LevelConfig {
-    let (depth, nodes, noise, random_pct, secs) = match level.clamp(MIN_LEVEL, MAX_LEVEL) {
-        1 => (Some(1), None, 300, 30, 5),
-        2 => (Some(1), None, 150, 15, 5),
-        3 => (Some(2), None, 80, 5, 5),
-        4 => (Some(3), Some(4_000), 50, 0, 5),
-        5 => (Some(5), Some(15_000), 25, 0, 5),
-        6 => (None, Some(50_000), 10, 0, 5),
-        7 => (None, Some(150_000), 0, 0, 5),
-        _ => (None, Some(500_000), 0, 0, 10),
-    };
+    let (depth, nodes, noise, random_pct, secs) =
+        LEVELS[usize::from(level.clamp(MIN_LEVEL, MAX_LEVEL) - MIN_LEVEL)];
     LevelConfig {
         depth,
         nodes,

@@ -1,15 +1,16 @@
 //! The ChessMerge engine: a searcher and evaluator for the four variants
-//! of merge chess (ChessMerge, Chessplus, Fusion Chess, standard chess),
-//! and the command-line front ends built on it.
+//! of merge chess (ChessMerge, Chessplus, Fusion Chess, standard chess).
+//! The command-line front ends (`chessmerge play`, `match`, `bench`, `uci`)
+//! live in the `chessmerge` binary (crates/cli).
 //!
 //! - [`choose_move`]: the blocking entry point for the server (levels 1-8,
 //!   see [`levels`]);
 //! - [`search::Searcher`]: iterative deepening alpha-beta with a
 //!   transposition table, quiescence search, pruning and reductions;
 //! - [`eval`]: the pair-aware evaluation;
-//! - [`uci`]: the UCI loop (`chessmerge uci`);
-//! - [`play`], [`matches`], [`bench`]: `chessmerge play`, `match`, `bench`,
-//!   each with a clap `Args` struct and a `run_*` function for the CLI.
+//! - [`uci`]: the UCI loop over any line source and sink;
+//! - [`bench`]: the fixed search bench (its node count is the search's
+//!   signature) and the per-node perft peer.
 //!
 //! ```
 //! use chessmerge_rules::{Game, Position, Variant};
@@ -23,10 +24,7 @@ pub mod board;
 pub mod eval;
 pub mod levels;
 pub mod limits;
-pub mod matches;
 pub mod params;
-pub mod play;
-pub mod players;
 pub mod search;
 pub mod tt;
 pub mod uci;

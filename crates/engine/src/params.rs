@@ -6,6 +6,9 @@
 //! - `*_DEPTH`: a depth (plies) from which, or up to which, a rule applies;
 //! - `*_WEIGHT`: a per-item multiplier of an evaluation term;
 //! - `*_BONUS` / `*_PENALTY`: a fixed amount added or taken away.
+//! - `*_SCORE`: a move-ordering band (moves sort by score, highest first);
+//! - `*_FACTOR` / `*_DIVISOR`: a multiplier or divisor of another term;
+//! - `PST_*`: piece-square tables; `LEVELS`: the playing levels.
 //!
 //! Scores are `i32` centipawns from the side to move's point of view, with
 //! mates encoded as `MATE - plies` (see [`MATE`]).
@@ -31,6 +34,101 @@ pub const EG_VALUE: [i32; 6] = [120, 300, 320, 530, 940, 0];
 /// Values used by move ordering and SEE-like tests (MVV-LVA); the king is
 /// large so that it sorts last as an attacker.
 pub const ORDER_VALUE: [i32; 6] = [100, 320, 330, 500, 950, 2_000];
+
+// ------------------------------------------------------ piece-square tables
+// Written rank 8 first, as seen by white (white reads `sq ^ 56`, black
+// `sq`); middlegame and endgame alike unless a role has an `_EG` table.
+
+#[rustfmt::skip]
+pub const PST_PAWN: [i32; 64] = [
+     0,  0,  0,  0,  0,  0,  0,  0,
+    50, 50, 50, 50, 50, 50, 50, 50,
+    10, 10, 20, 30, 30, 20, 10, 10,
+     5,  5, 10, 25, 25, 10,  5,  5,
+     0,  0,  0, 20, 20,  0,  0,  0,
+     5, -5,-10,  0,  0,-10, -5,  5,
+     5, 10, 10,-20,-20, 10, 10,  5,
+     0,  0,  0,  0,  0,  0,  0,  0,
+];
+#[rustfmt::skip]
+pub const PST_PAWN_EG: [i32; 64] = [
+     0,  0,  0,  0,  0,  0,  0,  0,
+    70, 70, 70, 70, 70, 70, 70, 70,
+    40, 40, 40, 40, 40, 40, 40, 40,
+    20, 20, 20, 20, 20, 20, 20, 20,
+    10, 10, 10, 10, 10, 10, 10, 10,
+     0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,
+];
+#[rustfmt::skip]
+pub const PST_KNIGHT: [i32; 64] = [
+    -50,-40,-30,-30,-30,-30,-40,-50,
+    -40,-20,  0,  0,  0,  0,-20,-40,
+    -30,  0, 10, 15, 15, 10,  0,-30,
+    -30,  5, 15, 20, 20, 15,  5,-30,
+    -30,  0, 15, 20, 20, 15,  0,-30,
+    -30,  5, 10, 15, 15, 10,  5,-30,
+    -40,-20,  0,  5,  5,  0,-20,-40,
+    -50,-40,-30,-30,-30,-30,-40,-50,
+];
+#[rustfmt::skip]
+pub const PST_BISHOP: [i32; 64] = [
+    -20,-10,-10,-10,-10,-10,-10,-20,
+    -10,  0,  0,  0,  0,  0,  0,-10,
+    -10,  0,  5, 10, 10,  5,  0,-10,
+    -10,  5,  5, 10, 10,  5,  5,-10,
+    -10,  0, 10, 10, 10, 10,  0,-10,
+    -10, 10, 10, 10, 10, 10, 10,-10,
+    -10,  5,  0,  0,  0,  0,  5,-10,
+    -20,-10,-10,-10,-10,-10,-10,-20,
+];
+#[rustfmt::skip]
+pub const PST_ROOK: [i32; 64] = [
+      0,  0,  0,  0,  0,  0,  0,  0,
+      5, 10, 10, 10, 10, 10, 10,  5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+     -5,  0,  0,  0,  0,  0,  0, -5,
+      0,  0,  0,  5,  5,  0,  0,  0,
+];
+#[rustfmt::skip]
+pub const PST_QUEEN: [i32; 64] = [
+    -20,-10,-10, -5, -5,-10,-10,-20,
+    -10,  0,  0,  0,  0,  0,  0,-10,
+    -10,  0,  5,  5,  5,  5,  0,-10,
+     -5,  0,  5,  5,  5,  5,  0, -5,
+      0,  0,  5,  5,  5,  5,  0, -5,
+    -10,  5,  5,  5,  5,  5,  0,-10,
+    -10,  0,  5,  0,  0,  0,  0,-10,
+    -20,-10,-10, -5, -5,-10,-10,-20,
+];
+#[rustfmt::skip]
+pub const PST_KING_MG: [i32; 64] = [
+    -30,-40,-40,-50,-50,-40,-40,-30,
+    -30,-40,-40,-50,-50,-40,-40,-30,
+    -30,-40,-40,-50,-50,-40,-40,-30,
+    -30,-40,-40,-50,-50,-40,-40,-30,
+    -20,-30,-30,-40,-40,-30,-30,-20,
+    -10,-20,-20,-20,-20,-20,-20,-10,
+     20, 20,  0,  0,  0,  0, 20, 20,
+     20, 30, 10,  0,  0, 10, 30, 20,
+];
+#[rustfmt::skip]
+pub const PST_KING_EG: [i32; 64] = [
+    -50,-40,-30,-20,-20,-30,-40,-50,
+    -30,-20,-10,  0,  0,-10,-20,-30,
+    -30,-10, 20, 30, 30, 20,-10,-30,
+    -30,-10, 30, 40, 40, 30,-10,-30,
+    -30,-10, 30, 40, 40, 30,-10,-30,
+    -30,-10, 20, 30, 30, 20,-10,-30,
+    -30,-30,  0,  0,  0,  0,-30,-30,
+    -50,-30,-30,-30,-30,-30,-30,-50,
+];
+
+// ------------------------------------------------------------------ pairs
 
 /// Correction (middlegame, endgame) of a pair's material against its two
 /// pieces apart, by the pair's two roles (canonical order, higher first).
@@ -92,6 +190,19 @@ pub const MOBILITY_MG: [i32; 6] = [0, 4, 4, 2, 1, 0];
 pub const MOBILITY_EG: [i32; 6] = [0, 3, 4, 4, 2, 0];
 /// Bishop pair bonus (two bishops anywhere, mg + eg).
 pub const BISHOP_PAIR_BONUS: i32 = 30;
+/// The bishop pair's endgame bonus.
+pub const BISHOP_PAIR_EG_BONUS: i32 = 40;
+/// Mobility is counted from this many squares (fewer give a penalty).
+pub const MOBILITY_BASELINE: i32 = 4;
+/// King danger is charged in full when the attacker has at least this much
+/// non-pawn material (centipawns), in proportion below.
+pub const KING_DANGER_FULL_MATERIAL: i32 = 2_000;
+/// The side to move's threats beyond the one it can save are charged
+/// `THREAT_WEIGHT * THREAT_UNSAVED_FACTOR / 64` of their value.
+pub const THREAT_UNSAVED_FACTOR: i32 = 3;
+/// Without pawns and ahead by at most a minor piece: the score is divided
+/// by this.
+pub const DRAWISH_DIVISOR: i32 = 8;
 /// Middlegame bonus per castling right still held (ChessMerge and
 /// Chessplus keep the right through a merge into the corner rook).
 pub const CASTLING_RIGHT_BONUS: i32 = 10;
@@ -151,3 +262,69 @@ pub const DEFAULT_MOVES_TO_GO: u64 = 30;
 pub const MOVE_OVERHEAD_MS: u64 = 30;
 /// Default transposition table size (MiB).
 pub const DEFAULT_HASH_MB: usize = 32;
+
+// ----------------------------------------------------------- move ordering
+// Move scores sort in bands: the table's move, winning or equal captures
+// (MVV-LVA), promotions, killers, quiet moves by history, losing captures.
+
+/// The transposition table's move.
+pub const TT_MOVE_SCORE: i32 = 10_000_000;
+/// Base of a winning or equal capture (plus its MVV-LVA value).
+pub const GOOD_CAPTURE_SCORE: i32 = 2_000_000;
+/// Base of a promotion (plus the new piece's `ORDER_VALUE`).
+pub const PROMOTION_SCORE: i32 = 1_500_000;
+/// The first killer of a ply; quiet moves with at least
+/// `KILLER_SCORE - SECOND_KILLER_OFFSET` are also reduced less.
+pub const KILLER_SCORE: i32 = 1_000_000;
+/// How far the second killer sorts below the first.
+pub const SECOND_KILLER_OFFSET: i32 = 10;
+/// Base of a losing capture (plus its MVV-LVA value): after every quiet.
+pub const BAD_CAPTURE_SCORE: i32 = -1_000_000;
+/// MVV-LVA: the victim's value times this, minus the attacker's value.
+pub const MVV_WEIGHT: i32 = 16;
+/// A capture is losing when its attacker is worth more than the victim by
+/// more than this margin and the square is defended.
+pub const LOSING_CAPTURE_MARGIN: i32 = 50;
+/// Quiescence: a promotion's `ORDER_VALUE` times this is added to its order.
+pub const QS_PROMOTION_ORDER_WEIGHT: i32 = 8;
+/// Quiescence (in check): quiet evasions sort below every capture by this
+/// base (plus history).
+pub const QS_QUIET_ORDER: i32 = -100_000;
+/// History scores stay within ±this (each update moves a score toward it).
+pub const HISTORY_MAX: i32 = 16_384;
+/// History bonus (and penalty) of a cutoff at depth d: d², at most this.
+pub const HISTORY_BONUS_MAX: i32 = 400;
+/// History is divided by this at the start of every search (aging).
+pub const HISTORY_AGING_DIVISOR: i32 = 8;
+/// At most this many quiet moves that failed before a cutoff lose history.
+pub const MAX_QUIETS_PENALISED: usize = 48;
+
+// --------------------------------------------------- reductions and windows
+
+/// Late move reduction table: r(depth d, move number m) =
+/// `LMR_BASE + ln d · ln m / LMR_DIVISOR`, truncated.
+pub const LMR_BASE: f64 = 0.75;
+/// See [`LMR_BASE`].
+pub const LMR_DIVISOR: f64 = 2.25;
+/// An aspiration window wider than this (each side) opens fully.
+pub const ASPIRATION_MAX_WINDOW: i32 = 1_000;
+
+// --------------------------------------------------------- memory and levels
+
+/// Evaluation cache entries (8 bytes each; a power of two).
+pub const EVAL_CACHE_SIZE: usize = 1 << 16;
+
+/// Levels 1-8 (`levels::level_config`): depth limit, node limit, eval noise
+/// amplitude (centipawns), chance of a random move (percent), and wall-clock
+/// cap (seconds).
+#[allow(clippy::type_complexity)]
+pub const LEVELS: [(Option<i32>, Option<u64>, i32, u32, u64); 8] = [
+    (Some(1), None, 300, 30, 5),
+    (Some(1), None, 150, 15, 5),
+    (Some(2), None, 80, 5, 5),
+    (Some(3), Some(4_000), 50, 0, 5),
+    (Some(5), Some(15_000), 25, 0, 5),
+    (None, Some(50_000), 10, 0, 5),
+    (None, Some(150_000), 0, 0, 5),
+    (None, Some(500_000), 0, 0, 10),
+];

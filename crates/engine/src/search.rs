@@ -178,7 +178,7 @@ pub struct Searcher {
     lmr: Box<[[i32; 64]; 64]>,
     /// Static evaluations by Zobrist key (the raw evaluation, before any
     /// level noise).
-    eval_cache: Vec<(u64, i32)>,
+    eval_cache: Vec<u64>,
     /// Move-ordering buffers, one per ply (kept to avoid allocations).
     bufs: Vec<Vec<(i32, Move, i32)>>,
     /// Where each node's moves are generated before they are scored into
@@ -204,7 +204,7 @@ impl Searcher {
         let mut lmr = Box::new([[0i32; 64]; 64]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
             }
         }
         Searcher {
@@ -222,7 +222,7 @@ impl Searcher {
             stopped: false,
             root_depth: 0,
             lmr,
-            eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
+            eval_cache: vec![0; EVAL_CACHE_SIZE],
             bufs: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             move_list: Box::new(MoveList::new()),
             imprecision: Imprecision::default(),
@@ -279,7 +279,7 @@ impl Searcher {
         for side in self.history.iter_mut() {
             for row in side.iter_mut() {
                 for h in row.iter_mut() {
-                    *h /= 8;
+                    *h /= HISTORY_AGING_DIVISOR;
                 }
             }
         }
@@ -336,7 +336,7 @@ impl Searcher {
                 } else {
                     break (s, best);
                 }
-                if window > 1000 {
+                if window > ASPIRATION_MAX_WINDOW {
                     alpha = -INFINITY;
                     beta = INFINITY;
                 }
@@ -424,7 +424,8 @@ impl Searcher {
         let key = pos.zobrist();
         self.keys.push(key);
         for (i, &m) in moves.iter().enumerate() {
-            self.nodes += 1;
+            // Not counted here: the child counts itself on entry (negamax
+            // or quiescence), like every other node.
             let child = pos.play_unchecked(m);
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check && self.features.check_extension);
@@ -519,17 +520,17 @@ impl Searcher {
     }
 
     #[inline]
-    fn eval_slot(&self, key: u64) -> &(u64, i32) {
+    fn eval_slot(&self, key: u64) -> &u64 {
         &self.eval_cache[eval_index(key)]
     }
 
     fn static_eval(&mut self, pos: &Position, key: u64) -> i32 {
         let slot = &mut self.eval_cache[eval_index(key)];
-        let e = if slot.0 == key && key != 0 {
-            slot.1
+        let e = if let Some(e) = eval_entry_score(*slot, key) {
+            e
         } else {
             let e = evaluate(pos);
-            *slot = (key, e);
+            *slot = eval_entry(key, e);
             e
         };
         let n = self.imprecision.eval_noise;
@@ -589,7 +590,7 @@ impl Searcher {
             return alpha;
         }
         if depth <= 0 && !in_check {
-            return self.qsearch(pos, alpha, beta, ply);
+            return self.qsearch(pos, alpha, beta, ply, false);
         }
         let depth = depth.max(1);
         self.nodes += 1;
@@ -676,7 +677,8 @@ impl Searcher {
         let orig_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
-        let mut quiets_tried: [Option<Move>; 48] = [None; 48];
+        // Quiet moves searched before a cutoff are marked by a 1 in their
+        // `scored` entry's third field (the history penalty's list).
         let mut n_quiets = 0;
         let us = pos.turn().index();
         let can_extend =
@@ -722,7 +724,7 @@ impl Searcher {
                     if pv_node {
                         r -= 1;
                     }
-                    if ms >= KILLER_SCORE - 10 {
+                    if ms >= KILLER_SCORE - SECOND_KILLER_OFFSET {
                         r -= 1;
                     }
                     r = r.clamp(0, new_depth - 1);
@@ -765,14 +767,14 @@ impl Searcher {
                     self.update_pv(ply, m);
                     if score >= beta {
                         if !tactical {
-                            self.reward_quiet(us, ply, m, depth, &quiets_tried[..n_quiets]);
+                            self.reward_quiet(us, ply, m, depth, &scored[..i]);
                         }
                         break;
                     }
                 }
             }
-            if !tactical && n_quiets < quiets_tried.len() {
-                quiets_tried[n_quiets] = Some(m);
+            if !tactical && n_quiets < MAX_QUIETS_PENALISED {
+                scored[i].2 = 1;
                 n_quiets += 1;
             }
         }
@@ -793,22 +795,41 @@ impl Searcher {
         best
     }
 
-    fn reward_quiet(&mut self, us: usize, ply: usize, m: Move, depth: i32, tried: &[Option<Move>]) {
+    /// `tried`: the moves searched before `m`, the quiet ones penalised
+    /// marked by a 1 in the third field.
+    fn reward_quiet(
+        &mut self,
+        us: usize,
+        ply: usize,
+        m: Move,
+        depth: i32,
+        tried: &[(i32, Move, i32)],
+    ) {
         let k = &mut self.killers[ply];
         if k[0] != Some(m) {
             k[1] = k[0];
             k[0] = Some(m);
         }
-        let bonus = (depth * depth).min(400);
+        let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
         let h = &mut self.history[us][m.from().index()][m.to().index()];
         *h += bonus - *h * bonus / HISTORY_MAX;
-        for &q in tried.iter().flatten() {
+        for q in tried.iter().filter(|e| e.2 == 1).map(|e| e.1) {
             let h = &mut self.history[us][q.from().index()][q.to().index()];
             *h -= bonus + *h * bonus / HISTORY_MAX;
         }
     }
 
-    fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// `in_check`: whether the side to move is in check (the caller knows:
+    /// negamax only comes here when it is not, and a capture's child is
+    /// tested once, here in the loop).
+    fn qsearch(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        in_check: bool,
+    ) -> i32 {
         if self.poll() {
             return 0;
         }
@@ -819,7 +840,6 @@ impl Searcher {
         if ply >= MAX_PLY - 1 {
             return self.static_eval(pos, key);
         }
-        let in_check = pos.is_check();
         // Standing pat is not allowed in check; a stand-pat cutoff needs no
         // move generation. (Stalemate is not detected here: only the moves
         // that capture or promote are generated when not in check.)
@@ -852,14 +872,19 @@ impl Searcher {
                     continue;
                 }
                 // Losing captures: a dearer attacker onto a defended square.
-                if m.promotion().is_none() && attacker > vv + 50 && pos.is_attacked(m.to(), them) {
+                if m.promotion().is_none()
+                    && attacker > vv + LOSING_CAPTURE_MARGIN
+                    && pos.is_attacked(m.to(), them)
+                {
                     continue;
                 }
             }
             let order = if victim.is_some() || m.promotion().is_some() {
-                vv * 16 - attacker + m.promotion().map_or(0, |r| ORDER_VALUE[r.index()] * 8)
+                vv * MVV_WEIGHT - attacker
+                    + m.promotion()
+                        .map_or(0, |r| ORDER_VALUE[r.index()] * QS_PROMOTION_ORDER_WEIGHT)
             } else {
-                -100_000 + self.history[pos.turn().index()][m.from().index()][m.to().index()]
+                QS_QUIET_ORDER + self.history[pos.turn().index()][m.from().index()][m.to().index()]
             };
             scored.push((order, m, gain));
         }
@@ -870,7 +895,7 @@ impl Searcher {
             let m = scored[i].1;
             let child = pos.play_unchecked(m);
             prefetch(self.eval_slot(child.zobrist()));
-            let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, child.is_check());
             if self.stopped {
                 self.keys.pop();
                 self.bufs[ply] = scored;
@@ -893,43 +918,60 @@ impl Searcher {
 
     fn move_score(&self, pos: &Position, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
         if Some(m) == tt_move {
-            return 10_000_000;
+            return TT_MOVE_SCORE;
         }
         let victim = pos.captured(m);
         if let Some(v) = victim {
             let vv = unit_value(v);
             let av = pos.moving_unit(m).map_or(0, unit_value);
-            let mvv_lva = vv * 16 - av;
-            let good = av <= vv + 50 || !pos.is_attacked(m.to(), pos.turn().other());
+            let mvv_lva = vv * MVV_WEIGHT - av;
+            let good =
+                av <= vv + LOSING_CAPTURE_MARGIN || !pos.is_attacked(m.to(), pos.turn().other());
             return if good {
-                2_000_000 + mvv_lva
+                GOOD_CAPTURE_SCORE + mvv_lva
             } else {
-                -1_000_000 + mvv_lva
+                BAD_CAPTURE_SCORE + mvv_lva
             };
         }
         if let Some(p) = m.promotion() {
-            return 1_500_000 + ORDER_VALUE[p.index()];
+            return PROMOTION_SCORE + ORDER_VALUE[p.index()];
         }
         let k = &self.killers[ply];
         if k[0] == Some(m) {
             return KILLER_SCORE;
         }
         if k[1] == Some(m) {
-            return KILLER_SCORE - 10;
+            return KILLER_SCORE - SECOND_KILLER_OFFSET;
         }
         self.history[pos.turn().index()][m.from().index()][m.to().index()]
     }
 }
-
-const KILLER_SCORE: i32 = 1_000_000;
-const EVAL_CACHE_SIZE: usize = 1 << 16;
 
 /// The evaluation cache's slot for a Zobrist key.
 #[inline]
 fn eval_index(key: u64) -> usize {
     (key as usize) & (EVAL_CACHE_SIZE - 1)
 }
-const HISTORY_MAX: i32 = 16_384;
+
+/// An evaluation cache entry in 8 bytes (the cache is 512 KiB, half what
+/// `(key, score)` pairs took, so more of it stays in the core's cache):
+/// the key's upper 32 bits, which the slot's index (the lower 16) does not
+/// give, above the score's 32 bits. 0 is the empty entry; a key whose
+/// upper half is 0 is never stored, so it cannot be confused with it.
+#[inline]
+fn eval_entry(key: u64, score: i32) -> u64 {
+    if key >> 32 == 0 {
+        0
+    } else {
+        (key & !0xFFFF_FFFF) | u64::from(score as u32)
+    }
+}
+
+/// The score an entry holds for `key`, if it holds one for it.
+#[inline]
+fn eval_entry_score(entry: u64, key: u64) -> Option<i32> {
+    (entry != 0 && (entry ^ key) >> 32 == 0).then_some(entry as u32 as i32)
+}
 
 /// One step of selection sort: swaps the first of the highest-scored
 /// entries of `scored[i..]` into place `i`. (Moves are picked lazily, since
@@ -971,4 +1013,41 @@ pub fn splitmix(mut x: u64) -> u64 {
 pub fn search_once(pos: &Position, history: &[u64], limits: &Limits) -> SearchResult {
     let mut s = Searcher::new(16, Arc::new(AtomicBool::new(false)));
     s.search(pos, history, limits, &mut |_| {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 11: the root loop counted each root child once more on top of
+    /// the child's own count. Here the root has one legal move (Ka7), and
+    /// the reply position is a quiescence leaf (no capture, promotion or
+    /// check), so a depth-1 search visits exactly one node: the root itself
+    /// is not counted (nodes are positions reached by a move, as in most
+    /// engines) and the child counts itself once.
+    #[test]
+    fn depth_one_counts_each_root_child_once() {
+        for v in Variant::ALL {
+            let pos = Position::from_fen(v, "K7/2k4p/8/8/8/8/8/8 w - - 0 1").unwrap();
+            assert_eq!(pos.legal_moves().len(), 1, "{v}");
+            let r = search_once(&pos, &[], &Limits::depth(1));
+            assert_eq!(r.nodes, 1, "{v}");
+        }
+    }
+
+    #[test]
+    fn eval_cache_entries_round_trip_and_never_match_another_key() {
+        let key = 0x1234_5678_9abc_def0;
+        for score in [0, 1, -1, 31_999, -31_999, i32::MIN, i32::MAX] {
+            let e = eval_entry(key, score);
+            assert_eq!(eval_entry_score(e, key), Some(score));
+            // Same slot (same lower 16 bits), another upper half: no match.
+            assert_eq!(eval_entry_score(e, key ^ (1 << 40)), None);
+        }
+        // Empty entries match nothing; a key with a zero upper half is not
+        // stored, so it cannot read as the empty entry's score 0.
+        assert_eq!(eval_entry_score(0, key), None);
+        assert_eq!(eval_entry(0xdef0, 5), 0);
+        assert_eq!(eval_entry_score(eval_entry(0xdef0, 5), 0xdef0), None);
+    }
 }

@@ -23,22 +23,6 @@ use std::time::Duration;
 /// Engine name sent in `id name`.
 pub const ENGINE_NAME: &str = concat!("ChessMerge ", env!("CARGO_PKG_VERSION"));
 
-/// Arguments of `chessmerge uci`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct UciArgs {
-    /// Variant before any `setoption name UCI_Variant` (use `standard` for
-    /// ordinary chess GUIs that do not set it).
-    #[arg(long, default_value = "chessmerge")]
-    pub variant: Variant,
-}
-
-/// `chessmerge uci`: the loop on standard input and output.
-pub fn run_uci(args: UciArgs) -> anyhow::Result<()> {
-    let stdin = std::io::stdin();
-    run_loop(stdin.lock(), std::io::stdout(), args.variant);
-    Ok(())
-}
-
 type Out<W> = Arc<Mutex<W>>;
 
 fn send<W: Write>(out: &Out<W>, line: &str) {

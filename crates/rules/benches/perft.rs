@@ -1,9 +1,16 @@
-//! Perft speed: ours against shakmaty, measured in the same run.
+//! Perft speed: ours against two peers, shakmaty and cozy-chess, measured
+//! in the same run.
 //!
 //! `cargo bench -p chessmerge-rules --bench perft` (add `-- quick` for a
-//! short run). Prints the median of several runs, leaf nodes per second,
-//! and the ratio to shakmaty on the standard suite; then the merge
-//! variants from their start positions against our own standard rate.
+//! short run). Prints the median of several runs (the three generators
+//! timed in turn within each run, so that load drifts hit all three), leaf
+//! nodes per second, and our time over each peer's (below 1: ours is
+//! faster) on the standard suite; then the merge variants from their start
+//! positions against our own standard rate.
+//!
+//! Both peers count the last ply in bulk, as ours does: shakmaty by the
+//! length of the legal move list, cozy-chess by the sizes of its per-piece
+//! move sets (the perft of its own examples).
 
 use chessmerge_rules::{Position, Variant, perft};
 use shakmaty::{CastlingMode, Chess, Position as _, fen::Fen};
@@ -24,17 +31,52 @@ fn shakmaty_perft(pos: &Chess, depth: u32) -> u64 {
         .sum()
 }
 
+fn cozy_perft(board: &cozy_chess::Board, depth: u32) -> u64 {
+    let mut nodes = 0;
+    if depth == 1 {
+        board.generate_moves(|moves| {
+            nodes += moves.len() as u64;
+            false
+        });
+    } else {
+        board.generate_moves(|moves| {
+            for mv in moves {
+                let mut next = board.clone();
+                next.play_unchecked(mv);
+                nodes += cozy_perft(&next, depth - 1);
+            }
+            false
+        });
+    }
+    nodes
+}
+
 /// Median wall time of `runs` runs, and the node count.
 fn measure(runs: usize, mut f: impl FnMut() -> u64) -> (f64, u64) {
-    let mut times = Vec::with_capacity(runs);
-    let mut nodes = 0;
+    let (t, n) = measure_each(runs, &mut [&mut f]);
+    (t[0], n[0])
+}
+
+/// Each function's median wall time over `runs` rounds, the functions
+/// timed one after the other within a round; and their node counts.
+fn measure_each(runs: usize, fs: &mut [&mut dyn FnMut() -> u64]) -> (Vec<f64>, Vec<u64>) {
+    let mut times = vec![Vec::with_capacity(runs); fs.len()];
+    let mut nodes = vec![0; fs.len()];
     for _ in 0..runs {
-        let t = Instant::now();
-        nodes = black_box(f());
-        times.push(t.elapsed().as_secs_f64());
+        for (i, f) in fs.iter_mut().enumerate() {
+            let t = Instant::now();
+            nodes[i] = black_box(f());
+            times[i].push(t.elapsed().as_secs_f64());
+        }
     }
-    times.sort_by(f64::total_cmp);
-    (times[runs / 2], nodes)
+    let medians = times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            t[runs / 2]
+        })
+        .collect();
+    (medians, nodes)
 }
 
 fn main() {
@@ -69,38 +111,52 @@ fn main() {
     ];
     println!("perft, median of {runs} runs (leaf nodes per second, millions)");
     println!(
-        "{:<12} {:>5} {:>12} {:>10} {:>10} {:>7}",
-        "position", "depth", "nodes", "ours", "shakmaty", "ratio"
+        "{:<12} {:>5} {:>12} {:>8} {:>9} {:>8} {:>10} {:>10}",
+        "position", "depth", "nodes", "ours", "shakmaty", "cozy", "ours/shak", "ours/cozy"
     );
-    let (mut our_nodes, mut our_time, mut their_time) = (0u64, 0f64, 0f64);
+    let (mut our_nodes, mut our_time, mut shak_time, mut cozy_time) = (0u64, 0f64, 0f64, 0f64);
     for &(name, fen, depth) in suite {
         let ours = Position::from_fen(Variant::Standard, fen).expect("valid");
-        let theirs: Chess = fen
+        let shak: Chess = fen
             .parse::<Fen>()
             .expect("fen")
             .into_position(CastlingMode::Standard)
             .expect("valid");
-        let (t_ours, n_ours) = measure(runs, || perft(&ours, depth));
-        let (t_theirs, n_theirs) = measure(runs, || shakmaty_perft(&theirs, depth));
-        assert_eq!(n_ours, n_theirs, "{name}: node counts differ");
-        our_nodes += n_ours;
-        our_time += t_ours;
-        their_time += t_theirs;
+        let cozy = cozy_chess::Board::from_fen(fen, false).expect("valid");
+        let (t, n) = measure_each(
+            runs,
+            &mut [
+                &mut || perft(&ours, depth),
+                &mut || shakmaty_perft(&shak, depth),
+                &mut || cozy_perft(&cozy, depth),
+            ],
+        );
+        assert_eq!(n[0], n[1], "{name}: node counts differ (shakmaty)");
+        assert_eq!(n[0], n[2], "{name}: node counts differ (cozy-chess)");
+        our_nodes += n[0];
+        our_time += t[0];
+        shak_time += t[1];
+        cozy_time += t[2];
         println!(
-            "{name:<12} {depth:>5} {n_ours:>12} {:>10.1} {:>10.1} {:>7.2}",
-            n_ours as f64 / t_ours / 1e6,
-            n_theirs as f64 / t_theirs / 1e6,
-            t_theirs / t_ours
+            "{name:<12} {depth:>5} {:>12} {:>8.1} {:>9.1} {:>8.1} {:>10.2} {:>10.2}",
+            n[0],
+            n[0] as f64 / t[0] / 1e6,
+            n[0] as f64 / t[1] / 1e6,
+            n[0] as f64 / t[2] / 1e6,
+            t[0] / t[1],
+            t[0] / t[2]
         );
     }
     let standard_rate = our_nodes as f64 / our_time;
     println!(
-        "{:<12} {:>5} {our_nodes:>12} {:>10.1} {:>10.1} {:>7.2}",
+        "{:<12} {:>5} {our_nodes:>12} {:>8.1} {:>9.1} {:>8.1} {:>10.2} {:>10.2}",
         "suite total",
         "",
         standard_rate / 1e6,
-        our_nodes as f64 / their_time / 1e6,
-        their_time / our_time
+        our_nodes as f64 / shak_time / 1e6,
+        our_nodes as f64 / cozy_time / 1e6,
+        our_time / shak_time,
+        our_time / cozy_time
     );
     println!();
     println!("merge variants from the start position (ratio: to our standard suite rate)");
@@ -113,10 +169,9 @@ fn main() {
         let pos = Position::new(variant);
         let (t, n) = measure(runs, || perft(&pos, depth));
         println!(
-            "{:<12} {depth:>5} {n:>12} {:>10.1} {:>10} {:>7.2}",
+            "{:<12} {depth:>5} {n:>12} {:>8.1} {:>41.2}",
             variant.id(),
             n as f64 / t / 1e6,
-            "",
             n as f64 / t / standard_rate
         );
     }

@@ -7,10 +7,10 @@
 //! commands: `undo`, `hint`, `fen`, `pgn`, `board`, `moves`, `resign`,
 //! `help`, `quit`.
 
-use crate::levels::{level_config, search_level};
-use crate::limits::Limits;
-use crate::search::{Imprecision, Searcher, splitmix};
 use anyhow::Result;
+use chessmerge_engine::levels::{level_config, search_level};
+use chessmerge_engine::limits::Limits;
+use chessmerge_engine::search::{Imprecision, Searcher, splitmix};
 use chessmerge_rules::{Color, Game, Position, Square, Variant, pgn};
 use std::io::{BufRead, Write};
 use std::sync::Arc;

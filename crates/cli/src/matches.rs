@@ -14,8 +14,8 @@
 //! no progress), and in ChessMerge when only the two royal units are left.
 
 use crate::players::{Player, PlayerSpec};
-use crate::search::splitmix;
 use anyhow::{Result, bail};
+use chessmerge_engine::search::splitmix;
 use chessmerge_rules::{Color, Game, Position, Variant, pgn};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;

@@ -5,7 +5,7 @@
 //! A player is written as a spec string, comma-separated `key=value`
 //! items:
 //!
-//! - `level=N` (1-8): the app's level N (see [`crate::levels`]);
+//! - `level=N` (1-8): the app's level N (see [`chessmerge_engine::levels`]);
 //! - `depth=D`, `nodes=N`, `movetime=MS`, `noise=CP`, `hash=MB`: the
 //!   engine with these limits (any combination; `noise` adds eval noise);
 //!   `off=null+lmr+rfp+futility+checkext` switches search features off;
@@ -20,11 +20,11 @@
 //!
 //! `name=TEXT` sets the name shown in results and PGN.
 
-use crate::eval::unit_value;
-use crate::levels::{LevelConfig, level_config, search_level};
-use crate::limits::Limits;
-use crate::search::{Features, Imprecision, Searcher, splitmix};
 use anyhow::{Context, Result, anyhow, bail};
+use chessmerge_engine::eval::unit_value;
+use chessmerge_engine::levels::{LevelConfig, level_config, search_level};
+use chessmerge_engine::limits::Limits;
+use chessmerge_engine::search::{Features, Imprecision, Searcher, splitmix};
 use chessmerge_rules::{Game, Move, Position, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -256,8 +256,9 @@ impl Player {
 pub fn greedy_move(pos: &Position, moves: &[Move], seed: u64) -> Move {
     let gain = |m: Move| {
         pos.captured(m).map_or(0, unit_value)
-            + m.promotion()
-                .map_or(0, |r| crate::params::ORDER_VALUE[r.index()] - 100)
+            + m.promotion().map_or(0, |r| {
+                chessmerge_engine::params::ORDER_VALUE[r.index()] - 100
+            })
     };
     let best = moves.iter().map(|&m| gain(m)).max().unwrap_or(0);
     let top: Vec<Move> = moves.iter().copied().filter(|&m| gain(m) == best).collect();
@@ -377,7 +378,7 @@ impl UciEngine {
         self.send(&cmd)?;
         let mut go = String::from("go");
         let mut wait = Duration::from_secs(60);
-        if let crate::limits::TimeControl::MoveTime(d) = self.limits.time {
+        if let chessmerge_engine::TimeControl::MoveTime(d) = self.limits.time {
             go.push_str(&format!(" movetime {}", d.as_millis()));
             wait = d * 3 + Duration::from_secs(10);
         }
