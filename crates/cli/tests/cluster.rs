@@ -165,14 +165,24 @@ async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
     let mut ws_a = ws_connect(&a.base, Some(&alice.cookie)).await;
     ws_send(&mut ws_a, json!({"t": "sub", "id": id})).await;
     assert_eq!(state(&mut ws_a).await["t"], "gameFull");
-    let (alice_a, alice_b, bob_b) = (via(&alice, &a.base), via(&alice, &b.base), via(&bob, &b.base));
+    let (alice_a, alice_b, bob_b) = (
+        via(&alice, &a.base),
+        via(&alice, &b.base),
+        via(&bob, &b.base),
+    );
     let (s, v) = alice_b.mv(&id, "e2e3").await;
     assert_eq!(s, StatusCode::OK, "{v}");
     let t0 = Instant::now();
     let seen = state(&mut ws_a).await;
-    assert_eq!((seen["v"].as_i64(), seen["d"]["lastMove"].as_str()), (Some(2), Some("e2e3")));
+    assert_eq!(
+        (seen["v"].as_i64(), seen["d"]["lastMove"].as_str()),
+        (Some(2), Some("e2e3"))
+    );
     let cross_node = t0.elapsed();
-    assert!(cross_node < Duration::from_secs(2), "cross-node push took {cross_node:?}");
+    assert!(
+        cross_node < Duration::from_secs(2),
+        "cross-node push took {cross_node:?}"
+    );
     // Moving on node a right after node b: a's cache learnt of b's move.
     let (s, v) = via(&bob, &a.base).mv(&id, "e7e6").await;
     assert_eq!(s, StatusCode::OK, "{v}");
@@ -196,7 +206,11 @@ async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
     let mut acknowledged = vec!["e2e3", "e7e6"];
     for (who, m) in [(&alice, "d2d3"), (&bob, "d7d6"), (&alice, "b1d2")] {
         let (s, v) = who.mv(&id, m).await;
-        assert_eq!(s, StatusCode::OK, "{m} through nginx after a node died: {v}");
+        assert_eq!(
+            s,
+            StatusCode::OK,
+            "{m} through nginx after a node died: {v}"
+        );
         acknowledged.push(m);
     }
     // The page reconnects (through nginx, now to b) from the last version
@@ -227,7 +241,10 @@ async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
         .json::<Value>()
         .await
         .unwrap();
-    assert_eq!(export["moves"].as_str(), Some(acknowledged.join(" ").as_str()));
+    assert_eq!(
+        export["moves"].as_str(),
+        Some(acknowledged.join(" ").as_str())
+    );
 
     // The computer game goes on on node b once a's claim lapses.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -239,7 +256,11 @@ async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    assert_eq!(game_ply(&alice_b, &ai_game).await, 1, "the computer moved once");
+    assert_eq!(
+        game_ply(&alice_b, &ai_game).await,
+        1,
+        "the computer moved once"
+    );
     drop(lb);
 }
 
@@ -252,7 +273,10 @@ struct OwnPostgres {
 
 impl OwnPostgres {
     fn start() -> OwnPostgres {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/postgres-for-tests");
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scripts/postgres-for-tests"
+        );
         let out = Command::new(script)
             .env("CHESSMERGE_TEST_PG_THROWAWAY", "1")
             .env_remove("CHESSMERGE_TEST_POSTGRES")
@@ -282,7 +306,13 @@ impl OwnPostgres {
         let st = Command::new("runuser")
             .args(["-u", "postgres", "--"])
             .arg(bin)
-            .args(["-D", &format!("{}/data", self.dir), "-w", "-m", "fast", what])
+            .args([
+                "-D",
+                &format!("{}/data", self.dir),
+                "-l",
+                &format!("{}/log", self.dir),
+            ])
+            .args(["-w", "-m", "fast", what])
             .stdout(Stdio::null())
             .status()
             .unwrap();
@@ -292,7 +322,10 @@ impl OwnPostgres {
 
 impl Drop for OwnPostgres {
     fn drop(&mut self) {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/postgres-for-tests");
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scripts/postgres-for-tests"
+        );
         let _ = Command::new(script).args(["stop", &self.dir]).status();
     }
 }
@@ -331,13 +364,20 @@ async fn a_node_recovers_by_itself_when_postgresql_restarts() {
             break;
         }
         assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "{v}");
-        assert!(Instant::now() < deadline, "the node did not recover: {}", node.log_text());
+        assert!(
+            Instant::now() < deadline,
+            "the node did not recover: {}",
+            node.log_text()
+        );
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
     let mut ws = ws_connect(&node.base, Some(&alice.cookie)).await;
     ws_send(&mut ws, json!({"t": "sub", "id": id, "v": 2})).await;
     let v = state(&mut ws).await;
-    assert_eq!((v["v"].as_i64(), v["d"]["lastMove"].as_str()), (Some(3), Some("e7e6")));
+    assert_eq!(
+        (v["v"].as_i64(), v["d"]["lastMove"].as_str()),
+        (Some(3), Some("e7e6"))
+    );
     assert_eq!(alice.mv(&id, "d2d3").await.0, StatusCode::OK);
     let v = state(&mut ws).await;
     assert_eq!(v["v"], 4, "live again after the restart");

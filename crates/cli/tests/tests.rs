@@ -1,12 +1,12 @@
 //! The command line's integration tests, one binary (ripgrep's layout):
 //! every test runs the real `chessmerge` binary as a child process.
 
+/// Two nodes on PostgreSQL behind nginx; a PostgreSQL restart under a node.
+mod cluster;
 /// The `chessmerge serve` harness: a server on a free port with a fresh
 /// database, HTTP, ndjson and WebSocket helpers (also used by the
 /// `move_path` bench).
 mod common;
-/// Two nodes on PostgreSQL behind nginx; a PostgreSQL restart under a node.
-mod cluster;
 /// `uci`, `bench`, `match` and `play` through the binary.
 mod engine_cli;
 /// `perft`: the binding output format and exit codes.

@@ -303,7 +303,8 @@ impl LoginLimiter {
         let map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         let [ka, kb] = Self::keys(account, address);
-        self.count(&map, &ka, now) < self.per_account && self.count(&map, &kb, now) < self.per_address
+        self.count(&map, &ka, now) < self.per_account
+            && self.count(&map, &kb, now) < self.per_address
     }
 
     /// A successful login: forgets the account's failures and hands back
@@ -337,7 +338,10 @@ mod tests {
         assert!(!l.allowed("dave", "1.2.3.4"), "per-address limit");
         l.succeeded("alice", "1.2.3.4");
         assert!(l.allowed("alice", "5.5.5.5"));
-        assert!(l.allowed("dave", "1.2.3.4"), "the success handed its count back");
+        assert!(
+            l.allowed("dave", "1.2.3.4"),
+            "the success handed its count back"
+        );
     }
 
     /// Concurrent guesses at one account: never more evaluated than the
@@ -381,14 +385,22 @@ mod tests {
         let other: std::net::IpAddr = "10.9.9.9".parse().unwrap();
         let mut h = HeaderMap::new();
         h.insert("x-forwarded-for", "6.6.6.6, 203.0.113.7".parse().unwrap());
-        assert_eq!(client_ip(other, &h, &[proxy]), other, "untrusted peer: header ignored");
+        assert_eq!(
+            client_ip(other, &h, &[proxy]),
+            other,
+            "untrusted peer: header ignored"
+        );
         assert_eq!(
             client_ip(proxy, &h, &[proxy]).to_string(),
             "203.0.113.7",
             "the address the proxy saw, not what the client claimed before it"
         );
         assert_eq!(client_ip(proxy, &HeaderMap::new(), &[proxy]), proxy);
-        assert_eq!(client_ip(proxy, &h, &[]), proxy, "no proxy trusted by default");
+        assert_eq!(
+            client_ip(proxy, &h, &[]),
+            proxy,
+            "no proxy trusted by default"
+        );
     }
 
     #[test]

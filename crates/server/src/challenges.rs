@@ -315,10 +315,10 @@ impl Challenges {
                 Color::White => (Some(by), None),
                 Color::Black => (None, Some(by)),
             };
-            let (g, first, events) = self.new_game(&c, white, black)?;
+            let (g, first, events, players, start) = self.new_game(&c, white, black)?;
             match self.store.create_accepted(&c, &g, &first, &events).await {
                 Ok(()) => {
-                    self.games.started(&g);
+                    self.games.started(&g, players, start);
                     return Ok(g);
                 }
                 Err(StoreError::Conflict) => continue,
@@ -328,13 +328,14 @@ impl Challenges {
         Err(ChallengeError::NoFreeId)
     }
 
-    /// A fresh game for a challenge, its first event and its `gameStart`s.
+    /// A fresh game for a challenge, its first event, its `gameStart`s,
+    /// its players and its start position.
     fn new_game(
         &self,
         c: &Challenge,
         white: Option<&User>,
         black: Option<&User>,
-    ) -> ChallengeResult<(store::Game, String, NewEvents)> {
+    ) -> ChallengeResult<(store::Game, String, NewEvents, Players, Position)> {
         let pos = match &c.initial_fen {
             Some(f) => Position::from_fen(c.variant, f)
                 .map_err(|e| ChallengeError::Invalid(format!("invalid fen: {e}")))?,
@@ -374,7 +375,7 @@ impl Challenges {
             user: games::announcements(&g, &players, "gameStart"),
             lobby: Vec::new(),
         };
-        Ok((g, first, events))
+        Ok((g, first, events, players, pos))
     }
 
     /// Accepts a challenge addressed to `me`, or an open one by someone
@@ -410,7 +411,7 @@ impl Challenges {
             Color::White => (&challenger, me),
             Color::Black => (me, &challenger),
         };
-        let (g, first, mut events) = self.new_game(&c, Some(white), Some(black))?;
+        let (g, first, mut events, players, start) = self.new_game(&c, Some(white), Some(black))?;
         if c.kind == ChallengeKind::Open {
             let mut accepted = c.clone();
             accepted.status = ChallengeStatus::Accepted;
@@ -429,7 +430,7 @@ impl Challenges {
             return Err(ChallengeError::NotPending(now.status));
         }
         tracing::info!(game = %g.id, "challenge accepted");
-        self.games.started(&g);
+        self.games.started(&g, players, start);
         Ok(g)
     }
 

@@ -81,6 +81,21 @@ pub enum GameError {
 
 type GameResult<T> = Result<T, GameError>;
 
+impl GameError {
+    /// Whether the refusal follows from the game's state (so a newer
+    /// state might not refuse).
+    fn depends_on_state(&self) -> bool {
+        matches!(
+            self,
+            GameError::Over(_)
+                | GameError::Stale { .. }
+                | GameError::NotYourTurn
+                | GameError::Illegal(_)
+                | GameError::NotAbortable
+        )
+    }
+}
+
 /// A live game: its row, the rules' game, its players.
 #[derive(Debug, Clone)]
 pub struct LiveGame {
@@ -374,8 +389,21 @@ impl Games {
         for _ in 0..3 {
             let mut guard = self.locked(id).await?;
             let live = guard.as_ref().expect("loaded");
-            let Some(next) = f(live)? else {
-                return Ok(live.row.clone());
+            let next = match f(live) {
+                Ok(Some(next)) => next,
+                Ok(None) => return Ok(live.row.clone()),
+                // With other nodes writing too, a refusal may come from a
+                // cached game that one of them has changed: refuse only
+                // after checking the stored version.
+                Err(e) if self.store.shared_by_nodes() && e.depends_on_state() => {
+                    let stored = self.store.game(id).await?.ok_or(GameError::NotFound)?;
+                    if stored.version == live.row.version {
+                        return Err(e);
+                    }
+                    *guard = None;
+                    continue;
+                }
+                Err(e) => return Err(e),
             };
             let mut row = next.row;
             row.version = live.row.version + 1;
@@ -558,8 +586,20 @@ impl Games {
         .await
     }
 
-    /// Tells the computer player it may be its turn in a new game.
-    pub fn started(&self, row: &store::Game) {
+    /// A game was just created (and stored) from `start`: it goes into the
+    /// cache as it is (a game with no moves needs no replay), and the
+    /// computer player is told if it is to move.
+    pub fn started(&self, row: &store::Game, players: Players, start: Position) {
+        let slot = self.slot(&row.id);
+        if let Ok(mut guard) = slot.try_lock()
+            && guard.is_none()
+        {
+            *guard = Some(LiveGame {
+                row: row.clone(),
+                rules: RulesGame::new(start),
+                players,
+            });
+        }
         if computer_to_move(row) {
             let _ = self.computer_turns.send(row.id.clone());
         }
@@ -591,6 +631,20 @@ mod tests {
 
     fn uci(s: &str) -> UciMove {
         s.parse().unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_started_game_is_played_without_any_replay() {
+        let (games, row, _rx) = setup("started").await;
+        let players = players_of(games.store().as_ref(), &row).await.unwrap();
+        let start = Position::from_fen(row.variant, &row.initial_fen).unwrap();
+        games.started(&row, players, start);
+        let w = row.white_id.unwrap();
+        games
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false)
+            .await
+            .unwrap();
+        assert_eq!(games.replays(), 0);
     }
 
     #[tokio::test]

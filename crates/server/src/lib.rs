@@ -79,7 +79,11 @@ pub struct ServeArgs {
     pub live_games: usize,
     /// A load balancer's address (repeatable): from it, and only from it,
     /// the client's address is read from `X-Forwarded-For` (login limits).
-    #[arg(long = "trusted-proxy", env = "CHESSMERGE_TRUSTED_PROXIES", value_delimiter = ',')]
+    #[arg(
+        long = "trusted-proxy",
+        env = "CHESSMERGE_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// The server's public base URL, used in links (default: http://LISTEN).
     #[arg(long, env = "CHESSMERGE_PUBLIC_URL")]

@@ -66,9 +66,15 @@ pub fn fresh_postgres_database(dir: &TempDir) -> String {
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
     });
     let name = pg_database_for(&dir.0.join("cluster"));
-    psql(&server, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+    psql(
+        &server,
+        &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+    );
     psql(&server, &format!("CREATE DATABASE {name}"));
-    pg_registry().lock().unwrap().push((dir.0.join("cluster"), name.clone()));
+    pg_registry()
+        .lock()
+        .unwrap()
+        .push((dir.0.join("cluster"), name.clone()));
     format!("{server}/{name}")
 }
 
@@ -132,7 +138,10 @@ pub fn database_arg(db: &std::path::Path) -> std::ffi::OsString {
     let name = pg_database_for(db);
     let mut reg = pg_registry().lock().unwrap();
     if !reg.iter().any(|(_, n)| *n == name) {
-        psql(&server, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        psql(
+            &server,
+            &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        );
         psql(&server, &format!("CREATE DATABASE {name}"));
         reg.push((db.to_owned(), name.clone()));
     }

@@ -57,8 +57,6 @@ pub struct SqliteStore {
     shared: Arc<Shared>,
 }
 
-
-
 async fn insert_game(
     conn: &mut SqliteConnection,
     game: &Game,
