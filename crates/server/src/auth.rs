@@ -1,9 +1,8 @@
 //! Accounts' security: password hashes, tokens, the authenticated-user
 //! extractors, cross-site request protection and login attempt limiting.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -238,9 +237,10 @@ pub fn client_ip(
 }
 
 /// Limits failed logins per account and per address, in fixed windows.
-#[derive(Debug)]
+/// The counts live in the store, so that every node of a cluster counts
+/// the same attempts.
 pub struct LoginLimiter {
-    failures: Mutex<HashMap<String, (u32, Instant)>>,
+    store: std::sync::Arc<dyn crate::store::Store>,
     window: Duration,
     per_account: u32,
     per_address: u32,
@@ -248,27 +248,26 @@ pub struct LoginLimiter {
 
 impl LoginLimiter {
     /// A limiter allowing `per_account` and `per_address` failures per `window`.
-    pub fn new(window: Duration, per_account: u32, per_address: u32) -> LoginLimiter {
+    pub fn new(
+        store: std::sync::Arc<dyn crate::store::Store>,
+        window: Duration,
+        per_account: u32,
+        per_address: u32,
+    ) -> LoginLimiter {
         LoginLimiter {
-            failures: Mutex::new(HashMap::new()),
+            store,
             window,
             per_account,
             per_address,
         }
     }
 
-    fn keys(account: &str, address: &str) -> [String; 2] {
-        [
-            format!("u:{}", account.to_lowercase()),
-            format!("a:{address}"),
-        ]
+    fn account_key(account: &str) -> String {
+        format!("u:{}", account.to_lowercase())
     }
 
-    fn count(&self, map: &HashMap<String, (u32, Instant)>, key: &str, now: Instant) -> u32 {
-        match map.get(key) {
-            Some(&(n, since)) if now.duration_since(since) < self.window => n,
-            _ => 0,
-        }
+    fn address_key(address: &str) -> String {
+        format!("a:{address}")
     }
 
     /// Takes an attempt: false when a limit is reached (nothing counted);
@@ -276,46 +275,30 @@ impl LoginLimiter {
     /// as a failure, in the same step as the check, so that concurrent
     /// guesses cannot all pass the check before any is counted. A success
     /// hands it back with [`LoginLimiter::succeeded`].
-    pub fn try_attempt(&self, account: &str, address: &str) -> bool {
-        let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        let [ka, kb] = Self::keys(account, address);
-        if self.count(&map, &ka, now) >= self.per_account
-            || self.count(&map, &kb, now) >= self.per_address
-        {
-            return false;
-        }
-        if map.len() > 100_000 {
-            map.retain(|_, &mut (_, since)| now.duration_since(since) < self.window);
-        }
-        for k in [ka, kb] {
-            let e = map.entry(k).or_insert((0, now));
-            if now.duration_since(e.1) >= self.window {
-                *e = (0, now);
-            }
-            e.0 += 1;
-        }
-        true
-    }
-
-    /// Whether another attempt would be allowed now (nothing counted).
-    pub fn allowed(&self, account: &str, address: &str) -> bool {
-        let map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        let [ka, kb] = Self::keys(account, address);
-        self.count(&map, &ka, now) < self.per_account
-            && self.count(&map, &kb, now) < self.per_address
+    pub async fn try_attempt(
+        &self,
+        account: &str,
+        address: &str,
+    ) -> Result<bool, crate::store::StoreError> {
+        let keys = [
+            (Self::account_key(account), self.per_account),
+            (Self::address_key(address), self.per_address),
+        ];
+        self.store
+            .take_login_attempt(&keys, self.window.as_millis() as i64)
+            .await
     }
 
     /// A successful login: forgets the account's failures and hands back
     /// the address's count taken by [`LoginLimiter::try_attempt`].
-    pub fn succeeded(&self, account: &str, address: &str) {
-        let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        let [ka, kb] = Self::keys(account, address);
-        map.remove(&ka);
-        if let Some(e) = map.get_mut(&kb) {
-            e.0 = e.0.saturating_sub(1);
-        }
+    pub async fn succeeded(
+        &self,
+        account: &str,
+        address: &str,
+    ) -> Result<(), crate::store::StoreError> {
+        self.store
+            .login_succeeded(&Self::account_key(account), &Self::address_key(address))
+            .await
     }
 }
 
@@ -324,48 +307,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn limiter_blocks_after_the_limit_per_account_and_address() {
-        let l = LoginLimiter::new(Duration::from_secs(60), 3, 5);
-        for _ in 0..3 {
-            assert!(l.try_attempt("Alice", "1.2.3.4"));
-        }
-        assert!(
-            !l.try_attempt("ALICE", "9.9.9.9"),
-            "per-account limit ignores case and address"
-        );
-        assert!(l.try_attempt("bob", "1.2.3.4"));
-        assert!(l.try_attempt("carol", "1.2.3.4"));
-        assert!(!l.allowed("dave", "1.2.3.4"), "per-address limit");
-        l.succeeded("alice", "1.2.3.4");
-        assert!(l.allowed("alice", "5.5.5.5"));
-        assert!(
-            l.allowed("dave", "1.2.3.4"),
-            "the success handed its count back"
-        );
-    }
-
-    /// Concurrent guesses at one account: never more evaluated than the
-    /// limit (the check and the count are one step).
-    #[test]
-    fn concurrent_attempts_never_pass_the_limit() {
-        let l = std::sync::Arc::new(LoginLimiter::new(Duration::from_secs(60), 10, 1000));
-        let passed: usize = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..60)
-                .map(|i| {
-                    let l = l.clone();
-                    s.spawn(move || l.try_attempt("victim", &format!("10.0.0.{i}")) as usize)
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).sum()
-        });
-        assert_eq!(passed, 10);
-    }
-
-    #[test]
-    fn limiter_window_expires() {
-        let l = LoginLimiter::new(Duration::from_millis(0), 1, 1);
-        assert!(l.try_attempt("a", "x"));
-        assert!(l.allowed("a", "x"));
+    fn limiter_keys_ignore_the_accounts_case() {
+        assert_eq!(LoginLimiter::account_key("ALICE"), LoginLimiter::account_key("alice"));
+        assert_ne!(LoginLimiter::account_key("a"), LoginLimiter::address_key("a"));
     }
 
     #[test]

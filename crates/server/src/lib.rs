@@ -180,6 +180,8 @@ impl AppState {
             base_url: base_url.clone(),
             shutdown: shutdown.clone(),
         };
+        let limiter =
+            auth::LoginLimiter::new(store.clone(), Duration::from_secs(15 * 60), 10, 100);
         AppState(Arc::new(Inner {
             store,
             games,
@@ -196,7 +198,7 @@ impl AppState {
                 capacity.ai_threads.max(2),
                 Duration::from_secs(10),
             ),
-            limiter: auth::LoginLimiter::new(Duration::from_secs(15 * 60), 10, 100),
+            limiter,
             base_url,
             trusted_proxies: settings.trusted_proxies.clone(),
             shutdown,

@@ -113,7 +113,7 @@ async fn check_credentials(
     headers: &HeaderMap,
 ) -> ApiResult<User> {
     let ip = auth::client_ip(addr.ip(), headers, &state.trusted_proxies).to_string();
-    if !state.limiter.try_attempt(&c.username, &ip) {
+    if !state.limiter.try_attempt(&c.username, &ip).await? {
         return Err(ApiError::TooManyRequests(
             "too many failed logins; try again later".into(),
         ));
@@ -131,7 +131,7 @@ async fn check_credentials(
     .await?;
     match user {
         Some(u) if ok => {
-            state.limiter.succeeded(&c.username, &ip);
+            state.limiter.succeeded(&c.username, &ip).await?;
             Ok(u)
         }
         // The failure was counted when the attempt was taken.

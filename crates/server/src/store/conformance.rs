@@ -69,6 +69,30 @@ pub async fn run_all(s: &dyn Store) {
     game_commits_are_guarded_by_version_and_ply(s).await;
     events_are_stored_with_their_change_and_published_after_it(s).await;
     batched_commits_each_get_their_answer(s).await;
+    login_attempts_are_counted_as_they_are_checked(s).await;
+}
+
+async fn login_attempts_are_counted_as_they_are_checked(s: &dyn Store) {
+    let keys = |addr: &str| vec![("u:victim".to_owned(), 10), (format!("a:{addr}"), 100)];
+    // Sixty concurrent guesses at one account from sixty addresses: exactly
+    // the limit is let through.
+    let all: Vec<Vec<(String, u32)>> = (0..60).map(|i| keys(&format!("10.0.0.{i}"))).collect();
+    let tries = all.iter().map(|k| s.take_login_attempt(k, 60_000));
+    let passed = futures_util::future::join_all(tries)
+        .await
+        .into_iter()
+        .filter(|r| *r.as_ref().unwrap())
+        .count();
+    assert_eq!(passed, 10);
+    // The per-address limit, and the success that hands back its count.
+    let one = vec![("u:other".to_owned(), 10), ("a:1.2.3.4".to_owned(), 2)];
+    assert!(s.take_login_attempt(&one, 60_000).await.unwrap());
+    assert!(s.take_login_attempt(&one, 60_000).await.unwrap());
+    assert!(!s.take_login_attempt(&one, 60_000).await.unwrap());
+    s.login_succeeded("u:other", "a:1.2.3.4").await.unwrap();
+    assert!(s.take_login_attempt(&one, 60_000).await.unwrap());
+    // A window that has passed counts from zero again.
+    assert!(s.take_login_attempt(&keys("10.0.0.1"), 0).await.unwrap());
 }
 
 async fn users_and_tokens(s: &dyn Store) {

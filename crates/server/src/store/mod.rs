@@ -421,6 +421,23 @@ pub trait Store: Send + Sync + 'static {
     /// that falls that far behind reads a fresh snapshot instead); returns
     /// how many went.
     fn prune_events(&self, max_age_ms: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    /// Takes a login attempt: each `(key, limit)` counts the attempts in
+    /// the current window of `window_ms`; when any key is at its limit,
+    /// nothing is counted and the answer is false. The check and the count
+    /// are one step (concurrent attempts cannot all pass the check), and
+    /// the counts are shared by every process on the database.
+    fn take_login_attempt<'a>(
+        &'a self,
+        keys: &'a [(String, u32)],
+        window_ms: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>>;
+    /// After a successful login: forgets `forget`'s count and takes one off
+    /// `hand_back`'s.
+    fn login_succeeded<'a>(
+        &'a self,
+        forget: &'a str,
+        hand_back: &'a str,
+    ) -> BoxFuture<'a, StoreResult<()>>;
     /// Claims the computer's move at `ply` of a game for this process for
     /// `lease_ms`: true when this process is to compute it (no one else
     /// holds a live claim for that ply); renewing one's own claim succeeds.

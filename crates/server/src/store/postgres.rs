@@ -37,11 +37,18 @@ use super::{
 use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
 /// Migrations, embedded in the binary, applied in order on start.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "initial",
-    include_str!("../../migrations/postgres/0001_initial.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "initial",
+        include_str!("../../migrations/postgres/0001_initial.sql"),
+    ),
+    (
+        2,
+        "login attempts",
+        include_str!("../../migrations/postgres/0002_login_attempts.sql"),
+    ),
+];
 
 /// The notification channel.
 const CHANNEL: &str = "chessmerge";
@@ -874,6 +881,76 @@ impl Store for PgStore {
                 .await?;
             self.finish(tx, Vec::new(), 2).await?;
             Ok(a.rows_affected() + b.rows_affected())
+        })
+    }
+
+    fn take_login_attempt<'a>(
+        &'a self,
+        keys: &'a [(String, u32)],
+        window_ms: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            let now = crate::now_ms();
+            let mut sorted: Vec<&(String, u32)> = keys.iter().collect();
+            // One lock order for every node: no deadlock between two attempts.
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut tx = self.begin().await?;
+            for (key, _) in &sorted {
+                sqlx::query(
+                    "INSERT INTO login_attempts (key, count, window_start) VALUES ($1, 0, $2)
+                     ON CONFLICT (key) DO NOTHING",
+                )
+                .bind(key)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            for (key, limit) in &sorted {
+                let (count, since): (i64, i64) = sqlx::query_as(
+                    "SELECT count, window_start FROM login_attempts WHERE key = $1 FOR UPDATE",
+                )
+                .bind(key)
+                .fetch_one(&mut *tx)
+                .await?;
+                if now - since < window_ms && count >= i64::from(*limit) {
+                    self.read(2 * keys.len() as u64 + 2);
+                    return Ok(false);
+                }
+            }
+            for (key, _) in &sorted {
+                sqlx::query(
+                    "UPDATE login_attempts SET
+                        count = CASE WHEN $2 - window_start < $3 THEN count + 1 ELSE 1 END,
+                        window_start = CASE WHEN $2 - window_start < $3 THEN window_start ELSE $2 END
+                     WHERE key = $1",
+                )
+                .bind(key)
+                .bind(now)
+                .bind(window_ms)
+                .execute(&mut *tx)
+                .await?;
+            }
+            self.finish(tx, Vec::new(), 3 * keys.len() as u64).await?;
+            Ok(true)
+        })
+    }
+
+    fn login_succeeded<'a>(
+        &'a self,
+        forget: &'a str,
+        hand_back: &'a str,
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            sqlx::query("DELETE FROM login_attempts WHERE key = $1")
+                .bind(forget)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("UPDATE login_attempts SET count = GREATEST(count - 1, 0) WHERE key = $1")
+                .bind(hand_back)
+                .execute(&mut *tx)
+                .await?;
+            self.finish(tx, Vec::new(), 2).await
         })
     }
 

@@ -36,6 +36,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "user and lobby events, readable moves",
         include_str!("../../migrations/sqlite/0003_events_and_san.sql"),
     ),
+    (
+        4,
+        "login attempts",
+        include_str!("../../migrations/sqlite/0004_login_attempts.sql"),
+    ),
 ];
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).
@@ -770,6 +775,70 @@ impl Store for SqliteStore {
                 .await?;
             self.finish(tx, Vec::new(), 2).await?;
             Ok(a.rows_affected() + b.rows_affected())
+        })
+    }
+
+    fn take_login_attempt<'a>(
+        &'a self,
+        keys: &'a [(String, u32)],
+        window_ms: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            let now = crate::now_ms();
+            let mut tx = self.begin().await?;
+            for (key, limit) in keys {
+                let row: Option<(i64, i64)> = sqlx::query_as(
+                    "SELECT count, window_start FROM login_attempts WHERE key = ?",
+                )
+                .bind(key)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if let Some((count, since)) = row
+                    && now - since < window_ms
+                    && count >= i64::from(*limit)
+                {
+                    self.read(keys.len() as u64 + 2);
+                    return Ok(false);
+                }
+            }
+            for (key, _) in keys {
+                sqlx::query(
+                    "INSERT INTO login_attempts (key, count, window_start) VALUES (?, 1, ?)
+                     ON CONFLICT (key) DO UPDATE SET
+                        count = CASE WHEN ? - window_start < ? THEN count + 1 ELSE 1 END,
+                        window_start = CASE WHEN ? - window_start < ? THEN window_start ELSE ? END",
+                )
+                .bind(key)
+                .bind(now)
+                .bind(now)
+                .bind(window_ms)
+                .bind(now)
+                .bind(window_ms)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            self.finish(tx, Vec::new(), 2 * keys.len() as u64).await?;
+            Ok(true)
+        })
+    }
+
+    fn login_succeeded<'a>(
+        &'a self,
+        forget: &'a str,
+        hand_back: &'a str,
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            sqlx::query("DELETE FROM login_attempts WHERE key = ?")
+                .bind(forget)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("UPDATE login_attempts SET count = MAX(count - 1, 0) WHERE key = ?")
+                .bind(hand_back)
+                .execute(&mut *tx)
+                .await?;
+            self.finish(tx, Vec::new(), 2).await
         })
     }
 

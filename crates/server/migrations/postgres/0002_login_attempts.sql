@@ -1,0 +1,7 @@
+-- Failed-login counts per key (account or client address) in a window,
+-- shared by every node.
+CREATE TABLE login_attempts (
+    key          TEXT PRIMARY KEY,
+    count        BIGINT NOT NULL,
+    window_start BIGINT NOT NULL
+);
