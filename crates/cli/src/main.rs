@@ -4,6 +4,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod loadtest;
 mod perft;
 
 /// ChessMerge: merge chess rules, engine and server.
@@ -28,6 +29,8 @@ enum Command {
     Bench(chessmerge_engine::bench::BenchArgs),
     /// Run the ChessMerge server (HTTP API, live streams, web page).
     Serve(chessmerge_server::ServeArgs),
+    /// Load a running server: simulated players playing random games.
+    Loadtest(loadtest::LoadtestArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,5 +68,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
             chessmerge_engine::bench::run_bench(args).map(|()| ExitCode::SUCCESS)
         }
         Command::Serve(args) => chessmerge_server::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Loadtest(args) => loadtest::run(args),
     }
 }
