@@ -252,6 +252,8 @@ struct Shared {
 struct Stats {
     /// Submission to arrival on the opponent's connection.
     latencies: Vec<Duration>,
+    /// The same, per transport (ws, http).
+    by_transport: [Vec<Duration>; 2],
     /// Unexpected errors by kind: count and the first example.
     errors: BTreeMap<String, (u64, String)>,
     /// Expected refusals (409) by kind.
@@ -794,7 +796,9 @@ impl<'a> Seat<'a> {
                         self.sh.stats.lock().unwrap().resumed_states += 1;
                     }
                 } else if by != self.index {
-                    self.sh.stats.lock().unwrap().latencies.push(at - t0);
+                    let mut s = self.sh.stats.lock().unwrap();
+                    s.latencies.push(at - t0);
+                    s.by_transport[self.g.transport as usize].push(at - t0);
                 }
             }
         } else if ply != n {
@@ -1495,6 +1499,24 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
         .map_or(r.duration, |t| (t - r.start).max(r.duration))
         .as_secs_f64();
     let q = quantiles(&mut s.latencies);
+    let per: Vec<String> = [Transport::Ws, Transport::Http]
+        .into_iter()
+        .map(|t| {
+            let v = &mut s.by_transport[t as usize];
+            let n = v.len();
+            match quantiles(v) {
+                Some(q) => format!(
+                    "{} {n} samples: p50 {:.2} p90 {:.2} p99 {:.2} max {:.2}",
+                    t.name(),
+                    q[0],
+                    q[1],
+                    q[2],
+                    q[3]
+                ),
+                None => format!("{} no samples", t.name()),
+            }
+        })
+        .collect();
     let fmt_q = |i: usize| q.map_or("nan".to_owned(), |q| format!("{:.2}", q[i]));
     let unexpected: u64 = s.errors.values().map(|e| e.0).sum();
     let expected: u64 = s.expected.values().map(|e| e.0).sum();
@@ -1548,6 +1570,7 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
         fmt_q(2),
         fmt_q(3)
     );
+    println!("  by transport (ms): {}", per.join("; "));
     println!(
         "reconnects: {reconnects} ({} states resumed over WebSocket resubscriptions, {} moves \
          taken from a new gameFull over ndjson)",
