@@ -1180,11 +1180,17 @@ async fn check_game(sh: &Shared, r: &GameRecord) -> Option<String> {
         .client
         .get(format!("{}/game/export/{id}", sh.base))
         .header("accept", "application/json");
-    let v = match send(req).await {
-        Ok((200, v)) => v,
-        Ok((s, v)) => return Some(format!("game {id}: export answered {s} {}", error_text(&v))),
-        Err(e) => return Some(format!("game {id}: export: {e}")),
-    };
+    match send(req).await {
+        Ok((200, v)) => verify(r, &v),
+        Ok((s, v)) => Some(format!("game {id}: export answered {s} {}", error_text(&v))),
+        Err(e) => Some(format!("game {id}: export: {e}")),
+    }
+}
+
+/// The check of one game against its export (`GET /game/export/{id}` as
+/// JSON).
+fn verify(r: &GameRecord, v: &Value) -> Option<String> {
+    let id = &r.id;
     if v["variant"].as_str() != Some(r.variant.id()) {
         return Some(format!(
             "game {id}: variant {} instead of {}",
@@ -1623,4 +1629,188 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mix_weights_parse_and_bad_ones_are_refused() {
+        assert_eq!(parse_mix("ws=70,http=30"), Ok(Mix { ws: 70, http: 30 }));
+        assert_eq!(parse_mix("ws"), Ok(Mix { ws: 1, http: 0 }));
+        assert_eq!(parse_mix(" http = 2 "), Ok(Mix { ws: 0, http: 2 }));
+        assert!(parse_mix("tcp=1").is_err());
+        assert!(parse_mix("ws=0,http=0").is_err());
+        assert!(parse_mix("ws=x").is_err());
+        let mut rng = Rng(3);
+        let ws = (0..1000)
+            .filter(|_| Mix { ws: 70, http: 30 }.pick(&mut rng) == Transport::Ws)
+            .count();
+        assert!((620..=780).contains(&ws), "{ws} of 1000 drew ws");
+        assert!((0..100).all(|_| Mix { ws: 0, http: 1 }.pick(&mut rng) == Transport::Http));
+    }
+
+    #[test]
+    fn only_loopback_hosts_unless_allowed() {
+        for ok in [
+            "http://127.0.0.1:8080",
+            "http://127.1.2.3:9/",
+            "http://[::1]:8080",
+            "http://localhost:8080",
+        ] {
+            assert!(check_url(ok, false).is_ok(), "{ok}");
+        }
+        assert_eq!(
+            check_url("http://127.0.0.1:8080/", false).unwrap(),
+            "http://127.0.0.1:8080"
+        );
+        for remote in [
+            "http://10.0.0.1:8080",
+            "http://example.org",
+            "http://[2001:db8::1]",
+        ] {
+            let e = check_url(remote, false).unwrap_err().to_string();
+            assert!(e.contains("not a loopback host"), "{remote}: {e}");
+            assert!(
+                check_url(remote, true).is_ok(),
+                "{remote} with --allow-remote"
+            );
+        }
+        assert!(check_url("https://127.0.0.1", true).is_err());
+        assert!(check_url("http://127.0.0.1/?a=b", false).is_err());
+    }
+
+    /// The state the server would push after `moves` from the start.
+    fn state_after(variant: Variant, moves: &[&str]) -> Value {
+        let mut pos = Position::new(variant);
+        for m in moves {
+            pos = pos.play_uci(m).unwrap();
+        }
+        let legal: Vec<Value> = pos
+            .legal_moves()
+            .iter()
+            .map(|m| json!({ "uci": m.to_string() }))
+            .collect();
+        json!({ "fen": pos.fen(), "legalMoves": legal })
+    }
+
+    #[test]
+    fn choices_are_legal_and_lean_towards_merges_and_splits() {
+        let state = state_after(Variant::ChessMerge, &["b1d2", "e7e6"]);
+        let pos = Position::from_fen(Variant::ChessMerge, state["fen"].as_str().unwrap()).unwrap();
+        let legal: Vec<&str> = state["legalMoves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["uci"].as_str().unwrap())
+            .collect();
+        let mut rng = Rng(11);
+        let (mut merges, mut splits) = (0, 0);
+        let draws = 1000;
+        for _ in 0..draws {
+            let (u, kind) = choose(&mut rng, Variant::ChessMerge, &state).unwrap();
+            assert!(
+                legal.contains(&u.as_str()),
+                "{u} is not among the legal moves"
+            );
+            let m = pos.parse_uci(&u).unwrap();
+            match kind {
+                MoveKind::Split => {
+                    assert!(u.starts_with(|c: char| c.is_ascii_uppercase()), "{u}");
+                    splits += 1;
+                }
+                MoveKind::Merge => {
+                    assert!(pos.is_merge(m), "{u}");
+                    merges += 1;
+                }
+                MoveKind::Other => {
+                    assert!(!pos.is_merge(m) && u.starts_with(|c: char| c.is_ascii_lowercase()))
+                }
+            }
+        }
+        // A quarter of the draws pick among the merges, a fifth among the
+        // splits, the rest among all moves: both come clearly more often
+        // than their share of the list (a uniform choice).
+        let share = |n: i32| f64::from(n) / f64::from(draws);
+        let in_list = |f: &dyn Fn(&str) -> bool| {
+            legal.iter().filter(|u| f(u)).count() as f64 / legal.len() as f64
+        };
+        let merge_share = in_list(&|u| pos.is_merge(pos.parse_uci(u).unwrap()));
+        let split_share = in_list(&|u| u.starts_with(|c: char| c.is_ascii_uppercase()));
+        assert!(split_share > 0.0 && merge_share > 0.0);
+        let (want_merges, want_splits) = (0.25 + 0.55 * merge_share, 0.20 + 0.55 * split_share);
+        assert!(
+            (share(merges) - want_merges).abs() < 0.05,
+            "{merges} merges, {want_merges} expected"
+        );
+        assert!(
+            (share(splits) - want_splits).abs() < 0.05,
+            "{splits} splits, {want_splits} expected"
+        );
+        assert!(want_merges > merge_share + 0.05 && want_splits > split_share + 0.1);
+        // A finished game lists no moves: nothing to choose.
+        assert!(choose(&mut rng, Variant::ChessMerge, &json!({"legalMoves": []})).is_none());
+    }
+
+    /// The mate of docs/api.md's curl session: a merge, a split, a pair
+    /// promotion.
+    const FEN: &str = "7k/6pp/P7/2p5/8/8/8/R3K3 w - - 0 1";
+    const MOVES: &str = "a1a6 c5c4 Pa6a7 c4c3 a6a7 c3c2 a7a8q";
+
+    fn record(seen: [Option<&str>; 2], status: &str) -> GameRecord {
+        let list = |s: Option<&str>| s.map(|s| s.split_whitespace().map(str::to_owned).collect());
+        GameRecord {
+            id: "abcdefgh".into(),
+            variant: Variant::ChessMerge,
+            transport: Transport::Ws,
+            seen: [list(seen[0]), list(seen[1])],
+            status: status.into(),
+        }
+    }
+
+    fn export(moves: &str, status: &str) -> Value {
+        json!({"variant": "chessmerge", "initialFen": FEN, "moves": moves, "status": status})
+    }
+
+    #[test]
+    fn the_check_accepts_a_game_both_players_saw_whole() {
+        let r = record([Some(MOVES), Some(MOVES)], "mate");
+        assert_eq!(verify(&r, &export(MOVES, "mate")), None);
+        // A player whose connection failed for good is not compared.
+        let r = record([Some(MOVES), None], "mate");
+        assert_eq!(verify(&r, &export(MOVES, "mate")), None);
+    }
+
+    #[test]
+    fn the_check_finds_lost_doubled_or_illegal_moves_and_wrong_statuses() {
+        let short = "a1a6 c5c4 Pa6a7 c4c3 a6a7 c3c2";
+        let r = record([Some(MOVES), Some(short)], "mate");
+        let e = verify(&r, &export(MOVES, "mate")).unwrap();
+        assert!(
+            e.contains("accepter saw 6 moves") && e.contains("from ply 7"),
+            "{e}"
+        );
+        let doubled = "a1a6 c5c4 c5c4 Pa6a7 c4c3 a6a7 c3c2 a7a8q";
+        let r = record([Some(doubled), Some(MOVES)], "mate");
+        let e = verify(&r, &export(MOVES, "mate")).unwrap();
+        assert!(e.contains("challenger") && e.contains("from ply 3"), "{e}");
+        let r = record([Some(MOVES), Some(MOVES)], "mate");
+        let e = verify(&r, &export("a1a6 c5c4 a6a8", "started")).unwrap();
+        assert!(e.contains("ply 3 a6a8 does not replay"), "{e}");
+        let e = verify(&r, &export(MOVES, "started")).unwrap();
+        assert!(e.contains("status started"), "{e}");
+        let e = verify(
+            &record([Some(short), Some(short)], "mate"),
+            &export(short, "mate"),
+        )
+        .unwrap();
+        assert!(e.contains("status mate"), "{e}");
+        // The players last saw another status than the server's.
+        let r = record([Some(MOVES), Some(MOVES)], "started");
+        let e = verify(&r, &export(MOVES, "mate")).unwrap();
+        assert!(e.contains("last saw status started"), "{e}");
+        let e = verify(&r, &json!({"variant": "standard", "moves": ""})).unwrap();
+        assert!(e.contains("variant"), "{e}");
+    }
 }
