@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bench;
+mod loadtest;
 mod matches;
 mod perft;
 mod play;
@@ -33,6 +34,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run the ChessMerge server (HTTP API, live streams, web page).
     Serve(chessmerge_server::ServeArgs),
+    /// Load a running server: simulated players playing random games.
+    Loadtest(loadtest::LoadtestArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +69,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Match(args) => matches::run_match(args)?,
         Command::Bench(args) => bench::run(args)?,
         Command::Serve(args) => chessmerge_server::run(args)?,
+        Command::Loadtest(args) => return loadtest::run(args),
     }
     Ok(ExitCode::SUCCESS)
 }

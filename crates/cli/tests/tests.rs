@@ -9,6 +9,8 @@ mod cluster;
 mod common;
 /// `uci`, `bench`, `match` and `play` through the binary.
 mod engine_cli;
+/// `loadtest` against the real server: both transports, reconnections, the final check.
+mod loadtest;
 /// `perft`: the binding output format and exit codes.
 mod perft_cli;
 /// The practice board's endpoints (`/api/analysis`, `/api/analysis/best`).

@@ -308,8 +308,14 @@ mod tests {
 
     #[test]
     fn limiter_keys_ignore_the_accounts_case() {
-        assert_eq!(LoginLimiter::account_key("ALICE"), LoginLimiter::account_key("alice"));
-        assert_ne!(LoginLimiter::account_key("a"), LoginLimiter::address_key("a"));
+        assert_eq!(
+            LoginLimiter::account_key("ALICE"),
+            LoginLimiter::account_key("alice")
+        );
+        assert_ne!(
+            LoginLimiter::account_key("a"),
+            LoginLimiter::address_key("a")
+        );
     }
 
     #[test]

@@ -180,8 +180,7 @@ impl AppState {
             base_url: base_url.clone(),
             shutdown: shutdown.clone(),
         };
-        let limiter =
-            auth::LoginLimiter::new(store.clone(), Duration::from_secs(15 * 60), 10, 100);
+        let limiter = auth::LoginLimiter::new(store.clone(), Duration::from_secs(15 * 60), 10, 100);
         AppState(Arc::new(Inner {
             store,
             games,
@@ -304,6 +303,14 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tokio::spawn(prune_events(store.clone()));
     let app = api::router(state);
     tracing::info!(database = %args.database, ai_threads, "listening on http://{addr}");
+    // Small frames (a move's ack, a pushed state) must leave at once, not
+    // wait for the peer's delayed ACK (Nagle's algorithm added ~40 ms to
+    // every socket move).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+        }
+    });
     axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),

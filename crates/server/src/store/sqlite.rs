@@ -787,12 +787,11 @@ impl Store for SqliteStore {
             let now = crate::now_ms();
             let mut tx = self.begin().await?;
             for (key, limit) in keys {
-                let row: Option<(i64, i64)> = sqlx::query_as(
-                    "SELECT count, window_start FROM login_attempts WHERE key = ?",
-                )
-                .bind(key)
-                .fetch_optional(&mut *tx)
-                .await?;
+                let row: Option<(i64, i64)> =
+                    sqlx::query_as("SELECT count, window_start FROM login_attempts WHERE key = ?")
+                        .bind(key)
+                        .fetch_optional(&mut *tx)
+                        .await?;
                 if let Some((count, since)) = row
                     && now - since < window_ms
                     && count >= i64::from(*limit)

@@ -1,0 +1,1816 @@
+//! `chessmerge loadtest`: a load generator for a running server (or a
+//! cluster behind a load balancer).
+//!
+//! `--games N` pairs of players, registered through the API with fresh
+//! random-suffixed names, each pair playing one game at a time: the
+//! challenger sends a challenge with a variant (every variant in turn) and
+//! the other accepts; both players then play random legal moves from the
+//! `legalMoves` the server pushes, leaning towards merges and splits so
+//! that pairs form and part. Each game goes over one transport, drawn by
+//! `--mix` weights: `ws` (the page's WebSocket: `sub`, `move` frames with
+//! acks, pushed states) or `http` (the lichess board API: `POST
+//! /api/board/game/{id}/move/{uci}` and the ndjson game stream). When a game
+//! ends the pair starts another, until `--duration` is over; a game still
+//! going then is left as it stands. A game longer than `--max-plies` is
+//! resigned.
+//!
+//! Every player acts on its own connection, as a real client would: it
+//! moves when a pushed state says it is to move, and it records every move
+//! it was pushed, in order. Latency is measured from a move's submission to
+//! the arrival of its state on the opponent's connection (moves that
+//! arrive on a connection opened after their submission are not sampled).
+//! `--reconnect-every K` drops a player's connection after every K moves
+//! it has seen, while the opponent is to move, and reopens it: the
+//! WebSocket resubscribes with the last version seen (`{"t":"sub","v":N}`)
+//! and must get exactly the states it missed; the ndjson stream has no
+//! resumption, so the client takes the moves it missed from the new
+//! `gameFull` (which must extend what it saw).
+//!
+//! At the end every game is read back through `GET /game/export/{id}`: its
+//! moves must replay legally with the rules crate from its initial
+//! position, its status must agree with the replay, and both players'
+//! recorded move lists must be exactly its moves. The last line of the
+//! output is one `loadtest-summary key=value ...` line; the exit code is 0
+//! only when the check found no mismatch and no unexpected error occurred
+//! (a 409 is expected: it is how the server refuses a stale move).
+//!
+//! Safety: only loopback hosts unless `--allow-remote`; no proxies, no
+//! redirects followed; every request, connection and wait is bounded by
+//! `--timeout`; registration by `--setup-timeout`; the play by `--duration`
+//! plus `--drain-timeout`; the check by `--drain-timeout`.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use chessmerge_rules::{Game, Outcome, Position, START_FEN, Variant};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::{Semaphore, watch};
+use tokio_tungstenite::tungstenite::Message;
+
+/// Most games (pairs of players) accepted.
+const MAX_GAMES: usize = 5000;
+/// The password every simulated player registers with.
+const PASSWORD: &str = "loadtest password";
+/// Reconnection attempts per player and game after a connection failed.
+const MAX_RETRIES: u32 = 3;
+/// How many mismatches are described one by one.
+const SHOWN_MISMATCHES: usize = 10;
+
+/// Options of `chessmerge loadtest`.
+#[derive(clap::Args, Debug)]
+pub struct LoadtestArgs {
+    /// The server (or load balancer) under test, `http://HOST:PORT`.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    url: String,
+    /// Games played at once: twice as many simulated players.
+    #[arg(long, default_value_t = 10)]
+    games: usize,
+    /// Seconds of play, counted once every player is registered.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// Transports drawn per game, with weights: `ws=70,http=30`, `ws`,
+    /// `http=1`. `ws` is the page's WebSocket, `http` the board API with
+    /// ndjson streams.
+    #[arg(long, default_value = "ws=70,http=30", value_parser = parse_mix)]
+    mix: Mix,
+    /// Drop and reopen a player's connection after every K moves it has
+    /// seen (WebSocket: resubscribe from the last version seen).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    reconnect_every: Option<u32>,
+    /// The variants played, in turn.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "chessmerge,chessplus,fusion,standard"
+    )]
+    variants: Vec<Variant>,
+    /// A game still going after this many plies is resigned (ChessMerge
+    /// has no fifty-move rule: random games can go on for long).
+    #[arg(long, default_value_t = 300)]
+    max_plies: i64,
+    /// Seconds any one request, connection or wait for a state may take.
+    #[arg(long, default_value_t = 15.0)]
+    timeout: f64,
+    /// Seconds for registering the players.
+    #[arg(long, default_value_t = 300.0)]
+    setup_timeout: f64,
+    /// Seconds after the duration for games to settle, and again for the
+    /// final check.
+    #[arg(long, default_value_t = 30.0)]
+    drain_timeout: f64,
+    /// Registrations (Argon2id hashings on the server) sent at once.
+    #[arg(long, default_value_t = 8)]
+    setup_concurrency: usize,
+    /// Seed of the random choices (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Allow a host that is not loopback (127.0.0.0/8, ::1, localhost).
+    #[arg(long)]
+    allow_remote: bool,
+}
+
+// ---------------------------------------------------------------------------
+// Options
+
+/// How games pick their transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    Ws,
+    Http,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Ws => "ws",
+            Transport::Http => "http",
+        }
+    }
+}
+
+/// Weights of the transports (`ws`, `http`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mix {
+    ws: u32,
+    http: u32,
+}
+
+impl Mix {
+    fn pick(self, rng: &mut Rng) -> Transport {
+        if rng.below(u64::from(self.ws + self.http)) < u64::from(self.ws) {
+            Transport::Ws
+        } else {
+            Transport::Http
+        }
+    }
+}
+
+fn parse_mix(s: &str) -> Result<Mix, String> {
+    let mut mix = Mix { ws: 0, http: 0 };
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, weight) = match part.split_once('=') {
+            Some((n, w)) => (
+                n.trim(),
+                w.trim()
+                    .parse::<u32>()
+                    .map_err(|_| format!("bad weight in {part:?}"))?,
+            ),
+            None => (part, 1),
+        };
+        match name {
+            "ws" => mix.ws = weight,
+            "http" => mix.http = weight,
+            _ => return Err(format!("unknown transport {name:?}: ws or http")),
+        }
+    }
+    if mix.ws.checked_add(mix.http).is_none_or(|t| t == 0) {
+        return Err("the weights must add up to something between 1 and 2^32".into());
+    }
+    Ok(mix)
+}
+
+/// The base URL, checked: plain `http`, and loopback unless allowed.
+fn check_url(url: &str, allow_remote: bool) -> Result<String> {
+    let parsed = reqwest::Url::parse(url).with_context(|| format!("--url {url:?}"))?;
+    if parsed.scheme() != "http" {
+        bail!("--url must be http:// (this build speaks no TLS), not {url:?}");
+    }
+    let Some(host) = parsed.host_str() else {
+        bail!("--url {url:?} has no host");
+    };
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = match bare.parse::<IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => bare.eq_ignore_ascii_case("localhost"),
+    };
+    if !loopback && !allow_remote {
+        bail!(
+            "refusing to load {url}: {host} is not a loopback host (127.0.0.0/8, ::1, localhost); \
+             pass --allow-remote to load another machine you are responsible for"
+        );
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        bail!("--url {url:?}: no query or fragment, please");
+    }
+    Ok(parsed.as_str().trim_end_matches('/').to_owned())
+}
+
+// ---------------------------------------------------------------------------
+// Randomness (splitmix64: enough for choosing moves, no dependency)
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`; the modulo bias is negligible here).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// What every task shares
+
+struct Shared {
+    base: String,
+    ws_url: String,
+    /// Bounded requests.
+    client: reqwest::Client,
+    /// Long-lived ndjson streams (each wait bounded by `timeout`).
+    streams: reqwest::Client,
+    timeout: Duration,
+    deadline: tokio::time::Instant,
+    reconnect_every: Option<u32>,
+    max_plies: i64,
+    variants: Vec<Variant>,
+    mix: Mix,
+    accepted: AtomicU64,
+    errors: AtomicU64,
+    reconnects: AtomicU64,
+    games_started: AtomicU64,
+    stats: Mutex<Stats>,
+}
+
+#[derive(Default)]
+struct Stats {
+    /// Submission to arrival on the opponent's connection.
+    latencies: Vec<Duration>,
+    /// The same, per transport (ws, http).
+    by_transport: [Vec<Duration>; 2],
+    /// Unexpected errors by kind: count and the first example.
+    errors: BTreeMap<String, (u64, String)>,
+    /// Expected refusals (409) by kind.
+    expected: BTreeMap<String, (u64, String)>,
+    merges: u64,
+    splits: u64,
+    /// States a WebSocket got after resubscribing with `v`.
+    resumed_states: u64,
+    /// Moves an ndjson client took from a new `gameFull` after reconnecting.
+    resynced_moves: u64,
+    last_accept: Option<Instant>,
+    games: Vec<GameRecord>,
+}
+
+/// One game as the load generator saw it.
+struct GameRecord {
+    id: String,
+    variant: Variant,
+    transport: Transport,
+    /// The moves each player (challenger, accepter) was pushed, in order;
+    /// `None` when that player's connection failed for good.
+    seen: [Option<Vec<String>>; 2],
+    /// The status the players saw last.
+    status: String,
+}
+
+impl Shared {
+    fn error(&self, kind: impl Into<String>, detail: impl Into<String>) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        let mut s = self.stats.lock().unwrap();
+        let e = s.errors.entry(kind.into()).or_insert((0, detail.into()));
+        e.0 += 1;
+    }
+
+    fn expected(&self, kind: impl Into<String>, detail: impl Into<String>) {
+        let mut s = self.stats.lock().unwrap();
+        let e = s.expected.entry(kind.into()).or_insert((0, detail.into()));
+        e.0 += 1;
+    }
+
+    /// A refusal: 409 is expected (stale or out-of-turn after a
+    /// reconnect), anything else is not.
+    fn refused(&self, what: &str, status: u16, text: &str) {
+        let kind = format!("{what} {status}");
+        if status == 409 {
+            self.expected(kind, text);
+        } else {
+            self.error(kind, text);
+        }
+    }
+
+    fn accepted(&self, kind: MoveKind) {
+        self.accepted.fetch_add(1, Ordering::Relaxed);
+        let mut s = self.stats.lock().unwrap();
+        s.last_accept = Some(Instant::now());
+        match kind {
+            MoveKind::Merge => s.merges += 1,
+            MoveKind::Split => s.splits += 1,
+            MoveKind::Other => {}
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// HTTP
+
+struct Player {
+    /// The account id (the lower-cased name).
+    id: String,
+    name: String,
+    token: String,
+}
+
+/// A request's answer: status and body, or the transport error's kind.
+async fn send(req: reqwest::RequestBuilder) -> Result<(u16, Value), String> {
+    let resp = req.send().await.map_err(|e| describe_reqwest(&e))?;
+    let status = resp.status().as_u16();
+    let text = resp.text().await.map_err(|e| describe_reqwest(&e))?;
+    let body = serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text }));
+    Ok((status, body))
+}
+
+fn describe_reqwest(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "timeout".into()
+    } else if e.is_connect() {
+        "connect failed".into()
+    } else {
+        format!("request failed: {e}")
+    }
+}
+
+fn error_text(body: &Value) -> String {
+    body["error"]
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| body.to_string())
+}
+
+/// Posts and expects a 2xx; anything else is an error of kind `what`.
+async fn post_ok(sh: &Shared, what: &str, req: reqwest::RequestBuilder) -> Result<Value, ()> {
+    match send(req).await {
+        Ok((s, v)) if (200..300).contains(&s) => Ok(v),
+        Ok((s, v)) => {
+            sh.refused(&format!("http {what}"), s, &error_text(&v));
+            Err(())
+        }
+        Err(e) => {
+            sh.error(format!("http {what}: {e}"), e.clone());
+            Err(())
+        }
+    }
+}
+
+async fn register(sh: &Shared, name: String) -> Result<Player> {
+    let creds = json!({ "username": name, "password": PASSWORD });
+    for (path, what) in [
+        ("/api/account/register", "register"),
+        ("/api/token", "token"),
+    ] {
+        let (s, v) = send(sh.client.post(format!("{}{path}", sh.base)).json(&creds))
+            .await
+            .map_err(|e| anyhow::anyhow!("{what} {name}: {e}"))?;
+        if s != 200 {
+            bail!("{what} {name}: {s} {}", error_text(&v));
+        }
+        if what == "token" {
+            let token = v["token"]
+                .as_str()
+                .context("POST /api/token answered no token")?
+                .to_owned();
+            return Ok(Player {
+                id: name.to_ascii_lowercase(),
+                name,
+                token,
+            });
+        }
+    }
+    unreachable!("the loop returns at the token")
+}
+
+// ---------------------------------------------------------------------------
+// A player's connection to one game
+
+type WsStream =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// What a connection delivered.
+enum Incoming {
+    /// A `gameFull` (the whole object: players, `state`).
+    Full(Value),
+    /// A `gameState`.
+    State(Value),
+    /// A WebSocket move's acknowledgement.
+    Ack(i64),
+    /// A WebSocket error frame; `a` when it answers a move.
+    Refused {
+        a: Option<i64>,
+        status: u16,
+        text: String,
+    },
+    /// The ndjson stream ended.
+    End,
+}
+
+enum Conn {
+    Ws(Box<WsStream>),
+    Http {
+        resp: reqwest::Response,
+        buf: Vec<u8>,
+        /// When the chunk holding the buffered lines arrived.
+        at: Instant,
+    },
+}
+
+impl Conn {
+    /// Opens `token`'s connection to `game`; a WebSocket subscribes, from
+    /// version `after` when given.
+    async fn open(
+        sh: &Shared,
+        transport: Transport,
+        game: &str,
+        token: &str,
+        after: Option<i64>,
+    ) -> Result<Conn, String> {
+        match transport {
+            Transport::Ws => {
+                use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+                let mut req = sh
+                    .ws_url
+                    .as_str()
+                    .into_client_request()
+                    .map_err(|e| format!("socket request: {e}"))?;
+                let auth = format!("Bearer {token}")
+                    .parse()
+                    .map_err(|_| "socket request: bad token".to_owned())?;
+                req.headers_mut().insert("authorization", auth);
+                let (mut ws, _) = tokio::time::timeout(
+                    sh.timeout,
+                    // TCP_NODELAY: a move frame must not wait for Nagle.
+                    tokio_tungstenite::connect_async_with_config(req, None, true),
+                )
+                .await
+                .map_err(|_| "timeout: socket connect".to_owned())?
+                .map_err(|e| format!("socket connect: {e}"))?;
+                let sub = match after {
+                    Some(v) => json!({"t": "sub", "id": game, "v": v}),
+                    None => json!({"t": "sub", "id": game}),
+                };
+                tokio::time::timeout(sh.timeout, ws.send(Message::Text(sub.to_string().into())))
+                    .await
+                    .map_err(|_| "timeout: socket send".to_owned())?
+                    .map_err(|e| format!("socket send: {e}"))?;
+                Ok(Conn::Ws(Box::new(ws)))
+            }
+            Transport::Http => {
+                let req = sh
+                    .streams
+                    .get(format!("{}/api/board/game/stream/{game}", sh.base))
+                    .bearer_auth(token)
+                    .send();
+                let resp = tokio::time::timeout(sh.timeout, req)
+                    .await
+                    .map_err(|_| "timeout: stream open".to_owned())?
+                    .map_err(|e| format!("stream open: {}", describe_reqwest(&e)))?;
+                if !resp.status().is_success() {
+                    return Err(format!("stream open: http {}", resp.status().as_u16()));
+                }
+                Ok(Conn::Http {
+                    resp,
+                    buf: Vec::new(),
+                    at: Instant::now(),
+                })
+            }
+        }
+    }
+
+    /// The next message and its arrival time, within `limit`. Cancel-safe:
+    /// a partly read ndjson line stays in the buffer.
+    async fn next(&mut self, limit: Duration) -> Result<(Incoming, Instant), String> {
+        let deadline = tokio::time::Instant::now() + limit;
+        match self {
+            Conn::Ws(ws) => loop {
+                let msg = tokio::time::timeout_at(deadline, ws.next())
+                    .await
+                    .map_err(|_| "timeout: waiting for a socket frame".to_owned())?;
+                let msg = match msg {
+                    None => return Err("socket closed".into()),
+                    Some(Err(e)) => return Err(format!("socket: {e}")),
+                    Some(Ok(m)) => m,
+                };
+                let at = Instant::now();
+                let text = match msg {
+                    Message::Text(t) => t,
+                    Message::Close(_) => return Err("socket closed by the server".into()),
+                    _ => continue,
+                };
+                let v: Value = serde_json::from_str(&text)
+                    .map_err(|e| format!("socket: a frame that is not JSON: {e}"))?;
+                let incoming = match v["t"].as_str() {
+                    Some("gameFull") => Incoming::Full(v["d"].clone()),
+                    Some("gameState") => Incoming::State(v["d"].clone()),
+                    Some("ack") => Incoming::Ack(v["a"].as_i64().unwrap_or(-1)),
+                    Some("error") => Incoming::Refused {
+                        a: v["a"].as_i64(),
+                        status: v["status"].as_u64().unwrap_or(0) as u16,
+                        text: v["error"].as_str().unwrap_or_default().to_owned(),
+                    },
+                    _ => continue, // hello, user events, pong
+                };
+                return Ok((incoming, at));
+            },
+            Conn::Http { resp, buf, at } => loop {
+                if let Some(i) = buf.iter().position(|&b| b == b'\n') {
+                    let line: Vec<u8> = buf.drain(..=i).collect();
+                    if line.iter().all(u8::is_ascii_whitespace) {
+                        continue; // keep-alive
+                    }
+                    let v: Value = serde_json::from_slice(&line)
+                        .map_err(|e| format!("stream: a line that is not JSON: {e}"))?;
+                    match v["type"].as_str() {
+                        Some("gameFull") => return Ok((Incoming::Full(v), *at)),
+                        Some("gameState") => return Ok((Incoming::State(v), *at)),
+                        _ => continue,
+                    }
+                }
+                let chunk = tokio::time::timeout_at(deadline, resp.chunk())
+                    .await
+                    .map_err(|_| "timeout: waiting for a stream line".to_owned())?
+                    .map_err(|e| format!("stream: {}", describe_reqwest(&e)))?;
+                match chunk {
+                    Some(c) => {
+                        *at = Instant::now();
+                        buf.extend_from_slice(&c);
+                    }
+                    None => return Ok((Incoming::End, Instant::now())),
+                }
+            },
+        }
+    }
+
+    /// Sends a WebSocket move frame.
+    async fn send_move(
+        &mut self,
+        limit: Duration,
+        game: &str,
+        uci: &str,
+        ply: i64,
+        a: i64,
+    ) -> Result<(), String> {
+        let Conn::Ws(ws) = self else {
+            unreachable!("moves go over the socket only on WebSocket games")
+        };
+        let frame = json!({"t": "move", "id": game, "u": uci, "ply": ply, "a": a});
+        tokio::time::timeout(limit, ws.send(Message::Text(frame.to_string().into())))
+            .await
+            .map_err(|_| "timeout: socket send".to_owned())?
+            .map_err(|e| format!("socket send: {e}"))
+    }
+
+    /// Closes politely (a WebSocket close frame), without waiting long.
+    async fn close(self) {
+        if let Conn::Ws(mut ws) = self {
+            let _ = tokio::time::timeout(Duration::from_secs(1), ws.close(None)).await;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// A game and its two seats
+
+#[derive(Clone, Copy)]
+enum MoveKind {
+    Merge,
+    Split,
+    Other,
+}
+
+/// Chooses among the legal moves the server listed, leaning towards merges
+/// (a move onto a friendly unit) and splits (Merge-UCI with an upper-case
+/// first letter: one piece leaves its pair), so pairs form and part often.
+fn choose(rng: &mut Rng, variant: Variant, state: &Value) -> Option<(String, MoveKind)> {
+    let legal: Vec<&str> = state["legalMoves"]
+        .as_array()?
+        .iter()
+        .filter_map(|m| m["uci"].as_str())
+        .collect();
+    if legal.is_empty() {
+        return None;
+    }
+    let pos = state["fen"]
+        .as_str()
+        .and_then(|f| Position::from_fen(variant, f).ok());
+    let is_merge = |u: &str| {
+        pos.as_ref()
+            .and_then(|p| p.parse_uci(u).ok().map(|m| p.is_merge(m)))
+            .unwrap_or(false)
+    };
+    let is_split = |u: &str| u.starts_with(|c: char| c.is_ascii_uppercase());
+    let kind_of = |u: &str| {
+        if is_split(u) {
+            MoveKind::Split
+        } else if is_merge(u) {
+            MoveKind::Merge
+        } else {
+            MoveKind::Other
+        }
+    };
+    let roll = rng.below(100);
+    let pool: Vec<&str> = if roll < 25 {
+        legal.iter().copied().filter(|u| is_merge(u)).collect()
+    } else if roll < 45 {
+        legal.iter().copied().filter(|u| is_split(u)).collect()
+    } else {
+        Vec::new()
+    };
+    let u = if pool.is_empty() {
+        *rng.pick(&legal)
+    } else {
+        *rng.pick(&pool)
+    };
+    Some((u.to_owned(), kind_of(u)))
+}
+
+/// What both seats of one game share.
+struct GameCtx {
+    id: String,
+    variant: Variant,
+    transport: Transport,
+    /// When each ply's move was submitted, and by which seat.
+    submitted: Mutex<BTreeMap<i64, (Instant, usize)>>,
+    /// Set once: `Some(ply)` when the player to move stopped at the
+    /// deadline (the other stops once it has seen `ply` moves), `Some(-1)`
+    /// when a seat gave up (the other stops at once).
+    stop: watch::Sender<Option<i64>>,
+}
+
+/// One player in one game: its connection and what it has seen.
+struct Seat<'a> {
+    sh: &'a Shared,
+    g: &'a GameCtx,
+    /// 0: the challenger, 1: the accepter.
+    index: usize,
+    player: &'a Player,
+    /// `white` or `black`.
+    color: String,
+    conn: Option<Conn>,
+    /// When the connection was opened.
+    opened: Instant,
+    /// Whether it was opened by resubscribing from a version.
+    resumed: bool,
+    last_version: i64,
+    /// The moves pushed to this player, in order.
+    seen: Vec<String>,
+    /// The latest state.
+    state: Value,
+    /// Moves seen since the connection was opened.
+    since_open: u32,
+    acks: i64,
+    /// The WebSocket move waiting for its ack.
+    pending: Option<(i64, MoveKind)>,
+    refusals: u32,
+    /// A move was refused or its answer lost: wait for news before moving.
+    stale: bool,
+    failures: u32,
+}
+
+impl<'a> Seat<'a> {
+    /// Connects and reads the `gameFull`.
+    async fn open(
+        sh: &'a Shared,
+        g: &'a GameCtx,
+        index: usize,
+        player: &'a Player,
+    ) -> Result<Seat<'a>, String> {
+        let mut conn = Conn::open(sh, g.transport, &g.id, &player.token, None).await?;
+        let full = loop {
+            match conn.next(sh.timeout).await? {
+                (Incoming::Full(f), _) => break f,
+                (Incoming::Refused { status, text, .. }, _) => {
+                    return Err(format!("subscribe refused {status}: {text}"));
+                }
+                (Incoming::End, _) => return Err("stream ended before gameFull".into()),
+                _ => {}
+            }
+        };
+        let color = if full["white"]["id"].as_str() == Some(player.id.as_str()) {
+            "white"
+        } else if full["black"]["id"].as_str() == Some(player.id.as_str()) {
+            "black"
+        } else {
+            return Err(format!("gameFull without {} as a player", player.id));
+        };
+        let mut seat = Seat {
+            sh,
+            g,
+            index,
+            player,
+            color: color.to_owned(),
+            conn: Some(conn),
+            opened: Instant::now(),
+            resumed: false,
+            last_version: 0,
+            seen: Vec::new(),
+            state: Value::Null,
+            since_open: 0,
+            acks: 0,
+            pending: None,
+            refusals: 0,
+            stale: false,
+            failures: 0,
+        };
+        seat.on_full(&full["state"]);
+        Ok(seat)
+    }
+
+    /// A `gameFull`'s state: the moves it lists must extend those seen
+    /// (after an ndjson reconnection, the ones missed are taken from it).
+    fn on_full(&mut self, st: &Value) {
+        let moves: Vec<String> = st["moves"]
+            .as_str()
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        if !moves.starts_with(&self.seen) {
+            self.sh.error(
+                "gameFull does not extend the moves seen",
+                format!(
+                    "game {}: saw {:?}, gameFull {:?}",
+                    self.g.id, self.seen, moves
+                ),
+            );
+        }
+        if !self.seen.is_empty() || self.resumed {
+            self.sh.stats.lock().unwrap().resynced_moves +=
+                moves.len().saturating_sub(self.seen.len()) as u64;
+        }
+        self.seen = moves;
+        self.stale = false;
+        self.last_version = st["version"].as_i64().unwrap_or(0);
+        self.state = st.clone();
+    }
+
+    /// A pushed `gameState`: must be the next version; a new ply appends
+    /// its move to those seen.
+    fn on_state(&mut self, st: Value, at: Instant) {
+        let v = st["version"].as_i64().unwrap_or(-1);
+        let ply = st["ply"].as_i64().unwrap_or(-1);
+        if v <= self.last_version {
+            self.sh.error(
+                "duplicate state",
+                format!(
+                    "game {}: version {v} after {}",
+                    self.g.id, self.last_version
+                ),
+            );
+            return;
+        }
+        if v != self.last_version + 1 {
+            self.sh.error(
+                "version gap",
+                format!(
+                    "game {}: version {v} after {}",
+                    self.g.id, self.last_version
+                ),
+            );
+        }
+        self.last_version = v;
+        self.stale = false;
+        let n = self.seen.len() as i64;
+        if ply == n + 1 {
+            self.seen
+                .push(st["lastMove"].as_str().unwrap_or_default().to_owned());
+            self.since_open += 1;
+            let submitted = self.g.submitted.lock().unwrap().get(&ply).copied();
+            if let Some((t0, by)) = submitted {
+                if t0 < self.opened {
+                    if self.resumed {
+                        self.sh.stats.lock().unwrap().resumed_states += 1;
+                    }
+                } else if by != self.index {
+                    let mut s = self.sh.stats.lock().unwrap();
+                    s.latencies.push(at - t0);
+                    s.by_transport[self.g.transport as usize].push(at - t0);
+                }
+            }
+        } else if ply != n {
+            self.sh.error(
+                "ply gap",
+                format!("game {}: ply {ply} after {n} moves seen", self.g.id),
+            );
+        }
+        self.state = st;
+    }
+
+    fn my_turn(&self) -> bool {
+        self.pending.is_none()
+            && !self.stale
+            && self.state["status"] == "started"
+            && self.state["turn"].as_str() == Some(self.color.as_str())
+            && self.state["ply"].as_i64() == Some(self.seen.len() as i64)
+    }
+
+    /// Drops the connection and opens another: a WebSocket resubscribes
+    /// from the last version seen; an ndjson stream starts again from a
+    /// `gameFull`.
+    async fn reconnect(&mut self) -> Result<(), String> {
+        if let Some(c) = self.conn.take() {
+            c.close().await;
+        }
+        self.sh.reconnects.fetch_add(1, Ordering::Relaxed);
+        if let Some((a, _)) = self.pending.take() {
+            self.sh.error(
+                "ack lost with the connection",
+                format!("game {}: ack {a}", self.g.id),
+            );
+        }
+        let after = match self.g.transport {
+            Transport::Ws => Some(self.last_version),
+            Transport::Http => None,
+        };
+        self.opened = Instant::now();
+        self.resumed = after.is_some();
+        self.since_open = 0;
+        self.conn = Some(
+            Conn::open(
+                self.sh,
+                self.g.transport,
+                &self.g.id,
+                &self.player.token,
+                after,
+            )
+            .await?,
+        );
+        Ok(())
+    }
+
+    /// Plays until the game ends, the play stops, or the seat gives up.
+    /// Answers the moves seen, or `None` after giving up.
+    async fn play(
+        mut self,
+        mut stop: watch::Receiver<Option<i64>>,
+        mut rng: Rng,
+    ) -> (Option<Vec<String>>, String) {
+        let ok = self.run(&mut stop, &mut rng).await;
+        if let Some(c) = self.conn.take() {
+            c.close().await;
+        }
+        let status = self.state["status"].as_str().unwrap_or("?").to_owned();
+        if ok {
+            (Some(self.seen), status)
+        } else {
+            self.g.stop.send_replace(Some(-1));
+            (None, status)
+        }
+    }
+
+    async fn run(&mut self, stop: &mut watch::Receiver<Option<i64>>, rng: &mut Rng) -> bool {
+        loop {
+            if self.state["status"] != "started" && self.pending.is_none() {
+                return true;
+            }
+            let stop_at = *stop.borrow_and_update();
+            match stop_at {
+                Some(p) if p < 0 => return false,
+                Some(p) if self.seen.len() as i64 >= p && self.pending.is_none() => return true,
+                _ => {}
+            }
+            if stop_at.is_none() && self.my_turn() {
+                let ply = self.seen.len() as i64;
+                if tokio::time::Instant::now() >= self.sh.deadline {
+                    // Stop here: the opponent stops once it has seen `ply` moves.
+                    self.g.stop.send_replace(Some(ply));
+                    return true;
+                }
+                if !self.act(ply, rng).await {
+                    return false;
+                }
+            } else if self.pending.is_none()
+                && self
+                    .sh
+                    .reconnect_every
+                    .is_some_and(|k| self.since_open >= k)
+                && self.state["status"] == "started"
+            {
+                // The opponent is to move: what it plays meanwhile must come
+                // through the new connection.
+                if let Err(e) = self.reconnect().await {
+                    self.sh.error(e.clone(), format!("game {}: {e}", self.g.id));
+                    if !self.retry().await {
+                        return false;
+                    }
+                }
+                continue;
+            }
+            let conn = self.conn.as_mut().expect("connected");
+            let limit = self.sh.timeout;
+            let next = tokio::select! {
+                r = conn.next(limit) => Some(r),
+                changed = stop.changed() => {
+                    if changed.is_err() {
+                        // Cannot happen while the game holds the sender;
+                        // read on rather than spin.
+                        Some(conn.next(limit).await)
+                    } else {
+                        None
+                    }
+                }
+            };
+            let Some(next) = next else { continue };
+            match next {
+                Ok((Incoming::State(st), at)) => self.on_state(st, at),
+                Ok((Incoming::Full(full), _)) => self.on_full(&full["state"]),
+                Ok((Incoming::Ack(a), _)) => match self.pending {
+                    Some((p, kind)) if p == a => {
+                        self.pending = None;
+                        self.refusals = 0;
+                        self.sh.accepted(kind);
+                    }
+                    _ => self
+                        .sh
+                        .error("unexpected ack", format!("game {}: ack {a}", self.g.id)),
+                },
+                Ok((Incoming::Refused { a, status, text }, _)) => {
+                    if a.is_some() && a == self.pending.map(|p| p.0) {
+                        self.pending = None;
+                        self.sh.refused("ws move", status, &text);
+                        self.refusals += 1;
+                        self.stale = true;
+                        if status != 409 || self.refusals > 5 {
+                            return false;
+                        }
+                    } else {
+                        self.sh.error(format!("ws error frame {status}"), text);
+                        return false;
+                    }
+                }
+                Ok((Incoming::End, _)) => {
+                    if self.state["status"] == "started" {
+                        self.sh.error(
+                            "stream ended before the game did",
+                            format!("game {}", self.g.id),
+                        );
+                        if !self.retry().await {
+                            return false;
+                        }
+                    }
+                }
+                Err(e) => {
+                    let kind = if e.starts_with("timeout") {
+                        e.clone()
+                    } else {
+                        format!("{} connection: {e}", self.g.transport.name())
+                    };
+                    self.sh.error(kind, format!("game {}: {e}", self.g.id));
+                    if !self.retry().await {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reconnects after a failure, a few times per game.
+    async fn retry(&mut self) -> bool {
+        while self.failures < MAX_RETRIES {
+            self.failures += 1;
+            tokio::time::sleep(Duration::from_millis(100 * u64::from(self.failures))).await;
+            match self.reconnect().await {
+                Ok(()) => return true,
+                Err(e) => self.sh.error(e.clone(), format!("game {}: {e}", self.g.id)),
+            }
+        }
+        false
+    }
+
+    /// Plays a random legal move (or resigns a game grown too long).
+    /// `false` when the seat must give up.
+    async fn act(&mut self, ply: i64, rng: &mut Rng) -> bool {
+        let sh = self.sh;
+        let id = &self.g.id;
+        if ply >= sh.max_plies {
+            let req = sh
+                .client
+                .post(format!("{}/api/board/game/{id}/resign", sh.base))
+                .bearer_auth(&self.player.token);
+            // A refusal is counted by `post_ok`; either way, wait for news
+            // (a failed resignation shows as a timeout there).
+            let _ = post_ok(sh, "resign", req).await;
+            self.stale = true;
+            return true;
+        }
+        let Some((uci, kind)) = choose(rng, self.g.variant, &self.state) else {
+            sh.error(
+                "no legal moves in a started game",
+                format!("game {id}: {}", self.state),
+            );
+            return false;
+        };
+        self.g
+            .submitted
+            .lock()
+            .unwrap()
+            .insert(ply + 1, (Instant::now(), self.index));
+        match self.g.transport {
+            Transport::Ws => {
+                self.acks += 1;
+                let a = self.acks;
+                let conn = self.conn.as_mut().expect("connected");
+                match conn.send_move(sh.timeout, id, &uci, ply, a).await {
+                    Ok(()) => {
+                        // The ack may come before the move's own state:
+                        // wait for the state before moving again.
+                        self.pending = Some((a, kind));
+                        self.stale = true;
+                        true
+                    }
+                    Err(e) => {
+                        sh.error(format!("ws connection: {e}"), format!("game {id}: {e}"));
+                        self.retry().await
+                    }
+                }
+            }
+            Transport::Http => {
+                let req = sh
+                    .client
+                    .post(format!("{}/api/board/game/{id}/move/{uci}", sh.base))
+                    .bearer_auth(&self.player.token);
+                match send(req).await {
+                    Ok((200, _)) => {
+                        self.stale = true;
+                        self.refusals = 0;
+                        sh.accepted(kind);
+                        true
+                    }
+                    Ok((status, body)) => {
+                        sh.refused("http move", status, &error_text(&body));
+                        self.refusals += 1;
+                        self.stale = true;
+                        status == 409 && self.refusals <= 5
+                    }
+                    Err(e) => {
+                        sh.error(format!("http move: {e}"), format!("game {id}: {e}"));
+                        // The move may or may not have been committed: the
+                        // stream will say.
+                        self.stale = true;
+                        true
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One game between `players[a]` (the challenger) and `players[b]`.
+async fn play_game(
+    sh: &Shared,
+    players: [&Player; 2],
+    variant: Variant,
+    transport: Transport,
+    rng: &mut Rng,
+) -> Result<(), ()> {
+    let [a, b] = players;
+    let challenge = post_ok(
+        sh,
+        "challenge",
+        sh.client
+            .post(format!("{}/api/challenge/{}", sh.base, b.name))
+            .bearer_auth(&a.token)
+            .json(&json!({ "variant": variant.id(), "color": "random" })),
+    )
+    .await?;
+    let Some(id) = challenge["id"].as_str().map(str::to_owned) else {
+        sh.error("challenge without an id", challenge.to_string());
+        return Err(());
+    };
+    post_ok(
+        sh,
+        "accept",
+        sh.client
+            .post(format!("{}/api/challenge/{id}/accept", sh.base))
+            .bearer_auth(&b.token),
+    )
+    .await?;
+    sh.games_started.fetch_add(1, Ordering::Relaxed);
+    let record = {
+        let mut s = sh.stats.lock().unwrap();
+        s.games.push(GameRecord {
+            id: id.clone(),
+            variant,
+            transport,
+            seen: [None, None],
+            status: "started".into(),
+        });
+        s.games.len() - 1
+    };
+    let (stop, stop_rx) = watch::channel(None);
+    let g = GameCtx {
+        id,
+        variant,
+        transport,
+        submitted: Mutex::new(BTreeMap::new()),
+        stop,
+    };
+    // Both connections are open (and subscribed) before anyone moves.
+    let (sa, sb) = tokio::join!(Seat::open(sh, &g, 0, a), Seat::open(sh, &g, 1, b));
+    let (sa, sb) = match (sa, sb) {
+        (Ok(sa), Ok(sb)) => (sa, sb),
+        (sa, sb) => {
+            for e in [sa.err(), sb.err()].into_iter().flatten() {
+                sh.error(e.clone(), format!("game {}: {e}", g.id));
+            }
+            return Err(());
+        }
+    };
+    let (ra, rb) = tokio::join!(
+        sa.play(stop_rx.clone(), Rng(rng.next())),
+        sb.play(stop_rx, Rng(rng.next()))
+    );
+    let mut s = sh.stats.lock().unwrap();
+    let r = &mut s.games[record];
+    r.status = ra.1;
+    r.seen = [ra.0, rb.0];
+    if r.seen.iter().any(Option::is_none) {
+        return Err(());
+    }
+    Ok(())
+}
+
+/// A pair of players playing one game after another until the deadline.
+async fn pair_loop(sh: Arc<Shared>, index: usize, players: [Player; 2], seed: u64) {
+    let mut rng = Rng(seed);
+    let mut k = 0;
+    while tokio::time::Instant::now() < sh.deadline {
+        let variant = sh.variants[(index + k) % sh.variants.len()];
+        let transport = sh.mix.pick(&mut rng);
+        // The players take turns to challenge.
+        let order = if k % 2 == 0 {
+            [&players[0], &players[1]]
+        } else {
+            [&players[1], &players[0]]
+        };
+        k += 1;
+        if play_game(&sh, order, variant, transport, &mut rng)
+            .await
+            .is_err()
+        {
+            // Do not hammer a failing server.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The final check
+
+/// Reads the game back and compares: legal replay from its initial
+/// position, a status that agrees with the replay, and both players' seen
+/// moves equal to its moves. Answers the mismatch, if any.
+async fn check_game(sh: &Shared, r: &GameRecord) -> Option<String> {
+    let id = &r.id;
+    let req = sh
+        .client
+        .get(format!("{}/game/export/{id}", sh.base))
+        .header("accept", "application/json");
+    match send(req).await {
+        Ok((200, v)) => verify(r, &v),
+        Ok((s, v)) => Some(format!("game {id}: export answered {s} {}", error_text(&v))),
+        Err(e) => Some(format!("game {id}: export: {e}")),
+    }
+}
+
+/// The check of one game against its export (`GET /game/export/{id}` as
+/// JSON).
+fn verify(r: &GameRecord, v: &Value) -> Option<String> {
+    let id = &r.id;
+    if v["variant"].as_str() != Some(r.variant.id()) {
+        return Some(format!(
+            "game {id}: variant {} instead of {}",
+            v["variant"], r.variant
+        ));
+    }
+    let fen = match v["initialFen"].as_str() {
+        Some("startpos") | None => START_FEN,
+        Some(f) => f,
+    };
+    let start = match Position::from_fen(r.variant, fen) {
+        Ok(p) => p,
+        Err(e) => return Some(format!("game {id}: initial position {fen:?}: {e}")),
+    };
+    let moves: Vec<String> = v["moves"]
+        .as_str()
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    let mut game = Game::new(start);
+    for (i, m) in moves.iter().enumerate() {
+        if let Err(e) = game.play_uci(m) {
+            return Some(format!("game {id}: ply {} {m} does not replay: {e}", i + 1));
+        }
+    }
+    let status = v["status"].as_str().unwrap_or_default();
+    let agrees = match game.outcome() {
+        Some(Outcome::Checkmate { .. }) => status == "mate",
+        Some(Outcome::Stalemate) => status == "stalemate",
+        Some(_) => status == "draw",
+        None => matches!(status, "started" | "resign" | "aborted"),
+    };
+    if !agrees {
+        return Some(format!(
+            "game {id}: status {status} but the replay ends with {:?}",
+            game.outcome()
+        ));
+    }
+    for (who, seen) in ["challenger", "accepter"].iter().zip(&r.seen) {
+        if let Some(seen) = seen
+            && *seen != moves
+        {
+            let same = seen.iter().zip(&moves).take_while(|(a, b)| a == b).count();
+            return Some(format!(
+                "game {id} ({}): the {who} saw {} moves, the server has {}; they differ from ply {}",
+                r.transport.name(),
+                seen.len(),
+                moves.len(),
+                same + 1
+            ));
+        }
+    }
+    if r.seen.iter().all(Option::is_some) && r.status != status {
+        return Some(format!(
+            "game {id}: the players last saw status {} but the server has {status}",
+            r.status
+        ));
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------
+// The run
+
+/// p50, p90, p99 and max in milliseconds (nearest rank).
+fn quantiles(v: &mut [Duration]) -> Option<[f64; 4]> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable();
+    let at = |p: f64| {
+        let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
+        v[rank.clamp(1, v.len()) - 1].as_secs_f64() * 1e3
+    };
+    Some([at(50.0), at(90.0), at(99.0), at(100.0)])
+}
+
+fn seconds(what: &str, s: f64) -> Result<Duration> {
+    if !(s.is_finite() && s > 0.0 && s <= 86_400.0) {
+        bail!("{what} must be a number of seconds above 0 and at most a day");
+    }
+    Ok(Duration::from_secs_f64(s))
+}
+
+pub fn run(args: LoadtestArgs) -> Result<ExitCode> {
+    let base = check_url(&args.url, args.allow_remote)?;
+    if !(1..=MAX_GAMES).contains(&args.games) {
+        bail!("--games must be 1..={MAX_GAMES}");
+    }
+    if args.variants.is_empty() {
+        bail!("--variants needs at least one variant");
+    }
+    if args.setup_concurrency == 0 {
+        bail!("--setup-concurrency must be at least 1");
+    }
+    let duration = seconds("--duration", args.duration)?;
+    let timeout = seconds("--timeout", args.timeout)?;
+    let setup_timeout = seconds("--setup-timeout", args.setup_timeout)?;
+    let drain = seconds("--drain-timeout", args.drain_timeout)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("tokio runtime")?;
+    runtime.block_on(load(args, base, duration, timeout, setup_timeout, drain))
+}
+
+async fn load(
+    args: LoadtestArgs,
+    base: String,
+    duration: Duration,
+    timeout: Duration,
+    setup_timeout: Duration,
+    drain: Duration,
+) -> Result<ExitCode> {
+    let clock = {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        (t.as_nanos() as u64) ^ (u64::from(std::process::id()) << 32)
+    };
+    let seed = args.seed.unwrap_or(clock);
+    let mut rng = Rng(seed);
+    // The names' tag comes from the clock even with --seed, so that a rerun
+    // against the same server registers new players.
+    let run_tag = Rng(clock).next() as u32;
+    // No proxies, no redirects: every request goes to `base` and nowhere else.
+    let client = reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .context("HTTP client")?;
+    let streams = reqwest::Client::builder()
+        .connect_timeout(timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .context("HTTP client")?;
+    let ws_url = format!("ws{}/api/socket", &base["http".len()..]);
+    let mut sh = Shared {
+        base,
+        ws_url,
+        client,
+        streams,
+        timeout,
+        deadline: tokio::time::Instant::now(),
+        reconnect_every: args.reconnect_every,
+        max_plies: args.max_plies.max(1),
+        variants: args.variants.clone(),
+        mix: args.mix,
+        accepted: AtomicU64::new(0),
+        errors: AtomicU64::new(0),
+        reconnects: AtomicU64::new(0),
+        games_started: AtomicU64::new(0),
+        stats: Mutex::new(Stats::default()),
+    };
+
+    // Registration: 2N players, unique names (a random run tag).
+    let t0 = Instant::now();
+    eprintln!(
+        "loadtest: {} games against {} for {:.0} s, mix ws={} http={}, variants {}, \
+         reconnect every {}, seed {seed}; registering {} players (lt{run_tag:08x}-*)",
+        args.games,
+        sh.base,
+        duration.as_secs_f64(),
+        args.mix.ws,
+        args.mix.http,
+        args.variants
+            .iter()
+            .map(|v| v.id())
+            .collect::<Vec<_>>()
+            .join(","),
+        args.reconnect_every
+            .map_or("never".to_owned(), |k| format!("{k} moves")),
+        2 * args.games,
+    );
+    let gate = Semaphore::new(args.setup_concurrency);
+    let setup = {
+        let (sh, gate) = (&sh, &gate);
+        let all = futures_util::future::join_all((0..2 * args.games).map(|i| async move {
+            let _permit = gate.acquire().await.expect("never closed");
+            register(sh, format!("lt{run_tag:08x}-{i}")).await
+        }));
+        tokio::time::timeout(setup_timeout, all)
+            .await
+            .map_err(|_| anyhow::anyhow!("registration not done within {setup_timeout:?}"))?
+    };
+    let mut players = setup.into_iter().collect::<Result<Vec<_>>>()?;
+    eprintln!(
+        "loadtest: {} players registered in {:.1} s",
+        players.len(),
+        t0.elapsed().as_secs_f64()
+    );
+
+    // Play.
+    let start = Instant::now();
+    sh.deadline = tokio::time::Instant::now() + duration;
+    let sh = Arc::new(sh);
+    let bar = progress_bar(duration);
+    let ticker = {
+        let (sh, bar) = (sh.clone(), bar.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                let secs = start.elapsed().as_secs_f64();
+                let moves = sh.accepted.load(Ordering::Relaxed);
+                bar.set_position(start.elapsed().as_millis().min(duration.as_millis()) as u64);
+                bar.set_message(format!(
+                    "{moves} moves ({:.0}/s), {} games, {} errors, {} reconnects{}",
+                    moves as f64 / secs.max(1e-3),
+                    sh.games_started.load(Ordering::Relaxed),
+                    sh.errors.load(Ordering::Relaxed),
+                    sh.reconnects.load(Ordering::Relaxed),
+                    if tokio::time::Instant::now() >= sh.deadline {
+                        "; draining"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        })
+    };
+    let mut pairs = Vec::with_capacity(args.games);
+    let mut i = 0;
+    while players.len() >= 2 {
+        let b = players.pop().expect("two left");
+        let a = players.pop().expect("two left");
+        pairs.push(tokio::spawn(pair_loop(sh.clone(), i, [a, b], rng.next())));
+        i += 1;
+    }
+    let settle_by = sh.deadline + drain;
+    let mut unsettled = 0;
+    for mut h in pairs {
+        if tokio::time::timeout_at(settle_by, &mut h).await.is_err() {
+            h.abort();
+            unsettled += 1;
+        }
+    }
+    if unsettled > 0 {
+        sh.error(
+            "timeout: games still going after the drain timeout",
+            format!("{unsettled} pairs"),
+        );
+    }
+    ticker.abort();
+    bar.finish_and_clear();
+    let play_end = Instant::now();
+
+    // Check every game through the API.
+    let games = std::mem::take(&mut sh.stats.lock().unwrap().games);
+    let gate = Semaphore::new(8);
+    let check = {
+        let (sh, gate) = (&sh, &gate);
+        futures_util::future::join_all(games.iter().map(|r| async move {
+            let _permit = gate.acquire().await.expect("never closed");
+            check_game(sh, r).await
+        }))
+    };
+    let mismatches: Vec<String> = match tokio::time::timeout(drain, check).await {
+        Ok(found) => found.into_iter().flatten().collect(),
+        Err(_) => vec![format!("the check did not finish within {drain:?}")],
+    };
+    let complete = games
+        .iter()
+        .filter(|g| g.seen.iter().all(Option::is_some))
+        .count();
+    let finished = games.iter().filter(|g| g.status != "started").count();
+
+    report(Report {
+        sh: &sh,
+        games: &games,
+        complete,
+        finished,
+        mismatches: &mismatches,
+        start,
+        play_end,
+        duration,
+    })
+}
+
+fn progress_bar(duration: Duration) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(duration.as_millis() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+struct Report<'a> {
+    sh: &'a Shared,
+    games: &'a [GameRecord],
+    complete: usize,
+    finished: usize,
+    mismatches: &'a [String],
+    start: Instant,
+    play_end: Instant,
+    duration: Duration,
+}
+
+fn report(r: Report<'_>) -> Result<ExitCode> {
+    let sh = r.sh;
+    let mut s = sh.stats.lock().unwrap();
+    let accepted = sh.accepted.load(Ordering::Relaxed);
+    // Moves are submitted until the deadline; ones in flight then are
+    // answered a little after it.
+    let play_secs = s
+        .last_accept
+        .map_or(r.duration, |t| (t - r.start).max(r.duration))
+        .as_secs_f64();
+    let q = quantiles(&mut s.latencies);
+    let per: Vec<String> = [Transport::Ws, Transport::Http]
+        .into_iter()
+        .map(|t| {
+            let v = &mut s.by_transport[t as usize];
+            let n = v.len();
+            match quantiles(v) {
+                Some(q) => format!(
+                    "{} {n} samples: p50 {:.2} p90 {:.2} p99 {:.2} max {:.2}",
+                    t.name(),
+                    q[0],
+                    q[1],
+                    q[2],
+                    q[3]
+                ),
+                None => format!("{} no samples", t.name()),
+            }
+        })
+        .collect();
+    let fmt_q = |i: usize| q.map_or("nan".to_owned(), |q| format!("{:.2}", q[i]));
+    let unexpected: u64 = s.errors.values().map(|e| e.0).sum();
+    let expected: u64 = s.expected.values().map(|e| e.0).sum();
+    let reconnects = sh.reconnects.load(Ordering::Relaxed);
+    let ws_games = r
+        .games
+        .iter()
+        .filter(|g| g.transport == Transport::Ws)
+        .count();
+    let mut by_variant = BTreeMap::new();
+    for g in r.games {
+        *by_variant.entry(g.variant.id()).or_insert(0) += 1;
+    }
+    let mut by_status = BTreeMap::new();
+    for g in r.games {
+        *by_status.entry(g.status.as_str()).or_insert(0) += 1;
+    }
+
+    println!(
+        "games: {} ({} ws, {} http; {}), {} finished ({}), {} seen complete by both players",
+        r.games.len(),
+        ws_games,
+        r.games.len() - ws_games,
+        by_variant
+            .iter()
+            .map(|(v, n)| format!("{v} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        r.finished,
+        by_status
+            .iter()
+            .map(|(v, n)| format!("{v} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        r.complete
+    );
+    println!(
+        "moves: {accepted} accepted in {play_secs:.1} s = {:.1} moves/s ({} merges, {} splits); \
+         play and drain took {:.1} s",
+        accepted as f64 / play_secs,
+        s.merges,
+        s.splits,
+        (r.play_end - r.start).as_secs_f64()
+    );
+    println!(
+        "latency (submission -> the opponent's connection, {} samples): p50 {} ms, p90 {} ms, \
+         p99 {} ms, max {} ms",
+        s.latencies.len(),
+        fmt_q(0),
+        fmt_q(1),
+        fmt_q(2),
+        fmt_q(3)
+    );
+    println!("  by transport (ms): {}", per.join("; "));
+    println!(
+        "reconnects: {reconnects} ({} states resumed over WebSocket resubscriptions, {} moves \
+         taken from a new gameFull over ndjson)",
+        s.resumed_states, s.resynced_moves
+    );
+    for (title, map) in [
+        ("unexpected errors", &s.errors),
+        ("expected refusals", &s.expected),
+    ] {
+        println!("{title}: {}", if map.is_empty() { "none" } else { "" });
+        for (kind, (n, example)) in map {
+            println!("  {n:>6}  {kind}  (first: {example})");
+        }
+    }
+    println!(
+        "check: {} games read back through GET /game/export; {} mismatches",
+        r.games.len(),
+        r.mismatches.len()
+    );
+    for m in r.mismatches.iter().take(SHOWN_MISMATCHES) {
+        println!("  {m}");
+    }
+    if r.mismatches.len() > SHOWN_MISMATCHES {
+        println!("  ... and {} more", r.mismatches.len() - SHOWN_MISMATCHES);
+    }
+    let ok = r.mismatches.is_empty() && unexpected == 0 && accepted > 0;
+    println!(
+        "loadtest-summary games={} ws_games={ws_games} http_games={} complete={} finished={} moves={accepted} moves_per_s={:.1} \
+         p50_ms={} p90_ms={} p99_ms={} max_ms={} latency_samples={} merges={} splits={} \
+         reconnects={reconnects} resumed_states={} mismatches={} errors={unexpected} \
+         expected_errors={expected} result={}",
+        r.games.len(),
+        r.games.len() - ws_games,
+        r.complete,
+        r.finished,
+        accepted as f64 / play_secs,
+        fmt_q(0),
+        fmt_q(1),
+        fmt_q(2),
+        fmt_q(3),
+        s.latencies.len(),
+        s.merges,
+        s.splits,
+        s.resumed_states,
+        r.mismatches.len(),
+        if ok { "ok" } else { "fail" }
+    );
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mix_weights_parse_and_bad_ones_are_refused() {
+        assert_eq!(parse_mix("ws=70,http=30"), Ok(Mix { ws: 70, http: 30 }));
+        assert_eq!(parse_mix("ws"), Ok(Mix { ws: 1, http: 0 }));
+        assert_eq!(parse_mix(" http = 2 "), Ok(Mix { ws: 0, http: 2 }));
+        assert!(parse_mix("tcp=1").is_err());
+        assert!(parse_mix("ws=0,http=0").is_err());
+        assert!(parse_mix("ws=x").is_err());
+        let mut rng = Rng(3);
+        let ws = (0..1000)
+            .filter(|_| Mix { ws: 70, http: 30 }.pick(&mut rng) == Transport::Ws)
+            .count();
+        assert!((620..=780).contains(&ws), "{ws} of 1000 drew ws");
+        assert!((0..100).all(|_| Mix { ws: 0, http: 1 }.pick(&mut rng) == Transport::Http));
+    }
+
+    #[test]
+    fn only_loopback_hosts_unless_allowed() {
+        for ok in [
+            "http://127.0.0.1:8080",
+            "http://127.1.2.3:9/",
+            "http://[::1]:8080",
+            "http://localhost:8080",
+        ] {
+            assert!(check_url(ok, false).is_ok(), "{ok}");
+        }
+        assert_eq!(
+            check_url("http://127.0.0.1:8080/", false).unwrap(),
+            "http://127.0.0.1:8080"
+        );
+        for remote in [
+            "http://10.0.0.1:8080",
+            "http://example.org",
+            "http://[2001:db8::1]",
+        ] {
+            let e = check_url(remote, false).unwrap_err().to_string();
+            assert!(e.contains("not a loopback host"), "{remote}: {e}");
+            assert!(
+                check_url(remote, true).is_ok(),
+                "{remote} with --allow-remote"
+            );
+        }
+        assert!(check_url("https://127.0.0.1", true).is_err());
+        assert!(check_url("http://127.0.0.1/?a=b", false).is_err());
+    }
+
+    /// The state the server would push after `moves` from the start.
+    fn state_after(variant: Variant, moves: &[&str]) -> Value {
+        let mut pos = Position::new(variant);
+        for m in moves {
+            pos = pos.play_uci(m).unwrap();
+        }
+        let legal: Vec<Value> = pos
+            .legal_moves()
+            .iter()
+            .map(|m| json!({ "uci": m.to_string() }))
+            .collect();
+        json!({ "fen": pos.fen(), "legalMoves": legal })
+    }
+
+    #[test]
+    fn choices_are_legal_and_lean_towards_merges_and_splits() {
+        let state = state_after(Variant::ChessMerge, &["b1d2", "e7e6"]);
+        let pos = Position::from_fen(Variant::ChessMerge, state["fen"].as_str().unwrap()).unwrap();
+        let legal: Vec<&str> = state["legalMoves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["uci"].as_str().unwrap())
+            .collect();
+        let mut rng = Rng(11);
+        let (mut merges, mut splits) = (0, 0);
+        let draws = 1000;
+        for _ in 0..draws {
+            let (u, kind) = choose(&mut rng, Variant::ChessMerge, &state).unwrap();
+            assert!(
+                legal.contains(&u.as_str()),
+                "{u} is not among the legal moves"
+            );
+            let m = pos.parse_uci(&u).unwrap();
+            match kind {
+                MoveKind::Split => {
+                    assert!(u.starts_with(|c: char| c.is_ascii_uppercase()), "{u}");
+                    splits += 1;
+                }
+                MoveKind::Merge => {
+                    assert!(pos.is_merge(m), "{u}");
+                    merges += 1;
+                }
+                MoveKind::Other => {
+                    assert!(!pos.is_merge(m) && u.starts_with(|c: char| c.is_ascii_lowercase()))
+                }
+            }
+        }
+        // A quarter of the draws pick among the merges, a fifth among the
+        // splits, the rest among all moves: both come clearly more often
+        // than their share of the list (a uniform choice).
+        let share = |n: i32| f64::from(n) / f64::from(draws);
+        let in_list = |f: &dyn Fn(&str) -> bool| {
+            legal.iter().filter(|u| f(u)).count() as f64 / legal.len() as f64
+        };
+        let merge_share = in_list(&|u| pos.is_merge(pos.parse_uci(u).unwrap()));
+        let split_share = in_list(&|u| u.starts_with(|c: char| c.is_ascii_uppercase()));
+        assert!(split_share > 0.0 && merge_share > 0.0);
+        let (want_merges, want_splits) = (0.25 + 0.55 * merge_share, 0.20 + 0.55 * split_share);
+        assert!(
+            (share(merges) - want_merges).abs() < 0.05,
+            "{merges} merges, {want_merges} expected"
+        );
+        assert!(
+            (share(splits) - want_splits).abs() < 0.05,
+            "{splits} splits, {want_splits} expected"
+        );
+        assert!(want_merges > merge_share + 0.05 && want_splits > split_share + 0.1);
+        // A finished game lists no moves: nothing to choose.
+        assert!(choose(&mut rng, Variant::ChessMerge, &json!({"legalMoves": []})).is_none());
+    }
+
+    /// The mate of docs/api.md's curl session: a merge, a split, a pair
+    /// promotion.
+    const FEN: &str = "7k/6pp/P7/2p5/8/8/8/R3K3 w - - 0 1";
+    const MOVES: &str = "a1a6 c5c4 Pa6a7 c4c3 a6a7 c3c2 a7a8q";
+
+    fn record(seen: [Option<&str>; 2], status: &str) -> GameRecord {
+        let list = |s: Option<&str>| s.map(|s| s.split_whitespace().map(str::to_owned).collect());
+        GameRecord {
+            id: "abcdefgh".into(),
+            variant: Variant::ChessMerge,
+            transport: Transport::Ws,
+            seen: [list(seen[0]), list(seen[1])],
+            status: status.into(),
+        }
+    }
+
+    fn export(moves: &str, status: &str) -> Value {
+        json!({"variant": "chessmerge", "initialFen": FEN, "moves": moves, "status": status})
+    }
+
+    #[test]
+    fn the_check_accepts_a_game_both_players_saw_whole() {
+        let r = record([Some(MOVES), Some(MOVES)], "mate");
+        assert_eq!(verify(&r, &export(MOVES, "mate")), None);
+        // A player whose connection failed for good is not compared.
+        let r = record([Some(MOVES), None], "mate");
+        assert_eq!(verify(&r, &export(MOVES, "mate")), None);
+    }
+
+    #[test]
+    fn the_check_finds_lost_doubled_or_illegal_moves_and_wrong_statuses() {
+        let short = "a1a6 c5c4 Pa6a7 c4c3 a6a7 c3c2";
+        let r = record([Some(MOVES), Some(short)], "mate");
+        let e = verify(&r, &export(MOVES, "mate")).unwrap();
+        assert!(
+            e.contains("accepter saw 6 moves") && e.contains("from ply 7"),
+            "{e}"
+        );
+        let doubled = "a1a6 c5c4 c5c4 Pa6a7 c4c3 a6a7 c3c2 a7a8q";
+        let r = record([Some(doubled), Some(MOVES)], "mate");
+        let e = verify(&r, &export(MOVES, "mate")).unwrap();
+        assert!(e.contains("challenger") && e.contains("from ply 3"), "{e}");
+        let r = record([Some(MOVES), Some(MOVES)], "mate");
+        let e = verify(&r, &export("a1a6 c5c4 a6a8", "started")).unwrap();
+        assert!(e.contains("ply 3 a6a8 does not replay"), "{e}");
+        let e = verify(&r, &export(MOVES, "started")).unwrap();
+        assert!(e.contains("status started"), "{e}");
+        let e = verify(
+            &record([Some(short), Some(short)], "mate"),
+            &export(short, "mate"),
+        )
+        .unwrap();
+        assert!(e.contains("status mate"), "{e}");
+        // The players last saw another status than the server's.
+        let r = record([Some(MOVES), Some(MOVES)], "started");
+        let e = verify(&r, &export(MOVES, "mate")).unwrap();
+        assert!(e.contains("last saw status started"), "{e}");
+        let e = verify(&r, &json!({"variant": "standard", "moves": ""})).unwrap();
+        assert!(e.contains("variant"), "{e}");
+    }
+}
