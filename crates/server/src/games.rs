@@ -469,9 +469,7 @@ impl Games {
             let mv = uci.to_move(pos)?;
             let san = pos.san(mv);
             let mut rules = live.rules.clone();
-            rules
-                .play(mv)
-                .map_err(chessmerge_rules::IllegalMove::from)?;
+            rules.play(mv)?;
             let mut new = old.clone();
             for (list, text) in [(&mut new.moves, mv.to_string()), (&mut new.san, san)] {
                 if !list.is_empty() {
