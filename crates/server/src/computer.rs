@@ -24,6 +24,9 @@ const LEASE: Duration = Duration::from_secs(6);
 /// nodes on one database).
 pub const SWEEP_EVERY: Duration = Duration::from_secs(2);
 
+/// How long the computer waits before it looks again at a turn it gave up on.
+const GIVE_UP_PAUSE: Duration = Duration::from_secs(2);
+
 /// How often a computer move is tried again when the game changed while
 /// the engine thought, or the lane was full.
 const MAX_TRIES: usize = 10;
@@ -85,9 +88,15 @@ impl Computer {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .remove(&id);
+            if !finished {
+                // It gave up (the game kept changing, or every slot stayed
+                // busy): look again shortly instead of leaving the game
+                // stalled until a restart.
+                tokio::time::sleep(GIVE_UP_PAUSE).await;
+            }
             // A turn that arrived while this one ran (and was not taken,
-            // being in flight) is looked at again.
-            if finished && let Ok(Some(_)) = me.games.computer_turn(&id).await {
+            // being in flight), or the one it gave up on, is looked at again.
+            if let Ok(Some(_)) = me.games.computer_turn(&id).await {
                 me.schedule(id);
             }
         });
@@ -143,7 +152,7 @@ impl Computer {
                 Err(e) => return Err(e),
             }
         }
-        tracing::warn!(game = %id, "the game kept changing under the computer; it will look again at its next turn");
+        tracing::warn!(game = %id, "the game kept changing under the computer; it looks again shortly");
         Ok(false)
     }
 
