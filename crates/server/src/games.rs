@@ -19,7 +19,7 @@ use chessmerge_rules::{Game as RulesGame, Position, UciMove};
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard, broadcast, mpsc};
 
 use crate::model::{Color, GameId, GameStatus, UserId};
-use crate::store::{self, Committed, GameCommit, NewEvents, Store, StoreError, Topic};
+use crate::store::{self, Committed, GameCommit, NewEvents, Store, StoreError, StoredEvent, Topic};
 use crate::views::{self, Players};
 
 /// Who acts in a game.
@@ -265,11 +265,16 @@ impl Games {
                 let msg = rx.recv().await;
                 let Some(games) = weak.upgrade() else { return };
                 match msg {
-                    Ok(Committed::Event(e)) => {
-                        if let Topic::Game(id) = &e.topic {
-                            games.drop_if_older(id, e.seq);
-                        }
-                    }
+                    Ok(Committed::Event(StoredEvent {
+                        topic: Topic::Game(id),
+                        seq,
+                        ..
+                    }))
+                    | Ok(Committed::Notice {
+                        topic: Topic::Game(id),
+                        seq,
+                    }) => games.drop_if_older(&id, seq),
+                    Ok(Committed::Event(_) | Committed::Notice { .. }) => {}
                     Ok(Committed::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
                         games.drop_all_idle();
                     }

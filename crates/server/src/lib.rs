@@ -174,7 +174,7 @@ impl AppState {
             base_url.clone(),
         ));
         let feeds = live::Feeds {
-            hub: live::Hub::start(store.as_ref()),
+            hub: live::Hub::start(store.clone()),
             store: store.clone(),
             games: games.clone(),
             base_url: base_url.clone(),

@@ -77,6 +77,13 @@ impl<K: Eq + Hash + Clone> Channels<K> {
         }
     }
 
+    fn has(&self, key: &K) -> bool {
+        self.map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(key)
+    }
+
     fn len(&self) -> usize {
         self.map.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
@@ -135,8 +142,10 @@ impl Drop for Subscription {
 }
 
 impl Hub {
-    /// A hub fed by `store`'s committed events (a task routes them).
-    pub fn start(store: &dyn Store) -> Hub {
+    /// A hub fed by `store`'s committed events (a task routes them; an
+    /// event another process committed is read from `store` only when
+    /// someone on this node follows its topic).
+    pub fn start(store: Arc<dyn Store>) -> Hub {
         let hub = Hub(Arc::new(HubInner {
             games: Channels::default(),
             users: Channels::default(),
@@ -151,6 +160,23 @@ impl Hub {
                 let hub = Hub(inner);
                 match msg {
                     Ok(Committed::Event(e)) => hub.route(e.topic, e.seq, e.payload),
+                    Ok(Committed::Notice { topic, seq }) => {
+                        if hub.followed(&topic) {
+                            let store = store.clone();
+                            tokio::spawn(async move {
+                                match store.event(&topic, seq).await {
+                                    Ok(Some(e)) => hub.route(e.topic, e.seq, e.payload),
+                                    Ok(None) => {
+                                        tracing::warn!(?topic, seq, "notified event not found")
+                                    }
+                                    // The followers fill the gap from the store at their next event.
+                                    Err(e) => {
+                                        tracing::warn!(error = %e, "cannot read a notified event")
+                                    }
+                                }
+                            });
+                        }
+                    }
                     Ok(Committed::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
                         tracing::warn!("live events may have been missed; followers resync");
                         hub.resync_all();
@@ -170,6 +196,15 @@ impl Hub {
             Topic::Lobby => {
                 let _ = self.0.lobby.send(msg);
             }
+        }
+    }
+
+    /// Whether someone on this node follows `topic`.
+    fn followed(&self, topic: &Topic) -> bool {
+        match topic {
+            Topic::Game(id) => self.0.games.has(id),
+            Topic::User(id) => self.0.users.has(id),
+            Topic::Lobby => self.0.lobby.receiver_count() > 0,
         }
     }
 
@@ -497,7 +532,8 @@ mod tests {
         let store = SqliteStore::open(dir.join("t.db").to_str().unwrap())
             .await
             .unwrap();
-        let hub = Hub::start(&store);
+        let store = Arc::new(store);
+        let hub = Hub::start(store.clone());
         let subs: Vec<Subscription> = (0..1000)
             .map(|i| hub.subscribe(Topic::Game(format!("unknown{i}").parse().unwrap())))
             .collect();

@@ -75,6 +75,11 @@ impl Shared {
         }
     }
 
+    /// Tells the followers that another process committed an event.
+    pub(super) fn notice(&self, topic: super::Topic, seq: i64) {
+        let _ = self.feed.send(Committed::Notice { topic, seq });
+    }
+
     /// Tells the followers that events may have been missed.
     pub(super) fn resync(&self) {
         let _ = self.feed.send(Committed::Resync);

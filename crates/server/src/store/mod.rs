@@ -254,6 +254,15 @@ pub struct StoredEvent {
 pub enum Committed {
     /// An event, after its transaction committed.
     Event(StoredEvent),
+    /// Another process committed the event `seq` of `topic`: a follower
+    /// that needs it reads it ([`Store::event`]); nobody reads what
+    /// nobody on this node follows.
+    Notice {
+        /// Whose event.
+        topic: Topic,
+        /// Its sequence number.
+        seq: i64,
+    },
     /// Events may have been missed (a notification connection dropped):
     /// every follower reads its topic again from its last sequence.
     Resync,
@@ -407,6 +416,12 @@ pub trait Store: Send + Sync + 'static {
     ) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>>;
     /// The lobby's stored events with a sequence above `after`, in order.
     fn lobby_events_since(&self, after: i64) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>>;
+    /// One stored event by topic and sequence number.
+    fn event<'a>(
+        &'a self,
+        topic: &'a Topic,
+        seq: i64,
+    ) -> BoxFuture<'a, StoreResult<Option<StoredEvent>>>;
     /// The highest user-event and lobby-event sequence numbers stored so far
     /// (a follower that reads a snapshot starts after these).
     fn event_heads(&self) -> BoxFuture<'_, StoreResult<(i64, i64)>>;

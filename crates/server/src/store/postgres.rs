@@ -317,7 +317,7 @@ impl PgStore {
         };
         tokio::spawn(group_writer(batches, games_rx, shared.clone()));
         let listener = PgListener::connect_with(&pool).await?;
-        tokio::spawn(listen(listener, pool, shared, node));
+        tokio::spawn(listen(listener, shared, node));
         Ok(store)
     }
 
@@ -378,10 +378,10 @@ impl PgStore {
     }
 }
 
-/// The node's listening connection: other nodes' events, read from the
-/// tables by key and sequence; a resync for every follower after the
-/// connection was lost.
-async fn listen(mut listener: PgListener, pool: PgPool, shared: Arc<Shared>, node: Arc<str>) {
+/// The node's listening connection: other nodes' events become notices
+/// (topic and sequence; a follower that needs the event reads it by them),
+/// and a lost connection a resync for every follower.
+async fn listen(mut listener: PgListener, shared: Arc<Shared>, node: Arc<str>) {
     if let Err(e) = listener.listen(CHANNEL).await {
         tracing::error!(error = %e, "cannot listen for other nodes' events");
     }
@@ -398,16 +398,9 @@ async fn listen(mut listener: PgListener, pool: PgPool, shared: Arc<Shared>, nod
                 if from == &*node {
                     continue; // published at commit
                 }
-                let Ok(seq) = seq.parse::<i64>() else {
-                    continue;
-                };
-                match fetch_event(&pool, kind, key, seq).await {
-                    Ok(Some(e)) => shared.publish(vec![e]),
-                    Ok(None) => tracing::warn!(kind, key, seq, "notified event not found"),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "cannot read a notified event; followers resync");
-                        shared.resync();
-                    }
+                match parse_notice(kind, key, seq) {
+                    Some((topic, seq)) => shared.notice(topic, seq),
+                    None => tracing::warn!(payload = n.payload(), "unreadable notification"),
                 }
             }
             Ok(None) => {
@@ -425,55 +418,16 @@ async fn listen(mut listener: PgListener, pool: PgPool, shared: Arc<Shared>, nod
     }
 }
 
-async fn fetch_event(
-    pool: &PgPool,
-    kind: &str,
-    key: &str,
-    seq: i64,
-) -> StoreResult<Option<StoredEvent>> {
-    let (topic, payload): (Topic, Option<(String,)>) = match kind {
-        "g" => {
-            let id: GameId = key
-                .parse()
-                .map_err(|e| StoreError::Corrupt(format!("notification: {e}")))?;
-            let row = sqlx::query_as(
-                "SELECT payload FROM game_events WHERE game_id = $1 AND version = $2",
-            )
-            .bind(id.as_str())
-            .bind(seq)
-            .fetch_optional(pool)
-            .await?;
-            (Topic::Game(id), row)
-        }
-        "u" => {
-            let id = UserId(
-                key.parse()
-                    .map_err(|e| StoreError::Corrupt(format!("notification: {e}")))?,
-            );
-            let row = sqlx::query_as("SELECT payload FROM user_events WHERE seq = $1")
-                .bind(seq)
-                .fetch_optional(pool)
-                .await?;
-            (Topic::User(id), row)
-        }
-        "l" => {
-            let row = sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = $1")
-                .bind(seq)
-                .fetch_optional(pool)
-                .await?;
-            (Topic::Lobby, row)
-        }
-        other => {
-            return Err(StoreError::Corrupt(format!(
-                "notification of unknown kind {other:?}"
-            )));
-        }
+/// A notification's topic and sequence number.
+fn parse_notice(kind: &str, key: &str, seq: &str) -> Option<(Topic, i64)> {
+    let seq = seq.parse().ok()?;
+    let topic = match kind {
+        "g" => Topic::Game(key.parse().ok()?),
+        "u" => Topic::User(UserId(key.parse().ok()?)),
+        "l" => Topic::Lobby,
+        _ => return None,
     };
-    Ok(payload.map(|(p,)| StoredEvent {
-        topic,
-        seq,
-        payload: p.into(),
-    }))
+    Some((topic, seq))
 }
 
 fn events_of(topic: impl Fn() -> Topic, rows: Vec<(i64, String)>) -> Vec<StoredEvent> {
@@ -812,6 +766,47 @@ impl Store for PgStore {
         })
     }
 
+    fn event<'a>(
+        &'a self,
+        topic: &'a Topic,
+        seq: i64,
+    ) -> BoxFuture<'a, StoreResult<Option<StoredEvent>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row: Option<(String,)> = match topic {
+                Topic::Game(id) => {
+                    sqlx::query_as(
+                        "SELECT payload FROM game_events WHERE game_id = $1 AND version = $2",
+                    )
+                    .bind(id.as_str())
+                    .bind(seq)
+                    .fetch_optional(&self.pool)
+                    .await?
+                }
+                Topic::User(id) => {
+                    sqlx::query_as(
+                        "SELECT payload FROM user_events WHERE seq = $1 AND user_id = $2",
+                    )
+                    .bind(seq)
+                    .bind(id.0)
+                    .fetch_optional(&self.pool)
+                    .await?
+                }
+                Topic::Lobby => {
+                    sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = $1")
+                        .bind(seq)
+                        .fetch_optional(&self.pool)
+                        .await?
+                }
+            };
+            Ok(row.map(|(p,)| StoredEvent {
+                topic: topic.clone(),
+                seq,
+                payload: p.into(),
+            }))
+        })
+    }
+
     fn event_heads(&self) -> BoxFuture<'_, StoreResult<(i64, i64)>> {
         Box::pin(async move {
             self.read(1);
@@ -1085,18 +1080,19 @@ mod tests {
         let u = a.create_user("alice", "h", 0).await.unwrap();
         let v = a.create_user("bob", "h", 0).await.unwrap();
         let g = conformance::start_game(&a, "nodes001", u.id, v.id).await;
-        // b hears of the new game's first event from a.
-        let got = tokio::time::timeout(Duration::from_secs(5), async {
+        // b hears of the new game's first event from a, and reads it.
+        let (topic, seq) = tokio::time::timeout(Duration::from_secs(5), async {
             loop {
-                if let Ok(Committed::Event(e)) = feed_b.recv().await
-                    && e.topic == Topic::Game(g.id.clone())
+                if let Ok(Committed::Notice { topic, seq }) = feed_b.recv().await
+                    && topic == Topic::Game(g.id.clone())
                 {
-                    return e;
+                    return (topic, seq);
                 }
             }
         })
         .await
         .expect("node b hears of node a's commit");
+        let got = b.event(&topic, seq).await.unwrap().expect("the event");
         assert_eq!((got.seq, &*got.payload), (1, "{\"v\":1}"));
         assert!(a.claim_computer_turn(&g.id, 0, 10_000).await.unwrap());
         assert!(

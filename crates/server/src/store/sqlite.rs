@@ -704,6 +704,45 @@ impl Store for SqliteStore {
         })
     }
 
+    fn event<'a>(
+        &'a self,
+        topic: &'a Topic,
+        seq: i64,
+    ) -> BoxFuture<'a, StoreResult<Option<StoredEvent>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row: Option<(String,)> = match topic {
+                Topic::Game(id) => {
+                    sqlx::query_as(
+                        "SELECT payload FROM game_events WHERE game_id = ? AND version = ?",
+                    )
+                    .bind(id.as_str())
+                    .bind(seq)
+                    .fetch_optional(&self.pool)
+                    .await?
+                }
+                Topic::User(id) => {
+                    sqlx::query_as("SELECT payload FROM user_events WHERE seq = ? AND user_id = ?")
+                        .bind(seq)
+                        .bind(id.0)
+                        .fetch_optional(&self.pool)
+                        .await?
+                }
+                Topic::Lobby => {
+                    sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = ?")
+                        .bind(seq)
+                        .fetch_optional(&self.pool)
+                        .await?
+                }
+            };
+            Ok(row.map(|(p,)| StoredEvent {
+                topic: topic.clone(),
+                seq,
+                payload: p.into(),
+            }))
+        })
+    }
+
     fn event_heads(&self) -> BoxFuture<'_, StoreResult<(i64, i64)>> {
         Box::pin(async move {
             self.read(1);
