@@ -612,24 +612,22 @@ impl Games {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SqliteStore;
-    use crate::store::conformance::start_game;
+    use crate::store::conformance::{TempDir, start_game, temp_sqlite};
 
-    async fn setup(name: &str) -> (Arc<Games>, store::Game, mpsc::UnboundedReceiver<GameId>) {
-        let dir = std::env::temp_dir().join(format!(
-            "chessmerge-games-{name}-{}-{}",
-            std::process::id(),
-            crate::now_ms()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = SqliteStore::open(dir.join("t.db").to_str().unwrap())
-            .await
-            .unwrap();
+    async fn setup(
+        name: &str,
+    ) -> (
+        Arc<Games>,
+        store::Game,
+        mpsc::UnboundedReceiver<GameId>,
+        TempDir,
+    ) {
+        let (store, dir) = temp_sqlite(name).await;
         let a = store.create_user("alice", "h", 0).await.unwrap();
         let b = store.create_user("bob", "h", 0).await.unwrap();
         let row = start_game(&store, "game0001", a.id, b.id).await;
         let (tx, rx) = mpsc::unbounded_channel();
-        (Games::new(Arc::new(store), 100, tx), row, rx)
+        (Games::new(Arc::new(store), 100, tx), row, rx, dir)
     }
 
     fn uci(s: &str) -> UciMove {
@@ -638,7 +636,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_started_game_is_played_without_any_replay() {
-        let (games, row, _rx) = setup("started").await;
+        let (games, row, _rx, _dir) = setup("started").await;
         let players = players_of(games.store().as_ref(), &row).await.unwrap();
         let start = Position::from_fen(row.variant, &row.initial_fen).unwrap();
         games.started(&row, players, start);
@@ -652,7 +650,7 @@ mod tests {
 
     #[tokio::test]
     async fn moves_replay_once_then_play_from_the_cache() {
-        let (games, row, _rx) = setup("cache").await;
+        let (games, row, _rx, _dir) = setup("cache").await;
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         for (i, (who, m)) in [(w, "e2e3"), (b, "e7e6"), (w, "b1d2"), (b, "g8f6")]
             .into_iter()
@@ -677,7 +675,7 @@ mod tests {
 
     #[tokio::test]
     async fn refusals_name_the_fault_and_change_nothing() {
-        let (games, row, _rx) = setup("refuse").await;
+        let (games, row, _rx, _dir) = setup("refuse").await;
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         let r = games
             .play_move(&row.id, Actor::User(b), &uci("e7e6"), None, false)
@@ -717,7 +715,7 @@ mod tests {
 
     #[tokio::test]
     async fn resign_finishes_and_announces_in_the_same_commit() {
-        let (games, row, _rx) = setup("resign").await;
+        let (games, row, _rx, _dir) = setup("resign").await;
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         let (head, _) = games.store().event_heads().await.unwrap();
         let g = games.resign(&row.id, b).await.unwrap();
@@ -739,7 +737,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_change_made_elsewhere_is_seen_before_the_next_move() {
-        let (games, row, _rx) = setup("elsewhere").await;
+        let (games, row, _rx, _dir) = setup("elsewhere").await;
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         games
             .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)

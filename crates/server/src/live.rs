@@ -519,19 +519,12 @@ impl Feeds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{NewEvents, SqliteStore};
+    use crate::store::NewEvents;
+    use crate::store::conformance::temp_sqlite;
 
     #[tokio::test]
     async fn channels_are_freed_when_their_last_follower_leaves() {
-        let dir = std::env::temp_dir().join(format!(
-            "chessmerge-live-{}-{}",
-            std::process::id(),
-            crate::now_ms()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = SqliteStore::open(dir.join("t.db").to_str().unwrap())
-            .await
-            .unwrap();
+        let (store, _dir) = temp_sqlite("live").await;
         let store = Arc::new(store);
         let hub = Hub::start(store.clone());
         let subs: Vec<Subscription> = (0..1000)
@@ -577,6 +570,5 @@ mod tests {
             Live::Resync,
             "a got nothing but the resync"
         );
-        let _ = std::fs::remove_dir_all(dir);
     }
 }

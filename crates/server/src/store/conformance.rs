@@ -4,6 +4,29 @@
 use super::*;
 use crate::model::{ChallengeKind, ChallengeStatus, ColorRequest, GameStatus};
 
+/// A temporary directory, removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh SQLite store in a temporary directory (kept while the guard lives).
+pub async fn temp_sqlite(name: &str) -> (SqliteStore, TempDir) {
+    let dir = std::env::temp_dir().join(format!(
+        "chessmerge-store-{name}-{}-{}",
+        std::process::id(),
+        crate::now_ms()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = SqliteStore::open(dir.join("test.db").to_str().unwrap())
+        .await
+        .unwrap();
+    (store, TempDir(dir))
+}
+
 fn challenge(
     id: &str,
     kind: ChallengeKind,

@@ -908,26 +908,11 @@ mod tests {
     use super::*;
     use crate::store::conformance;
 
-    async fn open(name: &str) -> (SqliteStore, std::path::PathBuf) {
-        let dir = std::env::temp_dir().join(format!(
-            "chessmerge-store-{}-{}-{}",
-            name,
-            std::process::id(),
-            crate::now_ms()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("test.db");
-        (
-            SqliteStore::open(path.to_str().unwrap()).await.unwrap(),
-            dir,
-        )
-    }
-
     /// The lobby's and the start-up's queries use their indexes (SQLite's
     /// plan says `USING INDEX`, not `SCAN challenges`/`SCAN games`).
     #[tokio::test]
     async fn lookups_use_their_indexes() {
-        let (s, dir) = open("plans").await;
+        let (s, _dir) = conformance::temp_sqlite("plans").await;
         for (sql, index) in [
             (
                 "EXPLAIN QUERY PLAN SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
@@ -951,25 +936,23 @@ mod tests {
                 "{sql}: plan {plan:?} does not use {index}"
             );
         }
-        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[tokio::test]
     async fn reopening_keeps_the_data_and_runs_no_migration_twice() {
-        let (s, dir) = open("reopen").await;
-        let path = dir.join("test.db");
+        let (s, dir) = conformance::temp_sqlite("reopen").await;
+        let path = dir.0.join("test.db");
         s.create_user("Alice", "hash", 5).await.unwrap();
         drop(s);
         let s = SqliteStore::open(&format!("sqlite://{}", path.display()))
             .await
             .unwrap();
         assert!(s.user_by_name("alice").await.unwrap().is_some());
-        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[tokio::test]
     async fn a_corrupt_row_is_an_error_naming_the_row() {
-        let (s, dir) = open("corrupt").await;
+        let (s, _dir) = conformance::temp_sqlite("corrupt").await;
         let a = s.create_user("a1", "h", 0).await.unwrap();
         let b = s.create_user("b1", "h", 0).await.unwrap();
         conformance::start_game(&s, "corrupt1", a.id, b.id).await;
@@ -982,13 +965,11 @@ mod tests {
             matches!(&e, StoreError::Corrupt(d) if d.contains("corrupt1") && d.contains("status")),
             "{e}"
         );
-        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[tokio::test]
     async fn conformance_suite() {
-        let (s, dir) = open("conformance").await;
+        let (s, _dir) = conformance::temp_sqlite("conformance").await;
         conformance::run_all(&s).await;
-        let _ = std::fs::remove_dir_all(dir);
     }
 }
