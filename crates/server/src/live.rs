@@ -282,6 +282,27 @@ fn state_is_ongoing(payload: &str) -> bool {
     payload.contains("\"status\":\"started\"")
 }
 
+/// The events a user or lobby follower has not sent yet, in order: the
+/// one that arrived, or after a resync everything stored after `last`.
+async fn unseen<Fut>(
+    msg: Live,
+    last: i64,
+    read: impl FnOnce(i64) -> Fut,
+) -> Result<Vec<(i64, Arc<str>)>, FeedError>
+where
+    Fut: std::future::Future<Output = Result<Vec<crate::store::StoredEvent>, StoreError>>,
+{
+    let events = match msg {
+        Live::Event { seq, payload } => vec![(seq, payload)],
+        Live::Resync => read(last)
+            .await?
+            .into_iter()
+            .map(|e| (e.seq, e.payload))
+            .collect(),
+    };
+    Ok(events.into_iter().filter(|(seq, _)| *seq > last).collect())
+}
+
 async fn next_or_keepalive(
     sub: &mut Subscription,
     shutdown: &mut watch::Receiver<bool>,
@@ -430,26 +451,15 @@ impl Feeds {
             let Some(next) = next_or_keepalive(&mut sub, &mut shutdown).await else {
                 return Ok(());
             };
-            let events = match next {
-                None => {
-                    if tx.send(FeedItem::KeepAlive).await.is_err() {
-                        return Ok(());
-                    }
-                    continue;
+            let Some(msg) = next else {
+                if tx.send(FeedItem::KeepAlive).await.is_err() {
+                    return Ok(());
                 }
-                Some(Live::Event { seq, payload }) => vec![(seq, payload)],
-                Some(Live::Resync) => self
-                    .store
-                    .user_events_since(user, last)
-                    .await?
-                    .into_iter()
-                    .map(|e| (e.seq, e.payload))
-                    .collect(),
+                continue;
             };
+            let events =
+                unseen(msg, last, |after| self.store.user_events_since(user, after)).await?;
             for (seq, payload) in events {
-                if seq <= last {
-                    continue;
-                }
                 last = seq;
                 if tx.send(FeedItem::Event(payload)).await.is_err() {
                     return Ok(());
@@ -488,21 +498,11 @@ impl Feeds {
                 m = sub.recv() => m,
                 _ = crate::stopped(&mut shutdown) => return Ok(()),
             };
-            let events = match next {
-                None => return Ok(()),
-                Some(Live::Event { seq, payload }) => vec![(seq, payload)],
-                Some(Live::Resync) => self
-                    .store
-                    .lobby_events_since(last)
-                    .await?
-                    .into_iter()
-                    .map(|e| (e.seq, e.payload))
-                    .collect(),
+            let Some(msg) = next else {
+                return Ok(());
             };
+            let events = unseen(msg, last, |after| self.store.lobby_events_since(after)).await?;
             for (seq, payload) in events {
-                if seq <= last {
-                    continue;
-                }
                 last = seq;
                 let Some(d) = challenges::lobby_event_for(&payload, viewer) else {
                     tracing::warn!(seq, "unreadable lobby event skipped");
