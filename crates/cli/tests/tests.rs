@@ -19,3 +19,5 @@ mod server_analysis;
 mod server_api;
 /// The lobby's open challenges: list, show, and the live feed.
 mod server_lobby;
+/// Sessions that end, login limits, strict input and security headers.
+mod server_security;

@@ -19,8 +19,17 @@ use crate::store::{TokenKind, User};
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "chessmerge_session";
 
-/// Session cookies live this long (seconds).
+/// Session cookies live this long (seconds), in the browser and on the
+/// server (an absolute limit from sign-in, not renewed by use).
 pub const SESSION_MAX_AGE: u64 = 30 * 24 * 3600;
+
+/// Name of the device cookie: set at a successful sign-in, sent back only
+/// to the account endpoints; it exempts that browser's later sign-ins to
+/// the same account from the account-wide delays and the address limit.
+pub const DEVICE_COOKIE: &str = "chessmerge_device";
+
+/// Device cookies live this long (seconds).
+pub const DEVICE_MAX_AGE: u64 = 365 * 24 * 3600;
 
 /// Hashes a password with Argon2id on the bounded hashing lane (each
 /// hash holds about 19 MiB while it runs; the lane bounds how many run).
@@ -94,6 +103,16 @@ pub struct AuthUser {
     pub user: User,
     /// How it was authenticated.
     pub via: AuthVia,
+    /// The hash of the token or session cookie it came with: live
+    /// connections made with it end when it is revoked.
+    pub token_hash: String,
+}
+
+impl AuthUser {
+    /// The public name of the credential ([`crate::store::token_id`]).
+    pub fn token_id(&self) -> String {
+        crate::store::token_id(&self.token_hash).to_owned()
+    }
 }
 
 /// The user if the request is authenticated; bad credentials still answer 401.
@@ -102,13 +121,18 @@ pub struct MaybeUser(pub Option<AuthUser>);
 
 /// The session cookie's value, if the request has one.
 pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    cookie(headers, SESSION_COOKIE)
+}
+
+/// A cookie's value, if the request has it.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == SESSION_COOKIE)
+        .find(|(k, _)| *k == name)
         .map(|(_, v)| v.trim().to_owned())
         .filter(|v| !v.is_empty())
 }
@@ -133,26 +157,31 @@ fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 }
 
 async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<AuthUser>, ApiError> {
+    let now = crate::now_ms();
     if let Some(token) = bearer(&parts.headers)? {
+        let hash = token_hash(&token);
         let user = state
             .store
-            .user_by_token(&token_hash(&token), TokenKind::Api)
+            .user_by_token(&hash, TokenKind::Api, now)
             .await?
-            .ok_or_else(|| ApiError::Unauthorized("invalid or revoked token".into()))?;
+            .ok_or_else(|| ApiError::Unauthorized("invalid, expired or revoked token".into()))?;
         return Ok(Some(AuthUser {
             user,
             via: AuthVia::Bearer,
+            token_hash: hash,
         }));
     }
-    if let Some(cookie) = session_cookie(&parts.headers) {
+    if let Some(cookie) = cookie(&parts.headers, SESSION_COOKIE) {
         // A stale cookie counts as not logged in (the page then shows the login form).
+        let hash = token_hash(&cookie);
         let user = state
             .store
-            .user_by_token(&token_hash(&cookie), TokenKind::Session)
+            .user_by_token(&hash, TokenKind::Session, now)
             .await?;
         return Ok(user.map(|user| AuthUser {
             user,
             via: AuthVia::Cookie,
+            token_hash: hash,
         }));
     }
     Ok(None)
@@ -236,86 +265,229 @@ pub fn client_ip(
         .unwrap_or(peer)
 }
 
-/// Limits failed logins per account and per address, in fixed windows.
-/// The counts live in the store, so that every node of a cluster counts
-/// the same attempts.
+/// Limits failed logins so that guessing is slow and the owner is never
+/// locked out by someone else's guesses:
+///
+/// - per account *and* address together: `per_pair` failures per window,
+///   then refused (a guesser at one address stops; nobody else is held);
+/// - per address: `per_address` failures per window across accounts
+///   (credential stuffing), not applied to a browser with the account's
+///   device cookie;
+/// - per account, from anywhere: after `account_free` failures in the
+///   window, attempts are spaced by a growing delay (1 s, 2 s, 4 s ... up
+///   to 30 s), never refused outright, and not applied to a browser with
+///   the account's device cookie.
+///
+/// The pair and address counts live in the store (every node counts the
+/// same attempts, and an attempt is counted in the same step as it is
+/// checked). The account-wide spacing is kept by each node: N nodes allow
+/// N attempts per delay.
 pub struct LoginLimiter {
     store: std::sync::Arc<dyn crate::store::Store>,
     window: Duration,
-    per_account: u32,
+    per_pair: u32,
     per_address: u32,
+    account_free: u32,
+    spacing: std::sync::Mutex<std::collections::HashMap<String, Spacing>>,
 }
 
+/// One account's recent failures on this node.
+#[derive(Debug, Clone, Copy)]
+struct Spacing {
+    failures: u32,
+    since: std::time::Instant,
+    next_allowed: std::time::Instant,
+}
+
+/// The longest delay between two attempts at one account.
+pub const MAX_ACCOUNT_DELAY: Duration = Duration::from_secs(30);
+
+/// Accounts whose spacing is remembered at most (older entries are dropped first).
+const SPACING_ENTRIES: usize = 50_000;
+
 impl LoginLimiter {
-    /// A limiter allowing `per_account` and `per_address` failures per `window`.
+    /// A limiter with these limits per `window`.
     pub fn new(
         store: std::sync::Arc<dyn crate::store::Store>,
         window: Duration,
-        per_account: u32,
+        per_pair: u32,
         per_address: u32,
+        account_free: u32,
     ) -> LoginLimiter {
         LoginLimiter {
             store,
             window,
-            per_account,
+            per_pair,
             per_address,
+            account_free,
+            spacing: Default::default(),
         }
     }
 
-    fn account_key(account: &str) -> String {
-        format!("u:{}", account.to_lowercase())
+    fn pair_key(account: &str, address: &str) -> String {
+        format!("p:{}|{address}", account.to_lowercase())
     }
 
     fn address_key(address: &str) -> String {
         format!("a:{address}")
     }
 
-    /// Takes an attempt: false when a limit is reached (nothing counted);
-    /// true when the attempt may go ahead, and then it is already counted
-    /// as a failure, in the same step as the check, so that concurrent
-    /// guesses cannot all pass the check before any is counted. A success
-    /// hands it back with [`LoginLimiter::succeeded`].
+    /// Takes an attempt at `account` from `address`. `Err` with the reason
+    /// when it may not go ahead; when it may, it is already counted as a
+    /// failure (in the same step as the check, so that concurrent guesses
+    /// cannot all pass the check before any is counted); report the outcome
+    /// with [`LoginLimiter::failed`] or [`LoginLimiter::succeeded`].
+    /// `known_device`: the request carries this account's device cookie.
     pub async fn try_attempt(
         &self,
         account: &str,
         address: &str,
-    ) -> Result<bool, crate::store::StoreError> {
-        let keys = [
-            (Self::account_key(account), self.per_account),
-            (Self::address_key(address), self.per_address),
-        ];
-        self.store
+        known_device: bool,
+    ) -> Result<(), ApiError> {
+        let account = account.to_lowercase();
+        if !known_device && let Some(wait) = self.wait_for(&account) {
+            return Err(ApiError::TooManyRequests(format!(
+                "this account had many failed sign-ins: try again in {} s \
+                 (a browser that signed in to it before is not held up)",
+                wait.as_secs().max(1)
+            )));
+        }
+        let mut keys = vec![(Self::pair_key(&account, address), self.per_pair)];
+        if !known_device {
+            keys.push((Self::address_key(address), self.per_address));
+        }
+        if !self
+            .store
             .take_login_attempt(&keys, self.window.as_millis() as i64)
-            .await
+            .await?
+        {
+            return Err(ApiError::TooManyRequests(
+                "too many failed sign-ins from your address: try again later".into(),
+            ));
+        }
+        Ok(())
     }
 
-    /// A successful login: forgets the account's failures and hands back
-    /// the address's count taken by [`LoginLimiter::try_attempt`].
+    /// How long an attempt at `account` must still wait, if at all.
+    fn wait_for(&self, account: &str) -> Option<Duration> {
+        let now = std::time::Instant::now();
+        let map = self.spacing.lock().unwrap_or_else(|e| e.into_inner());
+        let s = map.get(account)?;
+        (now.duration_since(s.since) < self.window && s.next_allowed > now)
+            .then(|| s.next_allowed - now)
+    }
+
+    /// The attempt failed (a wrong password): the account's delay grows.
+    pub fn failed(&self, account: &str) {
+        let now = std::time::Instant::now();
+        let mut map = self.spacing.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= SPACING_ENTRIES {
+            let window = self.window;
+            map.retain(|_, s| now.duration_since(s.since) < window);
+            if map.len() >= SPACING_ENTRIES {
+                map.clear();
+            }
+        }
+        let s = map.entry(account.to_lowercase()).or_insert(Spacing {
+            failures: 0,
+            since: now,
+            next_allowed: now,
+        });
+        if now.duration_since(s.since) >= self.window {
+            *s = Spacing {
+                failures: 0,
+                since: now,
+                next_allowed: now,
+            };
+        }
+        s.failures += 1;
+        if s.failures > self.account_free {
+            let doublings = (s.failures - self.account_free - 1).min(16);
+            let delay = Duration::from_secs(1u64 << doublings).min(MAX_ACCOUNT_DELAY);
+            s.next_allowed = now + delay;
+        }
+    }
+
+    /// A successful sign-in: forgets the failures of this account at this
+    /// address and its delay, and hands back the address's count taken by
+    /// [`LoginLimiter::try_attempt`] (none was taken for a known device).
     pub async fn succeeded(
         &self,
         account: &str,
         address: &str,
-    ) -> Result<(), crate::store::StoreError> {
-        self.store
-            .login_succeeded(&Self::account_key(account), &Self::address_key(address))
-            .await
+        known_device: bool,
+    ) -> Result<(), ApiError> {
+        self.spacing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&account.to_lowercase());
+        let address_key = (!known_device).then(|| Self::address_key(address));
+        Ok(self
+            .store
+            .login_succeeded(&Self::pair_key(account, address), address_key.as_deref())
+            .await?)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn limiter_keys_ignore_the_accounts_case() {
         assert_eq!(
-            LoginLimiter::account_key("ALICE"),
-            LoginLimiter::account_key("alice")
+            LoginLimiter::pair_key("ALICE", "1.2.3.4"),
+            LoginLimiter::pair_key("alice", "1.2.3.4")
         );
         assert_ne!(
-            LoginLimiter::account_key("a"),
+            LoginLimiter::pair_key("alice", "1.2.3.4"),
+            LoginLimiter::pair_key("alice", "1.2.3.5")
+        );
+        assert_ne!(
+            LoginLimiter::pair_key("a", ""),
             LoginLimiter::address_key("a")
         );
+    }
+
+    #[tokio::test]
+    async fn the_account_wide_limit_spaces_attempts_and_never_locks() {
+        let (store, _dir) = crate::store::conformance::temp_sqlite("spacing").await;
+        let limiter = LoginLimiter::new(Arc::new(store), Duration::from_secs(900), 10, 100, 3);
+        for i in 0..3 {
+            limiter
+                .try_attempt("Bob", &format!("10.0.0.{i}"), false)
+                .await
+                .unwrap();
+            limiter.failed("Bob");
+        }
+        // Three failures are free; the fourth starts the delays.
+        limiter.try_attempt("bob", "10.0.0.9", false).await.unwrap();
+        limiter.failed("bob");
+        let refused = limiter
+            .try_attempt("bob", "10.0.1.1", false)
+            .await
+            .unwrap_err();
+        assert_eq!(refused.status(), axum::http::StatusCode::TOO_MANY_REQUESTS);
+        assert!(
+            refused.to_string().contains("try again in 1 s"),
+            "{refused}"
+        );
+        // The owner's browser, known by its device cookie, is not held up.
+        limiter.try_attempt("bob", "10.0.1.1", true).await.unwrap();
+        // The delay grows and stays bounded.
+        for _ in 0..40 {
+            limiter.failed("bob");
+        }
+        assert!(limiter.wait_for("bob").unwrap() <= MAX_ACCOUNT_DELAY);
+        assert!(limiter.wait_for("bob").unwrap() > Duration::from_secs(20));
+        // Other accounts are not affected.
+        limiter
+            .try_attempt("carol", "10.0.1.1", false)
+            .await
+            .unwrap();
+        limiter.succeeded("bob", "10.0.1.1", false).await.unwrap();
+        assert_eq!(limiter.wait_for("bob"), None);
     }
 
     #[test]

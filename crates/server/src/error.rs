@@ -30,6 +30,8 @@ pub enum ApiError {
     MethodNotAllowed,
     /// 409: conflicts with the current state (a taken name, ...).
     Conflict(String),
+    /// 421: addressed to a host name this server does not answer for.
+    MisdirectedRequest(String),
     /// 413: the body is too large.
     PayloadTooLarge,
     /// 415: a body in a format we do not read.
@@ -62,6 +64,7 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::MisdirectedRequest(_) => StatusCode::MISDIRECTED_REQUEST,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
@@ -133,6 +136,7 @@ impl std::fmt::Display for ApiError {
             | ApiError::Forbidden(m)
             | ApiError::NotFound(m)
             | ApiError::Conflict(m)
+            | ApiError::MisdirectedRequest(m)
             | ApiError::UnsupportedMediaType(m)
             | ApiError::Unprocessable(m)
             | ApiError::TooManyRequests(m)

@@ -12,6 +12,9 @@ use crate::error::ApiError;
 /// A request body read as JSON (`application/json`) or as a form
 /// (`application/x-www-form-urlencoded`, the lichess way); an empty body
 /// reads as an empty form, so that all-optional parameters may be left out.
+/// A non-empty body without either content type is a 415, and the input
+/// types refuse unknown fields (`deny_unknown_fields`), so that a
+/// misspelled field is a 400 naming it rather than silently ignored.
 #[derive(Debug)]
 pub struct Input<T>(pub T);
 
@@ -44,8 +47,16 @@ where
         let is_json = match content_type.as_deref() {
             Some("application/json") => true,
             Some(t) if t.ends_with("+json") => true,
-            Some("application/x-www-form-urlencoded") | Some("") | None => false,
-            Some(_) if bytes.is_empty() => false,
+            Some("application/x-www-form-urlencoded") => false,
+            // Nothing to read: all-optional parameters left out.
+            _ if bytes.is_empty() => false,
+            // A body of unknown format would be read as an empty form and
+            // its fields silently ignored.
+            Some("") | None => {
+                return Err(ApiError::UnsupportedMediaType(
+                    "the request body has no Content-Type: send application/json or application/x-www-form-urlencoded".into(),
+                ));
+            }
             Some(other) => {
                 return Err(ApiError::UnsupportedMediaType(format!(
                     "unsupported content type {other:?}: send application/json or application/x-www-form-urlencoded"

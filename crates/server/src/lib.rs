@@ -28,6 +28,7 @@ pub mod auth;
 pub mod blocking;
 pub mod challenges;
 pub mod computer;
+pub mod edge;
 pub mod error;
 pub mod extract;
 pub mod games;
@@ -85,7 +86,21 @@ pub struct ServeArgs {
         value_delimiter = ','
     )]
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Failed sign-ins allowed per account and address together in 15
+    /// minutes; then that address is refused for that account.
+    #[arg(long, env = "CHESSMERGE_LOGIN_LIMIT_PAIR", default_value_t = 10)]
+    pub login_limit_pair: u32,
+    /// Failed sign-ins allowed per address in 15 minutes, across accounts
+    /// (a browser with the account's device cookie is exempt).
+    #[arg(long, env = "CHESSMERGE_LOGIN_LIMIT_ADDRESS", default_value_t = 100)]
+    pub login_limit_address: u32,
+    /// Failed sign-ins at one account, from anywhere, before its attempts
+    /// are spaced by a growing delay (1 s doubling to 30 s; a browser with
+    /// the account's device cookie is exempt).
+    #[arg(long, env = "CHESSMERGE_LOGIN_FREE_FAILURES", default_value_t = 10)]
+    pub login_free_failures: u32,
     /// The server's public base URL, used in links (default: http://LISTEN).
+    /// Requests must then name its host (or a loopback name) in `Host`.
     #[arg(long, env = "CHESSMERGE_PUBLIC_URL")]
     pub public_url: Option<String>,
 }
@@ -118,6 +133,8 @@ pub struct Inner {
     pub base_url: Arc<str>,
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// The `Host` names requests may be addressed to.
+    pub allowed_hosts: edge::AllowedHosts,
     /// Becomes true when the server shuts down (ends streams and sockets).
     pub shutdown: watch::Receiver<bool>,
 }
@@ -144,6 +161,11 @@ pub struct Settings {
     pub base_url: String,
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// The `Host` names requests may be addressed to.
+    pub allowed_hosts: edge::AllowedHosts,
+    /// Failed sign-ins allowed: per account and address, per address, and
+    /// per account before delays (see [`auth::LoginLimiter`]).
+    pub login_limits: [u32; 3],
 }
 
 impl AppState {
@@ -180,7 +202,14 @@ impl AppState {
             base_url: base_url.clone(),
             shutdown: shutdown.clone(),
         };
-        let limiter = auth::LoginLimiter::new(store.clone(), Duration::from_secs(15 * 60), 10, 100);
+        let [per_pair, per_address, account_free] = settings.login_limits;
+        let limiter = auth::LoginLimiter::new(
+            store.clone(),
+            Duration::from_secs(15 * 60),
+            per_pair,
+            per_address,
+            account_free,
+        );
         AppState(Arc::new(Inner {
             store,
             games,
@@ -200,6 +229,7 @@ impl AppState {
             limiter,
             base_url,
             trusted_proxies: settings.trusted_proxies.clone(),
+            allowed_hosts: settings.allowed_hosts.clone(),
             shutdown,
         }))
     }
@@ -288,7 +318,19 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         computer_min_think: Duration::from_millis(args.computer_min_think_ms),
         base_url,
         trusted_proxies: args.trusted_proxies.clone(),
+        allowed_hosts: edge::AllowedHosts::new(args.public_url.as_deref(), addr),
+        login_limits: [
+            args.login_limit_pair,
+            args.login_limit_address,
+            args.login_free_failures,
+        ],
     };
+    if matches!(settings.allowed_hosts, edge::AllowedHosts::Any) {
+        tracing::warn!(
+            "listening beyond loopback without --public-url: requests for any host name are served; \
+             set --public-url to refuse others (DNS rebinding)"
+        );
+    }
     let state = AppState::new(store.clone(), settings, shutdown_rx);
     state
         .computer
@@ -328,6 +370,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 /// up; one further behind starts again from a snapshot.
 const EVENT_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
+/// Hourly: old user and lobby events, expired sessions and tokens.
 async fn prune_events(store: Arc<dyn Store>) {
     let mut every = tokio::time::interval(Duration::from_secs(3600));
     loop {
@@ -335,6 +378,10 @@ async fn prune_events(store: Arc<dyn Store>) {
         match store.prune_events(EVENT_RETENTION.as_millis() as i64).await {
             Ok(n) => tracing::debug!(deleted = n, "old user and lobby events pruned"),
             Err(e) => tracing::warn!(error = %e, "cannot prune old events"),
+        }
+        match store.prune_tokens(now_ms()).await {
+            Ok(n) => tracing::debug!(deleted = n, "expired sessions and tokens pruned"),
+            Err(e) => tracing::warn!(error = %e, "cannot prune expired tokens"),
         }
     }
 }

@@ -275,6 +275,55 @@ pub enum FeedError {
     Store(#[from] StoreError),
 }
 
+/// The token or session a live connection was authenticated with.
+#[derive(Debug, Clone)]
+pub struct Credential {
+    /// Its hash.
+    pub token_hash: String,
+    /// Its kind.
+    pub kind: crate::store::TokenKind,
+}
+
+impl Credential {
+    /// The credential a request was authenticated with.
+    pub fn of(user: &crate::auth::AuthUser) -> Credential {
+        Credential {
+            token_hash: user.token_hash.clone(),
+            kind: match user.via {
+                crate::auth::AuthVia::Bearer => crate::store::TokenKind::Api,
+                crate::auth::AuthVia::Cookie => crate::store::TokenKind::Session,
+            },
+        }
+    }
+
+    fn is(&self, id: &str) -> bool {
+        crate::store::token_id(&self.token_hash) == id
+    }
+}
+
+/// Why a user feed ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedEnd {
+    /// The follower left, or the server is shutting down.
+    Closed,
+    /// The follower's session or token was ended (logout, revoked).
+    SignedOut,
+}
+
+/// The token ids of a [`crate::store::tokens_ended_event`], if it is one.
+fn ended_tokens(payload: &str) -> Option<Vec<String>> {
+    if !payload.starts_with("{\"type\":\"tokensEnded\"") {
+        return None;
+    }
+    #[derive(serde::Deserialize)]
+    struct Ended {
+        tokens: Vec<String>,
+    }
+    serde_json::from_str::<Ended>(payload)
+        .ok()
+        .map(|e| e.tokens)
+}
+
 /// Whether a stored game state still has the game going. States are
 /// written by [`views::game_state`] with serde's compact output, and no
 /// other string in them can contain this text.
@@ -424,11 +473,28 @@ impl Feeds {
     /// Feeds a user's events into `tx`: first a `gameStart` for each ongoing
     /// game and a `challenge` for each pending challenge to or by the user,
     /// then events as they are committed (after a lag or an interruption,
-    /// the stored ones it missed). Ends when `tx` is closed or at shutdown.
-    pub async fn user(&self, user: UserId, tx: mpsc::Sender<FeedItem>) -> Result<(), FeedError> {
+    /// the stored ones it missed). Ends when `tx` is closed, at shutdown,
+    /// or ([`FeedEnd::SignedOut`]) when `credential`, the token or session
+    /// the follower came with, is ended on any node.
+    pub async fn user(
+        &self,
+        user: UserId,
+        credential: Option<&Credential>,
+        tx: mpsc::Sender<FeedItem>,
+    ) -> Result<FeedEnd, FeedError> {
         let mut sub = self.hub.subscribe(Topic::User(user));
         let mut shutdown = self.shutdown.clone();
         let (mut last, _) = self.store.event_heads().await?;
+        // Ended between the request's authentication and the subscription?
+        if let Some(c) = credential
+            && self
+                .store
+                .user_by_token(&c.token_hash, c.kind, crate::now_ms())
+                .await?
+                .is_none()
+        {
+            return Ok(FeedEnd::SignedOut);
+        }
         let mut initial = Vec::new();
         for g in self.store.ongoing_games(user).await? {
             if let Some(color) = g.color_of(user) {
@@ -444,16 +510,16 @@ impl Feeds {
         }
         for line in initial {
             if tx.send(FeedItem::Event(line.into())).await.is_err() {
-                return Ok(());
+                return Ok(FeedEnd::Closed);
             }
         }
         loop {
             let Some(next) = next_or_keepalive(&mut sub, &mut shutdown).await else {
-                return Ok(());
+                return Ok(FeedEnd::Closed);
             };
             let Some(msg) = next else {
                 if tx.send(FeedItem::KeepAlive).await.is_err() {
-                    return Ok(());
+                    return Ok(FeedEnd::Closed);
                 }
                 continue;
             };
@@ -461,8 +527,15 @@ impl Feeds {
                 unseen(msg, last, |after| self.store.user_events_since(user, after)).await?;
             for (seq, payload) in events {
                 last = seq;
+                if let Some(ended) = ended_tokens(&payload) {
+                    // Internal: never passed on.
+                    if credential.is_some_and(|c| ended.iter().any(|id| c.is(id))) {
+                        return Ok(FeedEnd::SignedOut);
+                    }
+                    continue;
+                }
                 if tx.send(FeedItem::Event(payload)).await.is_err() {
-                    return Ok(());
+                    return Ok(FeedEnd::Closed);
                 }
             }
         }

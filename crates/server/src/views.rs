@@ -70,6 +70,45 @@ impl From<&store::User> for AccountJson {
 pub struct TokenJson {
     /// Send it as `Authorization: Bearer TOKEN`.
     pub token: String,
+    /// Its public id (for the token list and revoking it).
+    pub id: String,
+    /// When it stops working (ms since the epoch), if it expires.
+    #[serde(rename = "expiresAt", skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<i64>,
+}
+
+/// One of your sessions or API tokens (never the secret itself).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenInfoJson {
+    /// Public id: `DELETE /api/tokens/{id}` revokes it.
+    pub id: String,
+    /// `session` (a signed-in browser) or `api` (a personal API token).
+    pub kind: &'static str,
+    /// When it was made, ms since the epoch.
+    pub created_at: i64,
+    /// When it stops working, ms since the epoch; absent: when revoked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<i64>,
+    /// The owner's note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// This request came with it.
+    pub current: bool,
+}
+
+/// Your sessions and API tokens.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TokenListJson {
+    /// Newest first.
+    pub tokens: Vec<TokenInfoJson>,
+}
+
+/// How many sessions or tokens ended.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EndedJson {
+    /// The number ended.
+    pub ended: usize,
 }
 
 /// A variant in brief.

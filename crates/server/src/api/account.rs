@@ -9,15 +9,19 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::auth::{self, AuthUser, AuthVia, SESSION_COOKIE, SESSION_MAX_AGE};
+use crate::auth::{
+    self, AuthUser, AuthVia, DEVICE_COOKIE, DEVICE_MAX_AGE, MaybeUser, SESSION_COOKIE,
+    SESSION_MAX_AGE,
+};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::Input;
-use crate::store::{StoreError, TokenKind, User};
-use crate::views::{AccountJson, OkJson, TokenJson};
+use crate::extract::{Input, Path};
+use crate::store::{EndTokens, NewToken, StoreError, TOKEN_ID_LEN, TokenKind, User, token_id};
+use crate::views::{AccountJson, EndedJson, OkJson, TokenInfoJson, TokenJson, TokenListJson};
 use crate::{AppState, now_ms};
 
 /// A username and a password.
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Credentials {
     /// 2-20 letters, digits, `_` or `-`; unique without regard to case.
     pub username: String,
@@ -39,30 +43,113 @@ fn valid_username(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// Passwords too common to accept (`data/common-passwords.txt`).
+const COMMON_PASSWORDS: &str = include_str!("../../data/common-passwords.txt");
+
+/// Why a new password is refused, or `None` when it may be used: its
+/// length, control characters, a place on the list of common passwords,
+/// the username inside it, too few different characters, or a plain run
+/// of consecutive characters (`12345678`, `hgfedcba`).
+fn weak_password(username: &str, password: &str) -> Option<String> {
+    let len = password.chars().count();
+    if !(MIN_PASSWORD..=MAX_PASSWORD).contains(&len) {
+        return Some(format!("{MIN_PASSWORD} to {MAX_PASSWORD} characters"));
+    }
+    if password.chars().any(char::is_control) {
+        return Some("control characters are not allowed".into());
+    }
+    let lower = password.to_lowercase();
+    if COMMON_PASSWORDS
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .any(|l| l.trim() == lower)
+    {
+        return Some("it is one of the most common passwords; choose another".into());
+    }
+    if username.len() >= 3 && lower.contains(&username.to_lowercase()) {
+        return Some("it must not contain the username".into());
+    }
+    let mut distinct: Vec<char> = password.chars().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() < 4 {
+        return Some("too repetitive: use at least 4 different characters".into());
+    }
+    let codes: Vec<i64> = password.chars().map(|c| c as i64).collect();
+    let step = codes[1] - codes[0];
+    if step.abs() == 1 && codes.windows(2).all(|w| w[1] - w[0] == step) {
+        return Some("a run of consecutive characters is too easy to guess".into());
+    }
+    None
+}
+
 fn session_cookie_header(state: &AppState, token: &str, max_age: u64) -> ApiResult<HeaderValue> {
+    cookie_header(state, SESSION_COOKIE, "/", token, max_age)
+}
+
+fn cookie_header(
+    state: &AppState,
+    name: &str,
+    path: &str,
+    value: &str,
+    max_age: u64,
+) -> ApiResult<HeaderValue> {
     let secure = if state.base_url.starts_with("https:") {
         "; Secure"
     } else {
         ""
     };
     HeaderValue::from_str(&format!(
-        "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}"
+        "{name}={value}; Path={path}; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}"
     ))
     .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 async fn start_session(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
     let token = auth::new_token("cms_");
+    let now = now_ms();
     state
         .store
-        .create_token(
-            &auth::token_hash(&token),
-            user.id,
-            TokenKind::Session,
-            now_ms(),
-        )
+        .create_token(NewToken {
+            hash: &auth::token_hash(&token),
+            user_id: user.id,
+            kind: TokenKind::Session,
+            created_at: now,
+            expires_at: Some(now + SESSION_MAX_AGE as i64 * 1000),
+            description: None,
+        })
         .await?;
     session_cookie_header(state, &token, SESSION_MAX_AGE)
+}
+
+/// Whether the request carries a device cookie of the account `username`.
+async fn known_device(state: &AppState, headers: &HeaderMap, username: &str) -> ApiResult<bool> {
+    let Some(device) = auth::cookie(headers, DEVICE_COOKIE) else {
+        return Ok(false);
+    };
+    let owner = state
+        .store
+        .user_by_token(&auth::token_hash(&device), TokenKind::Device, now_ms())
+        .await?;
+    Ok(owner.is_some_and(|u| u.username.eq_ignore_ascii_case(username)))
+}
+
+/// A new device cookie for `user` (after a successful sign-in).
+async fn new_device(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
+    let token = auth::new_token("cmd_");
+    let now = now_ms();
+    state
+        .store
+        .create_token(NewToken {
+            hash: &auth::token_hash(&token),
+            user_id: user.id,
+            kind: TokenKind::Device,
+            created_at: now,
+            expires_at: Some(now + DEVICE_MAX_AGE as i64 * 1000),
+            description: None,
+        })
+        .await?;
+    cookie_header(state, DEVICE_COOKIE, "/api/account", &token, DEVICE_MAX_AGE)
 }
 
 /// Register an account (and log in).
@@ -81,11 +168,8 @@ pub async fn register(
             "invalid username: 2-20 letters, digits, '_' or '-' (and not 'open' or 'ai')",
         ));
     }
-    let len = c.password.chars().count();
-    if !(MIN_PASSWORD..=MAX_PASSWORD).contains(&len) {
-        return Err(ApiError::bad(format!(
-            "invalid password: {MIN_PASSWORD} to {MAX_PASSWORD} characters"
-        )));
+    if let Some(problem) = weak_password(&c.username, &c.password) {
+        return Err(ApiError::bad(format!("invalid password: {problem}")));
     }
     if state.store.user_by_name(&c.username).await?.is_some() {
         return Err(ApiError::Conflict("username taken".into()));
@@ -105,41 +189,44 @@ pub async fn register(
         .into_response())
 }
 
-/// Checks credentials under the login limits.
+/// Checks credentials under the login limits; also says whether the
+/// request came from a browser known to the account (its device cookie).
 async fn check_credentials(
     state: &AppState,
-    c: &Credentials,
+    username: &str,
+    password: &str,
     addr: SocketAddr,
     headers: &HeaderMap,
-) -> ApiResult<User> {
+) -> ApiResult<(User, bool)> {
     let ip = auth::client_ip(addr.ip(), headers, &state.trusted_proxies).to_string();
-    if !state.limiter.try_attempt(&c.username, &ip).await? {
-        return Err(ApiError::TooManyRequests(
-            "too many failed logins; try again later".into(),
-        ));
-    }
-    let user = if valid_username(&c.username) && c.password.len() <= 4 * MAX_PASSWORD {
-        state.store.user_by_name(&c.username).await?
+    let known = valid_username(username) && known_device(state, headers, username).await?;
+    state.limiter.try_attempt(username, &ip, known).await?;
+    let user = if valid_username(username) && password.len() <= 4 * MAX_PASSWORD {
+        state.store.user_by_name(username).await?
     } else {
         None
     };
     let ok = auth::verify_password(
         &state.hashing,
-        c.password.clone(),
+        password.to_owned(),
         user.as_ref().map(|u| u.password_hash.clone()),
     )
     .await?;
     match user {
         Some(u) if ok => {
-            state.limiter.succeeded(&c.username, &ip).await?;
-            Ok(u)
+            state.limiter.succeeded(username, &ip, known).await?;
+            Ok((u, known))
         }
         // The failure was counted when the attempt was taken.
-        _ => Err(ApiError::Unauthorized("wrong username or password".into())),
+        _ => {
+            state.limiter.failed(username);
+            Err(ApiError::Unauthorized("wrong username or password".into()))
+        }
     }
 }
 
-/// Log in: sets the session cookie (HttpOnly, SameSite=Lax).
+/// Log in: sets the session cookie (HttpOnly, SameSite=Lax), and a device
+/// cookie that spares this browser the account-wide login delays later.
 #[utoipa::path(post, path = "/api/account/login", tag = "account",
     request_body(content = Credentials, description = "JSON or form", content_type = "application/json"),
     responses(
@@ -152,46 +239,146 @@ pub async fn login(
     headers: HeaderMap,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
-    let user = check_credentials(&state, &c, addr, &headers).await?;
-    let cookie = start_session(&state, &user).await?;
-    Ok((
-        [(header::SET_COOKIE, cookie)],
-        Json(AccountJson::from(&user)),
-    )
-        .into_response())
+    let (user, known) = check_credentials(&state, &c.username, &c.password, addr, &headers).await?;
+    let mut response = Json(AccountJson::from(&user)).into_response();
+    let cookies = response.headers_mut();
+    cookies.append(header::SET_COOKIE, start_session(&state, &user).await?);
+    if !known {
+        cookies.append(header::SET_COOKIE, new_device(&state, &user).await?);
+    }
+    Ok(response)
 }
 
-/// Log out: ends the session and clears the cookie.
+/// Log out: ends this session (its open sockets and streams close, on
+/// every node) and clears the cookie.
 #[utoipa::path(post, path = "/api/account/logout", tag = "account",
     responses((status = 200, description = "logged out", body = OkJson)))]
-pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
-    if let Some(token) = auth::session_cookie(&headers) {
-        state.store.delete_token(&auth::token_hash(&token)).await?;
+pub async fn logout(
+    State(state): State<AppState>,
+    MaybeUser(user): MaybeUser,
+) -> ApiResult<Response> {
+    if let Some(u) = user.filter(|u| u.via == AuthVia::Cookie) {
+        state
+            .store
+            .end_tokens(u.user.id, EndTokens::Hash(&u.token_hash), now_ms())
+            .await?;
     }
     let cookie = session_cookie_header(&state, "", 0)?;
     Ok(([(header::SET_COOKIE, cookie)], Json(OkJson::yes())).into_response())
 }
 
+/// What "sign out everywhere" ends.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EverywhereParams {
+    /// Also revoke every personal API token (default: sessions only).
+    #[schema(value_type = Option<bool>)]
+    pub tokens: Option<crate::api::challenge::BoolParam>,
+}
+
+/// Sign out everywhere: ends every session of the account (this one too),
+/// and with `tokens=true` every API token; their sockets and streams close.
+#[utoipa::path(post, path = "/api/account/logout-everywhere", tag = "account",
+    request_body(content = EverywhereParams, description = "JSON or form (optional)", content_type = "application/json"),
+    responses(
+        (status = 200, description = "how many ended", body = EndedJson),
+        (status = 401, description = "not authenticated", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn logout_everywhere(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Input(p): Input<EverywhereParams>,
+) -> ApiResult<Response> {
+    let with_tokens = match &p.tokens {
+        Some(b) => b.value("tokens")?,
+        None => false,
+    };
+    let which = if with_tokens {
+        EndTokens::All
+    } else {
+        EndTokens::Kind(TokenKind::Session)
+    };
+    let ended = state
+        .store
+        .end_tokens(user.user.id, which, now_ms())
+        .await?;
+    let mut response = Json(EndedJson { ended: ended.len() }).into_response();
+    if user.via == AuthVia::Cookie {
+        response
+            .headers_mut()
+            .insert(header::SET_COOKIE, session_cookie_header(&state, "", 0)?);
+    }
+    Ok(response)
+}
+
+/// A username, a password and what the new token is for.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenRequest {
+    /// Your username.
+    pub username: String,
+    /// Your password.
+    pub password: String,
+    /// A note to recognise the token by in the list (up to 100 characters).
+    pub description: Option<String>,
+    /// Days until it stops working (1-3650); without it, until revoked.
+    #[serde(rename = "expiresInDays")]
+    #[schema(value_type = Option<i64>)]
+    pub expires_in_days: Option<crate::api::challenge::NumberParam>,
+}
+
 /// Create a personal API token (send it as `Authorization: Bearer TOKEN`).
 #[utoipa::path(post, path = "/api/token", tag = "account",
-    request_body(content = Credentials, description = "JSON or form", content_type = "application/json"),
+    request_body(content = TokenRequest, description = "JSON or form", content_type = "application/json"),
     responses(
         (status = 200, description = "a new token", body = TokenJson),
+        (status = 400, description = "bad description or expiry", body = ErrorBody),
         (status = 401, description = "wrong username or password", body = ErrorBody),
         (status = 429, description = "too many failed attempts", body = ErrorBody)))]
 pub async fn create_token(
     State(state): State<AppState>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    Input(c): Input<Credentials>,
+    Input(r): Input<TokenRequest>,
 ) -> ApiResult<Json<TokenJson>> {
-    let user = check_credentials(&state, &c, addr, &headers).await?;
+    let days = r
+        .expires_in_days
+        .as_ref()
+        .map(|d| d.value("expiresInDays"))
+        .transpose()?;
+    if let Some(d) = days
+        && !(1..=3650).contains(&d)
+    {
+        return Err(ApiError::bad("invalid expiresInDays: 1 to 3650"));
+    }
+    if let Some(d) = &r.description
+        && (d.chars().count() > 100 || d.chars().any(char::is_control))
+    {
+        return Err(ApiError::bad(
+            "invalid description: up to 100 characters, no control characters",
+        ));
+    }
+    let (user, _) = check_credentials(&state, &r.username, &r.password, addr, &headers).await?;
     let token = auth::new_token("cmp_");
+    let hash = auth::token_hash(&token);
+    let now = now_ms();
+    let expires_at = days.map(|d| now + d * 24 * 3600 * 1000);
     state
         .store
-        .create_token(&auth::token_hash(&token), user.id, TokenKind::Api, now_ms())
+        .create_token(NewToken {
+            hash: &hash,
+            user_id: user.id,
+            kind: TokenKind::Api,
+            created_at: now,
+            expires_at,
+            description: r.description.as_deref(),
+        })
         .await?;
-    Ok(Json(TokenJson { token }))
+    Ok(Json(TokenJson {
+        id: token_id(&hash).to_owned(),
+        token,
+        expires_at,
+    }))
 }
 
 /// Revoke the API token this request is authenticated with.
@@ -204,20 +391,77 @@ pub async fn create_token(
 pub async fn revoke_token(
     State(state): State<AppState>,
     user: AuthUser,
-    headers: HeaderMap,
 ) -> ApiResult<Json<OkJson>> {
     if user.via != AuthVia::Bearer {
         return Err(ApiError::bad(
             "send the token to revoke as Authorization: Bearer",
         ));
     }
-    let token = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split_once(' '))
-        .map(|(_, t)| t.trim().to_owned())
-        .unwrap_or_default();
-    state.store.delete_token(&auth::token_hash(&token)).await?;
+    state
+        .store
+        .end_tokens(user.user.id, EndTokens::Hash(&user.token_hash), now_ms())
+        .await?;
+    Ok(Json(OkJson::yes()))
+}
+
+/// Your sessions (signed-in browsers) and API tokens.
+#[utoipa::path(get, path = "/api/tokens", tag = "account",
+    responses(
+        (status = 200, description = "newest first", body = TokenListJson),
+        (status = 401, description = "not authenticated", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn list_tokens(
+    State(state): State<AppState>,
+    user: AuthUser,
+) -> ApiResult<Json<TokenListJson>> {
+    let current = user.token_id();
+    let tokens = state
+        .store
+        .tokens(user.user.id, now_ms())
+        .await?
+        .into_iter()
+        .map(|t| TokenInfoJson {
+            current: t.id == current,
+            kind: match t.kind {
+                TokenKind::Session => "session",
+                TokenKind::Api => "api",
+                TokenKind::Device => "device",
+            },
+            id: t.id,
+            created_at: t.created_at,
+            expires_at: t.expires_at,
+            description: t.description,
+        })
+        .collect();
+    Ok(Json(TokenListJson { tokens }))
+}
+
+/// End one of your sessions or revoke one of your API tokens, by its id
+/// from the list; its sockets and streams close.
+#[utoipa::path(delete, path = "/api/tokens/{id}", tag = "account",
+    params(("id" = String, Path, description = "the id from GET /api/tokens")),
+    responses(
+        (status = 200, description = "ended", body = OkJson),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 404, description = "none of yours has this id", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn end_token(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> ApiResult<Json<OkJson>> {
+    if id.len() != TOKEN_ID_LEN || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ApiError::bad(format!(
+            "invalid token id: {TOKEN_ID_LEN} hex digits, as GET /api/tokens lists them"
+        )));
+    }
+    let ended = state
+        .store
+        .end_tokens(user.user.id, EndTokens::Id(&id), now_ms())
+        .await?;
+    if ended.is_empty() {
+        return Err(ApiError::not_found("token"));
+    }
     Ok(Json(OkJson::yes()))
 }
 
@@ -233,7 +477,36 @@ pub async fn account(user: AuthUser) -> Json<AccountJson> {
 
 #[cfg(test)]
 mod tests {
-    use super::valid_username;
+    use super::{valid_username, weak_password};
+
+    #[test]
+    fn weak_passwords_are_refused_with_the_reason() {
+        for (password, why) in [
+            ("password", "common"),
+            ("PassWord123", "common"),
+            ("12345678", "common"),
+            ("\0\0\0\0\0\0\0\0", "control"),
+            ("short", "8 to 256"),
+            ("alice-in-chains", "username"),
+            ("xXALICEXx99", "username"),
+            ("aaaaaaaaaaaa", "repetitive"),
+            ("abababab", "repetitive"),
+            ("23456789", "consecutive"),
+            ("hgfedcba", "consecutive"),
+        ] {
+            let problem = weak_password("alice", password)
+                .unwrap_or_else(|| panic!("{password:?} should be refused"));
+            assert!(problem.contains(why), "{password:?}: {problem}");
+        }
+        for fine in [
+            "correct horse battery",
+            "k8#Lq2vN",
+            "b1c3 pair e4!",
+            "ÄÖÜäöü12",
+        ] {
+            assert_eq!(weak_password("alice", fine), None, "{fine:?}");
+        }
+    }
 
     #[test]
     fn usernames() {

@@ -52,6 +52,7 @@ pub enum NumberParam {
 
 /// A position and a line played from it (JSON or form).
 #[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AnalysisParams {
     /// `chessmerge` (default), `chessplus`, `fusion` or `standard`.
     pub variant: Option<String>,

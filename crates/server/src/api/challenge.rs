@@ -24,8 +24,9 @@ pub enum NumberParam {
     Text(String),
 }
 
-/// Parameters of a new challenge (JSON or form).
+/// Parameters of a new challenge (JSON or form). Unknown fields are refused.
 #[derive(Debug, Default, Deserialize, ToSchema, IntoParams)]
+#[serde(deny_unknown_fields)]
 pub struct ChallengeParams {
     /// `chessmerge` (default), `chessplus`, `fusion` or `standard`.
     pub variant: Option<String>,
@@ -37,10 +38,66 @@ pub struct ChallengeParams {
     #[schema(value_type = Option<i64>)]
     #[param(value_type = Option<i64>)]
     pub level: Option<NumberParam>,
+    /// lichess's `rated`: only `false` (games are casual).
+    #[schema(value_type = Option<bool>)]
+    #[param(value_type = Option<bool>)]
+    pub rated: Option<BoolParam>,
+    /// lichess's days per move of a correspondence game: accepted and
+    /// ignored (games here are untimed).
+    #[schema(value_type = Option<i64>)]
+    #[param(value_type = Option<i64>)]
+    pub days: Option<NumberParam>,
+    /// lichess's clock: refused (games here are untimed).
+    #[serde(rename = "clock.limit")]
+    #[schema(value_type = Option<i64>)]
+    #[param(value_type = Option<i64>)]
+    pub clock_limit: Option<NumberParam>,
+    /// lichess's clock increment: refused (games here are untimed).
+    #[serde(rename = "clock.increment")]
+    #[schema(value_type = Option<i64>)]
+    #[param(value_type = Option<i64>)]
+    pub clock_increment: Option<NumberParam>,
+}
+
+impl NumberParam {
+    /// The value, or a 400 naming `field`.
+    pub(crate) fn value(&self, field: &str) -> ApiResult<i64> {
+        match self {
+            NumberParam::Number(n) => Ok(*n),
+            NumberParam::Text(t) => t.trim().parse().map_err(|_| {
+                ApiError::bad(format!("invalid {field} {t:?}: expected a whole number"))
+            }),
+        }
+    }
+}
+
+/// A boolean sent as JSON `true`/`false` or as form text.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum BoolParam {
+    /// A JSON boolean.
+    Bool(bool),
+    /// Text (form encoding): `true` or `false`.
+    Text(String),
+}
+
+impl BoolParam {
+    /// The value, or a 400 naming `field`.
+    pub(crate) fn value(&self, field: &str) -> ApiResult<bool> {
+        match self {
+            BoolParam::Bool(b) => Ok(*b),
+            BoolParam::Text(t) if t == "true" => Ok(true),
+            BoolParam::Text(t) if t == "false" => Ok(false),
+            BoolParam::Text(t) => Err(ApiError::bad(format!(
+                "invalid {field} {t:?}: expected true or false"
+            ))),
+        }
+    }
 }
 
 /// The answer to a declined challenge.
 #[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DeclineParams {
     /// `generic` (default), `later`, `tooFast`, `tooSlow`, `timeControl`,
     /// `rated`, `casual`, `standard`, `variant`, `noBot` or `onlyBot`.
@@ -48,6 +105,18 @@ pub struct DeclineParams {
 }
 
 fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
+    if let Some(rated) = &p.rated
+        && rated.value("rated")?
+    {
+        return Err(ApiError::bad(
+            "rated games are not offered yet: send rated=false or leave it out",
+        ));
+    }
+    if p.clock_limit.is_some() || p.clock_increment.is_some() {
+        return Err(ApiError::bad(
+            "timed games are not offered: games here are untimed; leave out clock.limit and clock.increment",
+        ));
+    }
     Ok(Terms::parse(
         p.variant.as_deref(),
         p.color.as_deref(),

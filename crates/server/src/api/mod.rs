@@ -11,7 +11,7 @@ pub mod stream;
 use axum::Json;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -26,7 +26,8 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 #[openapi(
     info(title = "ChessMerge API", description = "Merge chess server; lichess-compatible shapes where they fit. See docs/api.md."),
     paths(
-        account::register, account::login, account::logout, account::create_token,
+        account::register, account::login, account::logout, account::logout_everywhere,
+        account::list_tokens, account::end_token, account::create_token,
         account::revoke_token, account::account,
         challenge::challenge_user, challenge::challenge_open, challenge::challenge_ai,
         challenge::list, challenge::list_open, challenge::show,
@@ -122,6 +123,12 @@ pub fn router(state: AppState) -> Router {
         .route("/api/account/register", post(account::register))
         .route("/api/account/login", post(account::login))
         .route("/api/account/logout", post(account::logout))
+        .route(
+            "/api/account/logout-everywhere",
+            post(account::logout_everywhere),
+        )
+        .route("/api/tokens", get(account::list_tokens))
+        .route("/api/tokens/{id}", delete(account::end_token))
         .route("/api/account", get(account::account))
         .route("/api/account/playing", get(board::playing))
         .route(
@@ -157,6 +164,10 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn(auth::cross_site_guard))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::edge::guard,
+        ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }

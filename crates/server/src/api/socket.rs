@@ -34,10 +34,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::AppState;
-use crate::auth::MaybeUser;
+use crate::auth::{AuthUser, MaybeUser};
 use crate::error::ApiError;
 use crate::games::Actor;
-use crate::live::{FeedItem, Feeds};
+use crate::live::{Credential, FeedEnd, FeedItem, Feeds};
 use crate::model::{GameId, UserId};
 use crate::store::User;
 use crate::views::LightUser;
@@ -76,7 +76,6 @@ pub async fn socket(
     MaybeUser(user): MaybeUser,
     ws: WebSocketUpgrade,
 ) -> Response {
-    let user = user.map(|u| u.user);
     ws.max_message_size(MAX_MESSAGE)
         .on_upgrade(move |socket| run(state, user, socket))
 }
@@ -124,11 +123,16 @@ fn spawn_game(
     })
 }
 
-fn spawn_user(feeds: &Feeds, user: UserId, out: mpsc::Sender<String>) -> JoinHandle<()> {
+fn spawn_user(
+    feeds: &Feeds,
+    user: UserId,
+    credential: Credential,
+    out: mpsc::Sender<String>,
+) -> JoinHandle<FeedEnd> {
     let feeds = feeds.clone();
     tokio::spawn(async move {
         let (tx, mut rx) = mpsc::channel(16);
-        let feed = feeds.user(user, tx);
+        let feed = feeds.user(user, Some(&credential), tx);
         let forward = async {
             while let Some(item) = rx.recv().await {
                 if let FeedItem::Event(d) = item
@@ -142,9 +146,10 @@ fn spawn_user(feeds: &Feeds, user: UserId, out: mpsc::Sender<String>) -> JoinHan
             }
         };
         let (result, ()) = tokio::join!(feed, forward);
-        if let Err(e) = result {
+        result.unwrap_or_else(|e| {
             tracing::warn!(%user, error = %e, "event feed failed");
-        }
+            FeedEnd::Closed
+        })
     })
 }
 
@@ -168,13 +173,16 @@ fn spawn_lobby(feeds: &Feeds, viewer: UserId, out: mpsc::Sender<String>) -> Join
     })
 }
 
-async fn run(state: AppState, user: Option<User>, mut socket: WebSocket) {
+async fn run(state: AppState, auth: Option<AuthUser>, mut socket: WebSocket) {
     let (out_tx, mut out_rx) = mpsc::channel::<String>(64);
     let mut subs: HashMap<GameId, JoinHandle<()>> = HashMap::new();
     let mut lobby: Option<JoinHandle<()>> = None;
-    let user_task = user
+    // The user feed also watches the session: it ends with SignedOut when
+    // the session is ended (logout, on any node), and the socket closes.
+    let mut user_task = auth
         .as_ref()
-        .map(|u| spawn_user(&state.feeds, u.id, out_tx.clone()));
+        .map(|u| spawn_user(&state.feeds, u.user.id, Credential::of(u), out_tx.clone()));
+    let user = auth.map(|u| u.user);
     let hello = serde_json::json!({"t": "hello", "user": user.as_ref().map(LightUser::from)});
     let mut shutdown = state.shutdown.clone();
     if socket
@@ -201,6 +209,21 @@ async fn run(state: AppState, user: Option<User>, mut socket: WebSocket) {
             }
             Some(text) = out_rx.recv() => {
                 if socket.send(Message::Text(text.into())).await.is_err() {
+                    break;
+                }
+            }
+            end = async {
+                match user_task.as_mut() {
+                    Some(h) => h.await.unwrap_or(FeedEnd::Closed),
+                    None => std::future::pending().await,
+                }
+            } => {
+                user_task = None;
+                if end == FeedEnd::SignedOut {
+                    let _ = socket
+                        .send(Message::Text(error_reply(401, "signed out: this session has ended", None).into()))
+                        .await;
+                    let _ = socket.send(Message::Close(None)).await;
                     break;
                 }
             }

@@ -13,7 +13,7 @@ use crate::AppState;
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::Path;
-use crate::live::FeedItem;
+use crate::live::{Credential, FeedItem};
 use crate::model::GameId;
 use crate::views::{GameFullJson, GameStateJson};
 
@@ -84,9 +84,11 @@ pub async fn game_stream(
 pub async fn event_stream(State(state): State<AppState>, user: AuthUser) -> Response {
     let (tx, rx) = mpsc::channel(16);
     let uid = user.user.id;
+    let credential = Credential::of(&user);
     let feeds = state.feeds.clone();
     tokio::spawn(async move {
-        if let Err(e) = feeds.user(uid, tx).await {
+        // The stream ends when the session or token it came with is ended.
+        if let Err(e) = feeds.user(uid, Some(&credential), tx).await {
             tracing::warn!(user_id = %uid, error = %e, "event stream failed");
         }
     });

@@ -112,7 +112,9 @@ async fn login_attempts_are_counted_as_they_are_checked(s: &dyn Store) {
     assert!(s.take_login_attempt(&one, 60_000).await.unwrap());
     assert!(s.take_login_attempt(&one, 60_000).await.unwrap());
     assert!(!s.take_login_attempt(&one, 60_000).await.unwrap());
-    s.login_succeeded("u:other", "a:1.2.3.4").await.unwrap();
+    s.login_succeeded("u:other", Some("a:1.2.3.4"))
+        .await
+        .unwrap();
     assert!(s.take_login_attempt(&one, 60_000).await.unwrap());
     // A window that has passed counts from zero again.
     assert!(s.take_login_attempt(&keys("10.0.0.1"), 0).await.unwrap());
@@ -126,9 +128,21 @@ async fn users_and_tokens(s: &dyn Store) {
     ));
     assert_eq!(s.user_by_name("ALICE").await.unwrap().unwrap().id, u.id);
     assert_eq!(s.user_by_id(u.id).await.unwrap().unwrap().username, "Alice");
-    s.create_token("t1", u.id, TokenKind::Api, 7).await.unwrap();
+    let token = |hash: &'static str, kind, expires_at, description| NewToken {
+        hash,
+        user_id: u.id,
+        kind,
+        created_at: 7,
+        expires_at,
+        description,
+    };
+    let t1 = "a1".repeat(32);
+    let t1: &'static str = Box::leak(t1.into_boxed_str());
+    s.create_token(token(t1, TokenKind::Api, None, Some("my bot")))
+        .await
+        .unwrap();
     assert_eq!(
-        s.user_by_token("t1", TokenKind::Api)
+        s.user_by_token(t1, TokenKind::Api, 8)
             .await
             .unwrap()
             .unwrap()
@@ -136,13 +150,92 @@ async fn users_and_tokens(s: &dyn Store) {
         "Alice"
     );
     assert!(
-        s.user_by_token("t1", TokenKind::Session)
+        s.user_by_token(t1, TokenKind::Session, 8)
             .await
             .unwrap()
             .is_none()
     );
-    assert!(s.delete_token("t1").await.unwrap());
-    assert!(!s.delete_token("t1").await.unwrap());
+    // Expiry: a token works until its time, then not; pruning removes it.
+    s.create_token(token("s1", TokenKind::Session, Some(100), None))
+        .await
+        .unwrap();
+    s.create_token(token("s2", TokenKind::Session, Some(200), None))
+        .await
+        .unwrap();
+    s.create_token(token("d1", TokenKind::Device, None, None))
+        .await
+        .unwrap();
+    assert!(
+        s.user_by_token("s1", TokenKind::Session, 99)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        s.user_by_token("s1", TokenKind::Session, 100)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let listed = s.tokens(u.id, 150).await.unwrap();
+    let ids: Vec<&str> = listed.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(
+        ids.len(),
+        2,
+        "s1 expired, the device cookie is not listed: {ids:?}"
+    );
+    assert!(ids.contains(&super::token_id(t1)) && ids.contains(&"s2"));
+    let api = listed.iter().find(|t| t.kind == TokenKind::Api).unwrap();
+    assert_eq!(api.description.as_deref(), Some("my bot"));
+    assert_eq!(s.prune_tokens(150).await.unwrap(), 1);
+    // Ending tokens stores one event naming them, for every node's live connections.
+    let mut committed = s.committed();
+    let ended = s
+        .end_tokens(u.id, EndTokens::Id(super::token_id(t1)), 160)
+        .await
+        .unwrap();
+    assert_eq!(ended, vec![super::token_id(t1).to_owned()]);
+    let event = loop {
+        match committed.recv().await.unwrap() {
+            Committed::Event(e) if e.topic == Topic::User(u.id) => break e,
+            _ => continue,
+        }
+    };
+    assert_eq!(&*event.payload, super::tokens_ended_event(&ended));
+    let stored = s.user_events_since(u.id, event.seq - 1).await.unwrap();
+    assert_eq!(stored.last().unwrap().payload, event.payload);
+    assert!(
+        s.user_by_token(t1, TokenKind::Api, 160)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // Nothing to end: no event.
+    assert!(
+        s.end_tokens(u.id, EndTokens::Hash(t1), 161)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Another user's token cannot be ended by naming it.
+    let other = s.create_user("Mallory", "hash", 5).await.unwrap();
+    assert!(
+        s.end_tokens(other.id, EndTokens::Id("s2"), 162)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Everything: sessions and API tokens go, the device cookie stays.
+    assert_eq!(
+        s.end_tokens(u.id, EndTokens::All, 163).await.unwrap(),
+        vec!["s2"]
+    );
+    assert!(
+        s.user_by_token("d1", TokenKind::Device, 164)
+            .await
+            .unwrap()
+            .is_some()
+    );
 }
 
 async fn open_challenges_are_the_pending_open_ones_newest_first(s: &dyn Store) {

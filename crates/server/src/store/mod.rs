@@ -95,6 +95,9 @@ pub enum TokenKind {
     Session,
     /// A personal API token (`Authorization: Bearer`).
     Api,
+    /// A browser that signed in to the account before (the device cookie):
+    /// its logins skip the account-wide and address-wide limits.
+    Device,
 }
 
 impl TokenKind {
@@ -102,8 +105,82 @@ impl TokenKind {
         match self {
             TokenKind::Session => "session",
             TokenKind::Api => "api",
+            TokenKind::Device => "device",
         }
     }
+
+    fn parse(s: &str) -> StoreResult<TokenKind> {
+        match s {
+            "session" => Ok(TokenKind::Session),
+            "api" => Ok(TokenKind::Api),
+            "device" => Ok(TokenKind::Device),
+            other => Err(StoreError::Corrupt(format!("token kind {other:?}"))),
+        }
+    }
+}
+
+/// How many hex digits of a token's hash name it in lists and events (the
+/// hash of a secret, so naming it gives nothing away).
+pub const TOKEN_ID_LEN: usize = 16;
+
+/// The public name of a token: the start of its hash.
+pub fn token_id(token_hash: &str) -> &str {
+    &token_hash[..TOKEN_ID_LEN.min(token_hash.len())]
+}
+
+/// A token to store.
+#[derive(Debug, Clone)]
+pub struct NewToken<'a> {
+    /// SHA-256 of the token, hex.
+    pub hash: &'a str,
+    /// Whose.
+    pub user_id: UserId,
+    /// What for.
+    pub kind: TokenKind,
+    /// When, ms.
+    pub created_at: i64,
+    /// When it stops working, ms; `None`: when revoked.
+    pub expires_at: Option<i64>,
+    /// The owner's note (API tokens).
+    pub description: Option<&'a str>,
+}
+
+/// What a token list shows of a token (never the token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenInfo {
+    /// Its public name ([`token_id`]).
+    pub id: String,
+    /// What for.
+    pub kind: TokenKind,
+    /// When, ms.
+    pub created_at: i64,
+    /// When it stops working, ms.
+    pub expires_at: Option<i64>,
+    /// The owner's note.
+    pub description: Option<String>,
+}
+
+/// Which of a user's tokens to end.
+#[derive(Debug, Clone, Copy)]
+pub enum EndTokens<'a> {
+    /// The token with this hash (the one a request came with).
+    Hash(&'a str),
+    /// The token with this public id.
+    Id(&'a str),
+    /// Every token of this kind.
+    Kind(TokenKind),
+    /// Every session and API token (device cookies stay: they only ease
+    /// logging in again).
+    All,
+}
+
+/// The user event that tells a user's live connections (on every node)
+/// that these tokens ended: connections made with one of them close.
+/// Feeds read it and never pass it on to clients.
+pub fn tokens_ended_event(ids: &[String]) -> String {
+    // `type` first: feeds recognise the event by its start.
+    let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    format!("{{\"type\":\"tokensEnded\",\"tokens\":{ids}}}")
 }
 
 /// A challenge as stored.
@@ -331,21 +408,28 @@ pub trait Store: Send + Sync + 'static {
     fn user_by_id(&self, id: UserId) -> BoxFuture<'_, StoreResult<Option<User>>>;
 
     /// Stores a token (by its hash).
-    fn create_token<'a>(
-        &'a self,
-        token_hash: &'a str,
-        user_id: UserId,
-        kind: TokenKind,
-        now: i64,
-    ) -> BoxFuture<'a, StoreResult<()>>;
-    /// The account a token belongs to.
+    fn create_token<'a>(&'a self, token: NewToken<'a>) -> BoxFuture<'a, StoreResult<()>>;
+    /// The account a token of `kind` belongs to, if it has not expired by `now`.
     fn user_by_token<'a>(
         &'a self,
         token_hash: &'a str,
         kind: TokenKind,
+        now: i64,
     ) -> BoxFuture<'a, StoreResult<Option<User>>>;
-    /// Deletes a token; true if it existed.
-    fn delete_token<'a>(&'a self, token_hash: &'a str) -> BoxFuture<'a, StoreResult<bool>>;
+    /// A user's tokens that have not expired by `now` (device cookies
+    /// left out), newest first.
+    fn tokens(&self, user_id: UserId, now: i64) -> BoxFuture<'_, StoreResult<Vec<TokenInfo>>>;
+    /// Deletes some of a user's tokens and, when any went, stores the
+    /// [`tokens_ended_event`] in the same transaction; returns the ended
+    /// tokens' ids.
+    fn end_tokens<'a>(
+        &'a self,
+        user_id: UserId,
+        which: EndTokens<'a>,
+        now: i64,
+    ) -> BoxFuture<'a, StoreResult<Vec<String>>>;
+    /// Deletes tokens that expired before `now`; returns how many.
+    fn prune_tokens(&self, now: i64) -> BoxFuture<'_, StoreResult<u64>>;
 
     /// Stores a new challenge and its events.
     fn create_challenge<'a>(
@@ -447,11 +531,11 @@ pub trait Store: Send + Sync + 'static {
         window_ms: i64,
     ) -> BoxFuture<'a, StoreResult<bool>>;
     /// After a successful login: forgets `forget`'s count and takes one off
-    /// `hand_back`'s.
+    /// `hand_back`'s (the other key the attempt was counted under, if any).
     fn login_succeeded<'a>(
         &'a self,
         forget: &'a str,
-        hand_back: &'a str,
+        hand_back: Option<&'a str>,
     ) -> BoxFuture<'a, StoreResult<()>>;
     /// Claims the computer's move at `ply` of a game for this process for
     /// `lease_ms`: true when this process is to compute it (no one else

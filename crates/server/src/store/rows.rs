@@ -3,7 +3,7 @@
 
 use std::str::FromStr;
 
-use super::{Challenge, Game, StoreError, StoreResult, User};
+use super::{Challenge, Game, StoreError, StoreResult, TokenInfo, TokenKind, User};
 use crate::model::{Color, UserId, parse_color};
 
 /// Reading one row's columns by name.
@@ -133,4 +133,15 @@ pub(super) fn game(row: &impl Columns) -> StoreResult<Game> {
 
 pub(super) fn all<R, T>(rows: Vec<R>, f: fn(&R) -> StoreResult<T>) -> StoreResult<Vec<T>> {
     rows.iter().map(f).collect()
+}
+
+/// A `tokens` row as a list shows it.
+pub(super) fn token_info(row: &impl Columns) -> StoreResult<TokenInfo> {
+    Ok(TokenInfo {
+        id: super::token_id(&row.text("token_hash")?).to_owned(),
+        kind: TokenKind::parse(&row.text("kind")?)?,
+        created_at: row.int("created_at")?,
+        expires_at: row.opt_int("expires_at")?,
+        description: row.opt_text("description")?,
+    })
 }

@@ -12,10 +12,10 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writer};
 
-use super::rows;
+use super::rows::{self, Columns};
 use super::{
-    BoxFuture, Challenge, Committed, Game, GameCommit, NewEvents, Store, StoreError, StoreResult,
-    StoreStats, StoredEvent, TokenKind, Topic, User,
+    BoxFuture, Challenge, Committed, EndTokens, Game, GameCommit, NewEvents, NewToken, Store,
+    StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic, User,
 };
 use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
@@ -40,6 +40,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         4,
         "login attempts",
         include_str!("../../migrations/sqlite/0004_login_attempts.sql"),
+    ),
+    (
+        7,
+        "token lifetimes and device cookies",
+        include_str!("../../migrations/sqlite/0007_token_lifetimes.sql"),
     ),
 ];
 
@@ -411,22 +416,19 @@ impl Store for SqliteStore {
         })
     }
 
-    fn create_token<'a>(
-        &'a self,
-        token_hash: &'a str,
-        user_id: UserId,
-        kind: TokenKind,
-        now: i64,
-    ) -> BoxFuture<'a, StoreResult<()>> {
+    fn create_token<'a>(&'a self, token: NewToken<'a>) -> BoxFuture<'a, StoreResult<()>> {
         Box::pin(async move {
             self.read(1);
             sqlx::query(
-                "INSERT INTO tokens (token_hash, user_id, kind, created_at) VALUES (?, ?, ?, ?)",
+                "INSERT INTO tokens (token_hash, user_id, kind, created_at, expires_at, description)
+                 VALUES (?, ?, ?, ?, ?, ?)",
             )
-            .bind(token_hash)
-            .bind(user_id.0)
-            .bind(kind.as_str())
-            .bind(now)
+            .bind(token.hash)
+            .bind(token.user_id.0)
+            .bind(token.kind.as_str())
+            .bind(token.created_at)
+            .bind(token.expires_at)
+            .bind(token.description)
             .execute(&self.writer)
             .await?;
             Ok(())
@@ -437,30 +439,101 @@ impl Store for SqliteStore {
         &'a self,
         token_hash: &'a str,
         kind: TokenKind,
+        now: i64,
     ) -> BoxFuture<'a, StoreResult<Option<User>>> {
         Box::pin(async move {
             self.read(1);
             let row = sqlx::query(
                 "SELECT u.id, u.username, u.password_hash, u.created_at
                  FROM tokens t JOIN users u ON u.id = t.user_id
-                 WHERE t.token_hash = ? AND t.kind = ?",
+                 WHERE t.token_hash = ? AND t.kind = ?
+                   AND (t.expires_at IS NULL OR t.expires_at > ?)",
             )
             .bind(token_hash)
             .bind(kind.as_str())
+            .bind(now)
             .fetch_optional(&self.pool)
             .await?;
             row.as_ref().map(rows::user).transpose()
         })
     }
 
-    fn delete_token<'a>(&'a self, token_hash: &'a str) -> BoxFuture<'a, StoreResult<bool>> {
+    fn tokens(&self, user_id: UserId, now: i64) -> BoxFuture<'_, StoreResult<Vec<TokenInfo>>> {
         Box::pin(async move {
             self.read(1);
-            let r = sqlx::query("DELETE FROM tokens WHERE token_hash = ?")
-                .bind(token_hash)
-                .execute(&self.writer)
-                .await?;
-            Ok(r.rows_affected() > 0)
+            let r = sqlx::query(
+                "SELECT token_hash, kind, created_at, expires_at, description FROM tokens
+                 WHERE user_id = ? AND kind <> 'device'
+                   AND (expires_at IS NULL OR expires_at > ?)
+                 ORDER BY created_at DESC, token_hash",
+            )
+            .bind(user_id.0)
+            .bind(now)
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::token_info)
+        })
+    }
+
+    fn end_tokens<'a>(
+        &'a self,
+        user_id: UserId,
+        which: EndTokens<'a>,
+        now: i64,
+    ) -> BoxFuture<'a, StoreResult<Vec<String>>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            let q = match which {
+                EndTokens::Hash(h) => sqlx::query(
+                    "DELETE FROM tokens WHERE user_id = ? AND token_hash = ? RETURNING token_hash",
+                )
+                .bind(user_id.0)
+                .bind(h),
+                EndTokens::Id(id) => sqlx::query(
+                    "DELETE FROM tokens WHERE user_id = ? AND substr(token_hash, 1, 16) = ? AND kind <> 'device'
+                     RETURNING token_hash",
+                )
+                .bind(user_id.0)
+                .bind(id),
+                EndTokens::Kind(kind) => sqlx::query(
+                    "DELETE FROM tokens WHERE user_id = ? AND kind = ? RETURNING token_hash",
+                )
+                .bind(user_id.0)
+                .bind(kind.as_str()),
+                EndTokens::All => sqlx::query(
+                    "DELETE FROM tokens WHERE user_id = ? AND kind <> 'device' RETURNING token_hash",
+                )
+                .bind(user_id.0),
+            };
+            let ended: Vec<String> = q
+                .fetch_all(&mut *tx)
+                .await?
+                .iter()
+                .map(|r| r.text("token_hash").map(|h| super::token_id(&h).to_owned()))
+                .collect::<StoreResult<_>>()?;
+            let mut out = Vec::new();
+            let mut n = 0;
+            if !ended.is_empty() {
+                let events = NewEvents {
+                    user: vec![(user_id, super::tokens_ended_event(&ended))],
+                    lobby: Vec::new(),
+                };
+                n = insert_events(&mut tx, &events, now, &mut out).await?;
+            }
+            self.finish(tx, out, 1 + n).await?;
+            Ok(ended)
+        })
+    }
+
+    fn prune_tokens(&self, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
+        Box::pin(async move {
+            self.read(1);
+            let r =
+                sqlx::query("DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?")
+                    .bind(now)
+                    .execute(&self.writer)
+                    .await?;
+            Ok(r.rows_affected())
         })
     }
 
@@ -864,7 +937,7 @@ impl Store for SqliteStore {
     fn login_succeeded<'a>(
         &'a self,
         forget: &'a str,
-        hand_back: &'a str,
+        hand_back: Option<&'a str>,
     ) -> BoxFuture<'a, StoreResult<()>> {
         Box::pin(async move {
             let mut tx = self.begin().await?;
