@@ -184,7 +184,12 @@ struct Server {
 impl Server {
     fn start() -> Server {
         let dir = common::TempDir::new("bench-move-path");
-        let process = common::Server::start(&dir.0.join("bench.db"));
+        // Every simulated player connects from loopback: lift the
+        // per-address caps (docs/security.md, "Limits").
+        let process = common::Server::start_with(
+            &dir.0.join("bench.db"),
+            &["--connections-per-address", "100000", "--sockets-per-address", "100000"],
+        );
         Server {
             base: process.base.clone(),
             process,

@@ -17,6 +17,9 @@ mod perft_cli;
 mod server_analysis;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
+/// Issue 11's capacity findings: slow and idle connections, SIGTERM,
+/// socket caps, memory under load, per-user caps, the analysis lane.
+mod server_limits;
 /// The lobby's open challenges: list, show, and the live feed.
 mod server_lobby;
 /// Sessions that end, login limits, strict input and security headers.

@@ -63,6 +63,10 @@ pub enum ChallengeError {
     /// No free id after several tries.
     #[error("could not find a free challenge id")]
     NoFreeId,
+    /// One of the per-user caps ([`ChallengeLimits`]) is reached; the text
+    /// names it.
+    #[error("{0}")]
+    Limit(String),
     /// A game action on its behalf failed.
     #[error(transparent)]
     Game(#[from] GameError),
@@ -201,21 +205,109 @@ fn lobby_event(kind: &str, c: &Challenge, json: &ChallengeJson) -> String {
         .to_string()
 }
 
+/// What one user may have pending or under way at once (`chessmerge
+/// serve` options; docs/security.md, "Limits").
+#[derive(Debug, Clone)]
+pub struct ChallengeLimits {
+    /// Pending challenges made by one user (to users and open).
+    pub per_challenger: usize,
+    /// Pending challenges addressed to one user.
+    pub per_target: usize,
+    /// Pending challenges from one user to one other.
+    pub per_pair: usize,
+    /// Pending open (lobby) challenges by one user.
+    pub lobby_per_user: usize,
+    /// Ongoing games against the computer per user.
+    pub computer_games_per_user: usize,
+}
+
+impl Default for ChallengeLimits {
+    /// Without caps (a domain under test).
+    fn default() -> ChallengeLimits {
+        ChallengeLimits {
+            per_challenger: usize::MAX,
+            per_target: usize::MAX,
+            per_pair: usize::MAX,
+            lobby_per_user: usize::MAX,
+            computer_games_per_user: usize::MAX,
+        }
+    }
+}
+
 /// The challenges domain.
 pub struct Challenges {
     store: Arc<dyn Store>,
     games: Arc<Games>,
     base_url: Arc<str>,
+    limits: ChallengeLimits,
+    /// Orders "count, then create" so that concurrent requests cannot all
+    /// pass a cap at once (on one node; nodes sharing a database may
+    /// overshoot a cap by one each).
+    creating: tokio::sync::Mutex<()>,
 }
 
 impl Challenges {
     /// The domain over `store`; games it starts are told to `games`.
-    pub fn new(store: Arc<dyn Store>, games: Arc<Games>, base_url: Arc<str>) -> Challenges {
+    pub fn new(
+        store: Arc<dyn Store>,
+        games: Arc<Games>,
+        base_url: Arc<str>,
+        limits: ChallengeLimits,
+    ) -> Challenges {
         Challenges {
             store,
             games,
             base_url,
+            limits,
+            creating: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// Refuses a new challenge by `by` (to `dest`, or open) that would pass
+    /// a cap. Pending means not yet accepted, declined or cancelled.
+    async fn check_challenge_caps(&self, by: &User, dest: Option<&User>) -> ChallengeResult<()> {
+        let limits = &self.limits;
+        let (_, outgoing) = self.store.pending_challenges(by.id).await?;
+        if outgoing.len() >= limits.per_challenger {
+            return Err(ChallengeError::Limit(format!(
+                "you have {} pending challenges, the most allowed: cancel one or wait for answers",
+                outgoing.len()
+            )));
+        }
+        match dest {
+            Some(d) => {
+                let to_them = outgoing
+                    .iter()
+                    .filter(|c| c.dest_user_id == Some(d.id))
+                    .count();
+                if to_them >= limits.per_pair {
+                    return Err(ChallengeError::Limit(format!(
+                        "you already have {to_them} pending challenges to {}, the most allowed",
+                        d.username
+                    )));
+                }
+                let (incoming, _) = self.store.pending_challenges(d.id).await?;
+                if incoming.len() >= limits.per_target {
+                    return Err(ChallengeError::Limit(format!(
+                        "{} has {} pending challenges, the most allowed: try again later",
+                        d.username,
+                        incoming.len()
+                    )));
+                }
+            }
+            None => {
+                let open = outgoing
+                    .iter()
+                    .filter(|c| c.kind == ChallengeKind::Open)
+                    .count();
+                if open >= limits.lobby_per_user {
+                    return Err(ChallengeError::Limit(format!(
+                        "you have {open} open challenges in the lobby, the most allowed: cancel one first"
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The challenge JSON.
@@ -257,6 +349,8 @@ impl Challenges {
         } else {
             ChallengeKind::Open
         };
+        let _creating = self.creating.lock().await;
+        self.check_challenge_caps(by, dest.as_ref()).await?;
         for _ in 0..5 {
             let c = Challenge {
                 id: ChallengeId::random(),
@@ -297,6 +391,19 @@ impl Challenges {
         terms: Terms,
     ) -> ChallengeResult<store::Game> {
         let mine = terms.color.resolve();
+        let _creating = self.creating.lock().await;
+        let ongoing = self
+            .store
+            .ongoing_games(by.id)
+            .await?
+            .iter()
+            .filter(|g| g.ai_level.is_some())
+            .count();
+        if ongoing >= self.limits.computer_games_per_user {
+            return Err(ChallengeError::Limit(format!(
+                "you have {ongoing} games against the computer under way, the most allowed: finish or resign one first"
+            )));
+        }
         for _ in 0..5 {
             let c = Challenge {
                 id: ChallengeId::random(),

@@ -82,6 +82,7 @@ impl ApiError {
                 | ChallengeError::NoLongerPending
                 | ChallengeError::GameUnderWay => StatusCode::CONFLICT,
                 ChallengeError::NoFreeId => StatusCode::INTERNAL_SERVER_ERROR,
+                ChallengeError::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
                 ChallengeError::Game(e) => game_status(e),
                 ChallengeError::Store(e) => store_status(e),
             },

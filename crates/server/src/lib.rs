@@ -29,6 +29,7 @@ pub mod blocking;
 pub mod challenges;
 pub mod computer;
 pub mod edge;
+pub mod connections;
 pub mod error;
 pub mod extract;
 pub mod games;
@@ -39,7 +40,6 @@ pub mod views;
 mod web;
 
 use std::io::IsTerminal;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -103,6 +103,56 @@ pub struct ServeArgs {
     /// Requests must then name its host (or a loopback name) in `Host`.
     #[arg(long, env = "CHESSMERGE_PUBLIC_URL")]
     pub public_url: Option<String>,
+    /// Limits on connections and on what one user may hold open.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The server's limits (docs/security.md, "Limits", lists each with its
+/// default and why).
+#[derive(Debug, Clone, clap::Args)]
+pub struct LimitArgs {
+    /// Seconds a request's headers may take to arrive, from their first byte.
+    #[arg(long, env = "CHESSMERGE_HEADER_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_timeout_secs: u64,
+    /// Seconds a request's body may take to arrive after its headers (then 408).
+    #[arg(long, env = "CHESSMERGE_BODY_TIMEOUT_SECS", default_value_t = 20)]
+    pub body_timeout_secs: u64,
+    /// Seconds a connection may stay open with no request under way.
+    #[arg(long, env = "CHESSMERGE_IDLE_TIMEOUT_SECS", default_value_t = 30)]
+    pub idle_timeout_secs: u64,
+    /// Connections held at once from one client address (a trusted proxy's are not counted).
+    #[arg(long, env = "CHESSMERGE_CONNECTIONS_PER_ADDRESS", default_value_t = 256)]
+    pub connections_per_address: usize,
+    /// Connections held at once in total (lowered to fit the open-file limit).
+    #[arg(long, env = "CHESSMERGE_MAX_CONNECTIONS", default_value_t = 10_000)]
+    pub max_connections: usize,
+    /// Seconds requests under way may take to finish after SIGTERM; then
+    /// what is left is dropped and the server exits.
+    #[arg(long, env = "CHESSMERGE_SHUTDOWN_GRACE_SECS", default_value_t = 10)]
+    pub shutdown_grace_secs: u64,
+    /// WebSockets open at once from one client address (behind a trusted
+    /// proxy, the forwarded address).
+    #[arg(long, env = "CHESSMERGE_SOCKETS_PER_ADDRESS", default_value_t = 32)]
+    pub sockets_per_address: usize,
+    /// Games one WebSocket may follow at once.
+    #[arg(long, env = "CHESSMERGE_SUBSCRIPTIONS_PER_SOCKET", default_value_t = 64)]
+    pub subscriptions_per_socket: usize,
+    /// Ongoing games against the computer per user.
+    #[arg(long, env = "CHESSMERGE_COMPUTER_GAMES_PER_USER", default_value_t = 5)]
+    pub computer_games_per_user: usize,
+    /// Pending challenges one user may have made (to users and open).
+    #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_CHALLENGER", default_value_t = 20)]
+    pub challenges_per_challenger: usize,
+    /// Pending challenges addressed to one user.
+    #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_TARGET", default_value_t = 50)]
+    pub challenges_per_target: usize,
+    /// Pending challenges from one user to another.
+    #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_PAIR", default_value_t = 3)]
+    pub challenges_per_pair: usize,
+    /// Open (lobby) challenges one user may have pending.
+    #[arg(long, env = "CHESSMERGE_LOBBY_CHALLENGES_PER_USER", default_value_t = 3)]
+    pub lobby_challenges_per_user: usize,
 }
 
 /// Shared state of the running server: the domains and what the
@@ -137,6 +187,10 @@ pub struct Inner {
     pub allowed_hosts: edge::AllowedHosts,
     /// Becomes true when the server shuts down (ends streams and sockets).
     pub shutdown: watch::Receiver<bool>,
+    /// WebSockets held per client address (`--sockets-per-address`).
+    pub sockets: connections::AddressSlots,
+    /// Games one WebSocket may follow at once (`--subscriptions-per-socket`).
+    pub subscriptions_per_socket: usize,
 }
 
 impl std::ops::Deref for AppState {
@@ -166,6 +220,8 @@ pub struct Settings {
     /// Failed sign-ins allowed: per account and address, per address, and
     /// per account before delays (see [`auth::LoginLimiter`]).
     pub login_limits: [u32; 3],
+    /// Per-address and per-user limits.
+    pub limits: LimitArgs,
 }
 
 impl AppState {
@@ -194,6 +250,13 @@ impl AppState {
             store.clone(),
             games.clone(),
             base_url.clone(),
+            challenges::ChallengeLimits {
+                per_challenger: settings.limits.challenges_per_challenger,
+                per_target: settings.limits.challenges_per_target,
+                per_pair: settings.limits.challenges_per_pair,
+                lobby_per_user: settings.limits.lobby_challenges_per_user,
+                computer_games_per_user: settings.limits.computer_games_per_user,
+            },
         ));
         let feeds = live::Feeds {
             hub: live::Hub::start(store.clone()),
@@ -221,7 +284,7 @@ impl AppState {
                 capacity.analysis_threads,
                 api::analysis::SLOT_WAIT,
             ),
-            hashing: blocking::Bounded::new(
+            hashing: blocking::Bounded::dedicated(
                 "password hashing",
                 capacity.ai_threads.max(2),
                 Duration::from_secs(10),
@@ -231,6 +294,8 @@ impl AppState {
             trusted_proxies: settings.trusted_proxies.clone(),
             allowed_hosts: settings.allowed_hosts.clone(),
             shutdown,
+            sockets: connections::AddressSlots::new(settings.limits.sockets_per_address),
+            subscriptions_per_socket: settings.limits.subscriptions_per_socket.max(1),
         }))
     }
 }
@@ -285,11 +350,15 @@ pub fn init_logging() {
 
 /// Runs the server on a new multi-threaded tokio runtime (for the CLI).
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("cannot start the async runtime")?
-        .block_on(serve(args))
+        .context("cannot start the async runtime")?;
+    let result = runtime.block_on(serve(args));
+    // Searches and hashes on the blocking pool cannot be cancelled: do not
+    // wait for them past the shutdown's grace period (see `serve`).
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    result
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
@@ -324,6 +393,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             args.login_limit_address,
             args.login_free_failures,
         ],
+        limits: args.limits.clone(),
     };
     if matches!(settings.allowed_hosts, edge::AllowedHosts::Any) {
         tracing::warn!(
@@ -345,24 +415,28 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tokio::spawn(prune_events(store.clone()));
     let app = api::router(state);
     tracing::info!(database = %args.database, ai_threads, "listening on http://{addr}");
-    // Small frames (a move's ack, a pushed state) must leave at once, not
-    // wait for the peer's delayed ACK (Nagle's algorithm added ~40 ms to
-    // every socket move).
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
-        }
-    });
-    axum::serve(
+    let limits = &args.limits;
+    let connection_limits = connections::ConnectionLimits {
+        header_timeout: Duration::from_secs(limits.header_timeout_secs.max(1)),
+        body_timeout: Duration::from_secs(limits.body_timeout_secs.max(1)),
+        idle_timeout: Duration::from_secs(limits.idle_timeout_secs.max(1)),
+        per_address: limits.connections_per_address.max(1),
+        max_connections: connections::fit_file_limit(limits.max_connections.max(1)),
+        shutdown_grace: Duration::from_secs(limits.shutdown_grace_secs),
+        max_body: api::BODY_LIMIT,
+    };
+    connections::serve(
         listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
+        app,
+        connection_limits,
+        args.trusted_proxies.clone(),
+        async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down");
+            let _ = shutdown_tx.send(true);
+        },
     )
-    .with_graceful_shutdown(async move {
-        shutdown_signal().await;
-        tracing::info!("shutting down");
-        let _ = shutdown_tx.send(true);
-    })
-    .await?;
+    .await;
     Ok(())
 }
 

@@ -235,6 +235,9 @@ pub struct ChallengeListJson {
     /// Made by you.
     #[serde(rename = "out")]
     pub outgoing: Vec<ChallengeJson>,
+    /// The next page's number, when either list has more (`?page=`).
+    #[serde(rename = "nextPage", skip_serializing_if = "Option::is_none")]
+    pub next_page: Option<usize>,
 }
 
 /// A player of a game: a user, or the computer.

@@ -205,27 +205,61 @@ pub async fn challenge_ai(
     ))
 }
 
-/// Your pending challenges: `in` (to you) and `out` (by you).
+/// Page size of `GET /api/challenge` when `nb` is not given.
+pub const CHALLENGE_PAGE_DEFAULT: usize = 50;
+/// The largest page of `GET /api/challenge`.
+pub const CHALLENGE_PAGE_MAX: usize = 200;
+
+/// Query of `GET /api/challenge`.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+pub struct ChallengePageParams {
+    /// Challenges per list and page: 1-200, default 50.
+    pub nb: Option<String>,
+    /// Which page, from 1 (default), oldest challenges first.
+    pub page: Option<String>,
+}
+
+fn positive(name: &str, text: Option<&str>, default: usize, max: usize) -> ApiResult<usize> {
+    match text.map(str::trim) {
+        None | Some("") => Ok(default),
+        Some(t) => t
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| ApiError::bad(format!("invalid {name} {t:?}: a number from 1 to {max}"))),
+    }
+}
+
+/// Your pending challenges: `in` (to you) and `out` (by you), oldest
+/// first, `nb` of each per page; `nextPage` is there when either list goes on.
 #[utoipa::path(get, path = "/api/challenge", tag = "challenges",
+    params(ChallengePageParams),
     responses(
         (status = 200, description = "pending challenges", body = ChallengeListJson),
+        (status = 400, description = "bad nb or page", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn list(
     State(state): State<AppState>,
     user: AuthUser,
+    Query(q): Query<ChallengePageParams>,
 ) -> ApiResult<Json<ChallengeListJson>> {
+    let nb = positive("nb", q.nb.as_deref(), CHALLENGE_PAGE_DEFAULT, CHALLENGE_PAGE_MAX)?;
+    let page = positive("page", q.page.as_deref(), 1, 1_000_000)?;
     let (incoming, outgoing) = state.store.pending_challenges(user.user.id).await?;
+    let skip = (page - 1).saturating_mul(nb);
     let mut out = ChallengeListJson {
         incoming: Vec::new(),
         outgoing: Vec::new(),
+        next_page: (incoming.len().max(outgoing.len()) > skip.saturating_add(nb))
+            .then_some(page + 1),
     };
-    for c in &incoming {
+    for c in incoming.iter().skip(skip).take(nb) {
         let mut j = state.challenges.json(c).await?;
         j.direction = Some("in");
         out.incoming.push(j);
     }
-    for c in &outgoing {
+    for c in outgoing.iter().skip(skip).take(nb) {
         let mut j = state.challenges.json(c).await?;
         j.direction = Some("out");
         out.outgoing.push(j);

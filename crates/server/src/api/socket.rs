@@ -25,7 +25,10 @@
 
 use std::collections::HashMap;
 
-use axum::extract::State;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, State};
+use axum::http::HeaderMap;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use chessmerge_rules::UciMove;
@@ -43,7 +46,6 @@ use crate::store::User;
 use crate::views::LightUser;
 
 const MAX_MESSAGE: usize = 16 * 1024;
-const MAX_SUBSCRIPTIONS: usize = 64;
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "t", rename_all = "lowercase")]
@@ -70,14 +72,28 @@ enum ClientMsg {
 
 /// Open the page's live channel (WebSocket).
 #[utoipa::path(get, path = "/api/socket", tag = "live",
-    responses((status = 101, description = "WebSocket; see docs/api.md for the messages")))]
+    responses(
+        (status = 101, description = "WebSocket; see docs/api.md for the messages"),
+        (status = 429, description = "too many WebSockets from this address", body = crate::error::ErrorBody)))]
 pub async fn socket(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     MaybeUser(user): MaybeUser,
     ws: WebSocketUpgrade,
-) -> Response {
-    ws.max_message_size(MAX_MESSAGE)
-        .on_upgrade(move |socket| run(state, user, socket))
+) -> Result<Response, ApiError> {
+    let address = crate::auth::client_ip(peer.ip(), &headers, &state.trusted_proxies);
+    // Held by the socket's task until it ends.
+    let slot = state.sockets.take(address).ok_or_else(|| {
+        ApiError::TooManyRequests(format!(
+            "too many live sockets from your address (at most {} at once)",
+            state.sockets.cap()
+        ))
+    })?;
+        Ok(ws.max_message_size(MAX_MESSAGE).on_upgrade(move |socket| async move {
+        let _slot = slot;
+        run(state, user, socket).await
+    }))
 }
 
 fn frame(t: &str, id: &GameId, v: i64, d: &str) -> String {
@@ -264,8 +280,13 @@ async fn handle(
         ClientMsg::Ping => Some("{\"t\":\"pong\"}".to_owned()),
         ClientMsg::Sub { id, v } => {
             subs.retain(|_, h| !h.is_finished());
-            if subs.len() >= MAX_SUBSCRIPTIONS && !subs.contains_key(&id) {
-                return Some(error_reply(400, "too many subscriptions", None));
+            let cap = state.subscriptions_per_socket;
+            if subs.len() >= cap && !subs.contains_key(&id) {
+                return Some(error_reply(
+                    400,
+                    &format!("too many subscriptions: a socket follows at most {cap} games at once; unsubscribe first"),
+                    None,
+                ));
             }
             if let Some(old) = subs.remove(&id) {
                 old.abort();
