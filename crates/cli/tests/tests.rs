@@ -17,5 +17,7 @@ mod perft_cli;
 mod server_analysis;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
+/// The bot API as lichess-bot calls it; bots and humans each on their own API.
+mod server_bot;
 /// The lobby's open challenges: list, show, and the live feed.
 mod server_lobby;

@@ -33,6 +33,7 @@ pub mod extract;
 pub mod games;
 pub mod live;
 pub mod model;
+pub mod presence;
 pub mod store;
 pub mod views;
 mod web;
@@ -120,6 +121,8 @@ pub struct Inner {
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Becomes true when the server shuts down (ends streams and sockets).
     pub shutdown: watch::Receiver<bool>,
+    /// Who holds a live connection (the bot API's online flags).
+    pub presence: Arc<presence::Presence>,
 }
 
 impl std::ops::Deref for AppState {
@@ -201,6 +204,7 @@ impl AppState {
             base_url,
             trusted_proxies: settings.trusted_proxies.clone(),
             shutdown,
+            presence: Arc::default(),
         }))
     }
 }

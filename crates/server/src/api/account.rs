@@ -145,6 +145,7 @@ async fn check_credentials(
     responses(
         (status = 200, description = "logged in; a session cookie is set", body = AccountJson),
         (status = 401, description = "wrong username or password", body = ErrorBody),
+        (status = 403, description = "a bot account (bots play only through the bot API)", body = ErrorBody),
         (status = 429, description = "too many failed attempts", body = ErrorBody)))]
 pub async fn login(
     State(state): State<AppState>,
@@ -153,6 +154,9 @@ pub async fn login(
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
     let user = check_credentials(&state, &c, addr, &headers).await?;
+    if user.bot {
+        return Err(ApiError::Forbidden(auth::BOT_OUTSIDE_BOT_API.into()));
+    }
     let cookie = start_session(&state, &user).await?;
     Ok((
         [(header::SET_COOKIE, cookie)],

@@ -169,6 +169,7 @@ fn spawn_lobby(feeds: &Feeds, viewer: UserId, out: mpsc::Sender<String>) -> Join
 }
 
 async fn run(state: AppState, user: Option<User>, mut socket: WebSocket) {
+    let _online = user.as_ref().map(|u| state.presence.connect(u.id));
     let (out_tx, mut out_rx) = mpsc::channel::<String>(64);
     let mut subs: HashMap<GameId, JoinHandle<()>> = HashMap::new();
     let mut lobby: Option<JoinHandle<()>> = None;
@@ -284,6 +285,9 @@ async fn handle(
             let Some(user) = user else {
                 return Some(error_reply(401, "log in to play", a));
             };
+            if user.bot {
+                return Some(error_reply(403, crate::auth::BOT_OUTSIDE_BOT_API, a));
+            }
             let result = match u.parse::<UciMove>() {
                 Ok(mv) => state
                     .games
