@@ -504,3 +504,311 @@ async fn bots_and_humans_each_keep_to_their_own_api() {
     let (_, v) = human.get("/api/account").await;
     assert!(v.get("title").is_none(), "{v}");
 }
+
+// ---------------------------------------------------------------------------
+// The bridge, `chessmerge bot`, as a child process against the real server.
+
+/// Debian's Stockfish (scripts/test installs it when missing).
+const STOCKFISH: &str = "/usr/games/stockfish";
+
+/// A running `chessmerge bot`, its log kept; killed on drop.
+struct Bridge {
+    child: std::process::Child,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Bridge {
+    fn start(base: &str, bot: &Player, extra: &[&str]) -> Bridge {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_chessmerge"))
+            .args([
+                "bot",
+                "--url",
+                base,
+                "--token",
+                &bot.token,
+                "--movetime",
+                "40",
+            ])
+            .args(extra)
+            .env("RUST_LOG", "info")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start chessmerge bot");
+        let stderr = child.stderr.take().unwrap();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = log.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                kept.lock().unwrap().push(line);
+            }
+        });
+        Bridge { child, log }
+    }
+
+    fn log_text(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Waits until `name` is online (the bridge follows its event stream).
+async fn until_online(base: &str, name: &str, bridge: &Bridge) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, v) = get_anonymous(base, &format!("/api/users/status?ids={name}")).await;
+        if v[0]["online"] == true {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the bridge did not come online; its log:\n{}",
+            bridge.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// A challenge's status, polled until it leaves `created`.
+async fn answered(p: &Player, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, v) = p.get(&format!("/api/challenge/{id}/show")).await;
+        if v["status"] != "created" {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "challenge {id} not answered: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A challenge from `human` (white) to `bot` in `variant`; its id.
+async fn challenge_bot(human: &Player, bot: &str, variant: &str) -> String {
+    let (s, v) = human
+        .post(
+            &format!("/api/challenge/{bot}"),
+            json!({"variant": variant, "color": "white"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    v["id"].as_str().unwrap().to_owned()
+}
+
+/// A pseudo-random number (splitmix64), so that the human's moves vary
+/// from move to move but every run plays the same.
+fn next_random(seed: &mut u64) -> u64 {
+    *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *seed;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The human plays random legal moves by the board API until the game
+/// ends, or until it is to move after `stop_after` of its moves (the bot
+/// has answered them); answers the last state.
+async fn human_plays(
+    human: &Player,
+    id: &str,
+    variant: chessmerge_rules::Variant,
+    stop_after: Option<usize>,
+    bridge: &Bridge,
+) -> Value {
+    let mut stream = human.stream(&format!("/api/board/game/stream/{id}")).await;
+    let full = stream.next().await.unwrap();
+    let mut state = full["state"].clone();
+    let mut seed = 7u64;
+    let mut played = 0;
+    loop {
+        if state["status"] != "started" {
+            return state;
+        }
+        let moves = state["moves"].as_str().unwrap();
+        let mut game = chessmerge_rules::Game::new(chessmerge_rules::Position::new(variant));
+        for m in moves.split_ascii_whitespace() {
+            game.play_uci(m).unwrap();
+        }
+        assert!(game.moves().len() < 600, "the game does not end: {moves}");
+        if game.position().turn() == chessmerge_rules::Color::White {
+            if stop_after == Some(played) {
+                return state;
+            }
+            let legal = game.position().legal_moves();
+            let mv = legal[(next_random(&mut seed) % legal.len() as u64) as usize];
+            let (s, v) = human.mv(id, &mv.to_string()).await;
+            assert_eq!(s, StatusCode::OK, "{mv}: {v}");
+            played += 1;
+        }
+        state = loop {
+            let line = tokio::time::timeout(Duration::from_secs(60), stream.next())
+                .await
+                .unwrap_or_else(|_| {
+                    panic!("no reply from the bot; its log:\n{}", bridge.log_text())
+                })
+                .expect("the game stream ended");
+            if line["type"] == "gameState" && line["moves"] != state["moves"] {
+                break line;
+            }
+        };
+    }
+}
+
+#[tokio::test]
+async fn the_bridge_with_our_engine_plays_a_chessmerge_game_to_its_end() {
+    let env = fresh("bot-bridge-ours");
+    let base = env.server.base.as_str();
+    let human = register(base, "Hugo").await;
+    let bot = register_bot(base, "Merger").await;
+    let bridge = Bridge::start(base, &bot, &["--variants", "chessmerge,fusion"]);
+    until_online(base, "merger", &bridge).await;
+
+    // A variant it was not told to play is declined with lichess's key.
+    let refused = challenge_bot(&human, "merger", "standard").await;
+    let v = answered(&human, &refused).await;
+    assert_eq!(
+        (&v["status"], &v["declineReasonKey"]),
+        (&json!("declined"), &json!("variant")),
+        "{v}"
+    );
+
+    let id = challenge_bot(&human, "merger", "chessmerge").await;
+    let v = answered(&human, &id).await;
+    assert_eq!(v["status"], "accepted", "{v}");
+    let end = human_plays(
+        &human,
+        &id,
+        chessmerge_rules::Variant::ChessMerge,
+        None,
+        &bridge,
+    )
+    .await;
+    let log = bridge.log_text();
+    assert!(
+        ["mate", "stalemate", "draw"].contains(&end["status"].as_str().unwrap()),
+        "the game ended by the rules, not by a resignation: {end}\n{log}"
+    );
+    assert!(!log.contains("refused"), "no move refused:\n{log}");
+    assert!(
+        log.contains("accepting") && log.contains("declining"),
+        "{log}"
+    );
+    let (_, export) = human.get(&format!("/game/export/{id}")).await;
+    assert!(
+        export["raw"]
+            .as_str()
+            .unwrap()
+            .contains("[Black \"Merger\"]")
+    );
+}
+
+#[tokio::test]
+async fn the_bridge_plays_standard_with_stockfish() {
+    assert!(
+        std::path::Path::new(STOCKFISH).exists(),
+        "{STOCKFISH} is missing: install Debian's stockfish (apt-get install stockfish; scripts/test does)"
+    );
+    let env = fresh("bot-bridge-stockfish");
+    let base = env.server.base.as_str();
+    let human = register(base, "Hugo").await;
+    let bot = register_bot(base, "Fishy").await;
+    let bridge = Bridge::start(
+        base,
+        &bot,
+        &["--engine", STOCKFISH, "--engine-option", "Threads=1"],
+    );
+    until_online(base, "fishy", &bridge).await;
+
+    // Stockfish declares no UCI_Variant: standard only.
+    let refused = challenge_bot(&human, "fishy", "chessmerge").await;
+    let v = answered(&human, &refused).await;
+    assert_eq!(v["declineReasonKey"], "standard", "{v}");
+
+    let id = challenge_bot(&human, "fishy", "standard").await;
+    assert_eq!(answered(&human, &id).await["status"], "accepted");
+    let end = human_plays(
+        &human,
+        &id,
+        chessmerge_rules::Variant::Standard,
+        None,
+        &bridge,
+    )
+    .await;
+    let log = bridge.log_text();
+    assert_eq!(
+        (&end["status"], &end["winner"]),
+        (&json!("mate"), &json!("black")),
+        "Stockfish mates a random mover: {end}\n{log}"
+    );
+    assert!(
+        log.contains("Stockfish") || log.contains("stockfish"),
+        "{log}"
+    );
+}
+
+#[tokio::test]
+async fn a_restarted_bridge_resumes_its_game_where_it_stands() {
+    let env = fresh("bot-bridge-resume");
+    let base = env.server.base.as_str();
+    let human = register(base, "Hugo").await;
+    let bot = register_bot(base, "Phoenix").await;
+    let mut first = Bridge::start(base, &bot, &[]);
+    until_online(base, "phoenix", &first).await;
+    let id = challenge_bot(&human, "phoenix", "chessmerge").await;
+    assert_eq!(answered(&human, &id).await["status"], "accepted");
+    // Three moves each, then the bridge dies with the human to move.
+    let state = human_plays(
+        &human,
+        &id,
+        chessmerge_rules::Variant::ChessMerge,
+        Some(3),
+        &first,
+    )
+    .await;
+    assert_eq!(state["status"], "started");
+    first.kill();
+    let (s, v) = human.get(&format!("/api/game/{id}")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["turn"], "white", "{v}");
+
+    // The human moves while no bridge runs; a new bridge finds the game
+    // through /api/account/playing and answers.
+    let second = Bridge::start(base, &bot, &[]);
+    let end = human_plays(
+        &human,
+        &id,
+        chessmerge_rules::Variant::ChessMerge,
+        Some(2),
+        &second,
+    )
+    .await;
+    let moves = end["moves"].as_str().unwrap().split_whitespace().count();
+    // Ply 8 is the bot's: the new bridge answered (the random human may be
+    // mated there; otherwise it answers twice).
+    let expected = if end["status"] == "started" { 10 } else { 8 };
+    assert!(
+        moves >= 8 && (moves == expected || end["status"] != "started"),
+        "the resumed bridge answered: {end}\n{}",
+        second.log_text()
+    );
+    assert!(
+        second.log_text().contains(&format!("game={id}")),
+        "{}",
+        second.log_text()
+    );
+}
