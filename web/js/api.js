@@ -56,3 +56,6 @@ export function toast(text, kind = 'error', ms = 5000) {
 }
 
 export const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+
+// A small "BOT" tag after the name of a bot account (its `title`), as lichess marks them.
+export const botTag = (u) => (u && u.title === 'BOT' ? ' <span class="tag bot-tag" title="a bot account: an engine plays">BOT</span>' : '');

@@ -2,7 +2,7 @@
 // updates, resign/draw/abort, the result and a PGN download. A path that is
 // not a game yet may be a challenge: the page offers to accept it.
 
-import { api, currentUser, esc, toast } from './api.js';
+import { api, botTag, currentUser, esc, toast } from './api.js';
 import { navigate, notFound } from './app.js';
 import { Board } from './board.js';
 import { Live } from './live.js';
@@ -74,6 +74,7 @@ export async function mount(root, id) {
         <div class="draw-offer hidden" id="draw-offer"></div>
         <div class="actions" id="actions"></div>
         <div class="moves" id="moves" aria-label="moves"></div>
+        <div class="chat hidden" id="chat" aria-label="chat"></div>
         <div class="row">
           <button type="button" id="flip" title="Flip the board">Flip board</button>
           <a id="pgn" href="/game/export/${esc(id)}" download="chessmerge-${esc(id)}.pgn">Download PGN</a>
@@ -106,7 +107,7 @@ export async function mount(root, id) {
     const name = p.aiLevel ? `Computer (level ${p.aiLevel})` : p.name;
     el.className = 'player' + (g.status === 'started' && g.turn === color ? ' to-move' : '');
     el.dataset.color = color;
-    el.innerHTML = `<span class="dot ${color}" aria-hidden="true"></span><span>${esc(name)}${g.you === color ? ' (you)' : ''}</span>`;
+    el.innerHTML = `<span class="dot ${color}" aria-hidden="true"></span><span>${esc(name)}${botTag(p)}${g.you === color ? ' (you)' : ''}</span>`;
   }
 
   function render() {
@@ -185,10 +186,21 @@ export async function mount(root, id) {
     }
   }
 
+  /** The game's chat (bots say things through the bot API); read again with each new state. */
+  async function loadChat() {
+    let lines = [];
+    try { lines = await api('GET', `/api/board/game/${encodeURIComponent(id)}/chat`); } catch { return; }
+    if (!alive) return;
+    const el = root.querySelector('#chat');
+    el.classList.toggle('hidden', lines.length === 0);
+    el.innerHTML = lines.map((l) => `<div class="chat-line${l.room === 'spectator' ? ' muted' : ''}"><strong>${esc(l.user)}</strong> ${esc(l.text)}</div>`).join('');
+  }
+
   /** Takes a newer state of the game (from a fetch or a push), says what changed, draws it. */
   function accept(n) {
     const old = g;
     g = n;
+    loadChat();
     version = n.version;
     live.seen(id, version);
     if (pending && version > sentAt) pending = false;
@@ -328,6 +340,7 @@ export async function mount(root, id) {
   live.subscribe(id, version);
   root.querySelector('#flip').onclick = () => { board.flip(); render(); };
   render();
+  loadChat();
   return () => {
     alive = false;
     live.close();

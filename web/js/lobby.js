@@ -3,7 +3,7 @@
 // (accept others', cancel mine), my games (my move first) and my finished
 // games.
 
-import { api, currentUser, esc, toast } from './api.js';
+import { api, botTag, currentUser, esc, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
 import { VARIANTS, variantName } from './fen.js';
@@ -139,7 +139,7 @@ export async function mount(root) {
       const li = document.createElement('li');
       li.dataset.open = c.id;
       if (mine) li.classList.add('mine');
-      const who = mine ? '<span class="tag">yours</span>' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>`;
+      const who = mine ? '<span class="tag">yours</span>' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>${botTag(c.challenger)}`;
       const fen = c.initialFen ? `<div class="muted fen-line">from <code title="${esc(c.initialFen)}">${esc(c.initialFen)}</code></div>` : '';
       const share = mine ? `<a class="share" href="/${c.id}" data-link>${esc(location.origin)}/${c.id}</a>` : '';
       li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${openColour(c)}</span>${share}${fen}</span>
@@ -200,7 +200,7 @@ export async function mount(root) {
     for (const c of list.in) {
       const li = document.createElement('li');
       li.dataset.challenge = c.id;
-      li.innerHTML = `<span><strong>${esc(c.challenger ? c.challenger.name : '?')}</strong> · ${describe(c)}</span>
+      li.innerHTML = `<span><strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>${botTag(c.challenger)} · ${describe(c)}</span>
         <span class="row"><button class="primary" data-act="accept">Accept</button><button data-act="decline">Decline</button></span>`;
       li.querySelector('[data-act=accept]').onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/accept`); navigate(`/${c.id}`); } catch (e) { toast(e.message); refreshChallenges(); }
@@ -218,7 +218,7 @@ export async function mount(root) {
     for (const c of direct) {
       const li = document.createElement('li');
       li.dataset.challenge = c.id;
-      const to = `To <strong>${esc(c.destUser ? c.destUser.name : '?')}</strong>`;
+      const to = `To <strong>${esc(c.destUser ? c.destUser.name : '?')}</strong>${botTag(c.destUser)}`;
       li.innerHTML = `<span>${to} · ${describe(c)}</span><button data-act="cancel">Cancel</button>`;
       li.querySelector('[data-act=cancel]').onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(e.message); }
@@ -295,7 +295,7 @@ export async function mount(root) {
       const oppName = opp.user ? opp.user.name : `Computer level ${opp.aiLevel}`;
       const li = document.createElement('li');
       li.dataset.game = g.id;
-      li.innerHTML = `<a href="/${g.id}" data-link>vs ${esc(oppName)}</a><span class="muted result">${esc(variantName(g.variant))} · ${esc(finishedText(g, youWhite))}</span>`;
+      li.innerHTML = `<a href="/${g.id}" data-link>vs ${esc(oppName)}</a>${botTag(opp.user)}<span class="muted result">${esc(variantName(g.variant))} · ${esc(finishedText(g, youWhite))}</span>`;
       fin.append(li);
     }
   }

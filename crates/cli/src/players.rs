@@ -274,7 +274,15 @@ pub struct UciEngine {
     pub name: String,
     /// Whether the engine declared a `UCI_Variant` option in its handshake.
     declares_variant: bool,
+    /// The values its `UCI_Variant` option declared (`var` items).
+    variant_values: Vec<String>,
+    /// What it printed while choosing its last move (the bot bridge logs
+    /// it with a move the server refused).
+    pub last_output: Vec<String>,
 }
+
+/// Most lines of an engine's output kept in [`UciEngine::last_output`].
+const KEPT_OUTPUT: usize = 40;
 
 impl UciEngine {
     /// Starts `command` and completes the `uci` handshake.
@@ -308,6 +316,8 @@ impl UciEngine {
             limits,
             name: command.to_owned(),
             declares_variant: false,
+            variant_values: Vec::new(),
+            last_output: Vec::new(),
         };
         e.send("uci")?;
         loop {
@@ -315,8 +325,14 @@ impl UciEngine {
             if let Some(n) = l.strip_prefix("id name ") {
                 e.name = n.to_owned();
             }
-            if l.starts_with("option name UCI_Variant ") {
+            if let Some(rest) = l.strip_prefix("option name UCI_Variant ") {
                 e.declares_variant = true;
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                e.variant_values = words
+                    .windows(2)
+                    .filter(|w| w[0] == "var")
+                    .map(|w| w[1].to_owned())
+                    .collect();
             }
             if l == "uciok" {
                 break;
@@ -350,7 +366,24 @@ impl UciEngine {
         Ok(())
     }
 
-    fn new_game(&mut self, variant: Variant) -> Result<()> {
+    /// The variants the engine can play: those its `UCI_Variant` option
+    /// lists (`chess` is `standard`), or only `standard` without the option.
+    pub fn playable_variants(&self) -> Vec<Variant> {
+        if !self.declares_variant {
+            return vec![Variant::Standard];
+        }
+        Variant::ALL
+            .into_iter()
+            .filter(|v| {
+                self.variant_values.iter().any(|x| {
+                    x == v.id() || (*v == Variant::Standard && (x == "chess" || x == "standard"))
+                })
+            })
+            .collect()
+    }
+
+    /// Tells the engine a new game of `variant` begins.
+    pub fn new_game(&mut self, variant: Variant) -> Result<()> {
         // Orthodox chess is named `chess`, as variant-aware engines (and
         // ours) call it; an engine without the option is an ordinary chess
         // engine and is told nothing. Without this, a variant engine whose
@@ -368,7 +401,10 @@ impl UciEngine {
         self.ready()
     }
 
-    fn best_move(&mut self, game: &Game) -> Result<Move> {
+    /// The engine's move in the game's current position (sent as the start
+    /// FEN and the moves); its output meanwhile is kept in `last_output`.
+    pub fn best_move(&mut self, game: &Game) -> Result<Move> {
+        self.last_output.clear();
         let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
         let mut cmd = format!("position fen {}", game.start().fen());
         if !moves.is_empty() {
@@ -391,6 +427,10 @@ impl UciEngine {
         self.send(&go)?;
         loop {
             let l = self.recv(wait)?;
+            if self.last_output.len() == KEPT_OUTPUT {
+                self.last_output.remove(0);
+            }
+            self.last_output.push(l.clone());
             if let Some(rest) = l.strip_prefix("bestmove ") {
                 let text = rest.split_whitespace().next().unwrap_or("");
                 return game

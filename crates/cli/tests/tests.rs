@@ -17,6 +17,8 @@ mod perft_cli;
 mod server_analysis;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
+/// The bot API as lichess-bot calls it; bots and humans each on their own API.
+mod server_bot;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;

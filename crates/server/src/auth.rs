@@ -115,6 +115,31 @@ impl AuthUser {
     }
 }
 
+/// Why a bot is refused outside the bot API.
+pub const BOT_OUTSIDE_BOT_API: &str = "bot accounts play only through the bot API (/api/bot/...) with a token, not through the page or the board API";
+
+/// Why a human is refused by the bot API.
+pub const HUMAN_ON_BOT_API: &str = "the bot API is for bot accounts only: upgrade an account that has no games with POST /api/bot/account/upgrade, or use the board API";
+
+impl AuthUser {
+    /// A human player: a bot is refused (403), because bots act only
+    /// through the bot API.
+    pub fn human(&self) -> Result<&User, ApiError> {
+        if self.user.bot {
+            return Err(ApiError::Forbidden(BOT_OUTSIDE_BOT_API.into()));
+        }
+        Ok(&self.user)
+    }
+
+    /// A bot account: a human is refused (403).
+    pub fn bot(&self) -> Result<&User, ApiError> {
+        if !self.user.bot {
+            return Err(ApiError::Forbidden(HUMAN_ON_BOT_API.into()));
+        }
+        Ok(&self.user)
+    }
+}
+
 /// The user if the request is authenticated; bad credentials still answer 401.
 #[derive(Debug, Clone)]
 pub struct MaybeUser(pub Option<AuthUser>);
@@ -178,6 +203,11 @@ async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<AuthUser
             .store
             .user_by_token(&hash, TokenKind::Session, now)
             .await?;
+        // The page is for humans: a session of an account that became a
+        // bot acts no more.
+        if user.as_ref().is_some_and(|u| u.bot) {
+            return Err(ApiError::Forbidden(BOT_OUTSIDE_BOT_API.into()));
+        }
         return Ok(user.map(|user| AuthUser {
             user,
             via: AuthVia::Cookie,

@@ -28,13 +28,14 @@ pub mod auth;
 pub mod blocking;
 pub mod challenges;
 pub mod computer;
-pub mod edge;
 pub mod connections;
+pub mod edge;
 pub mod error;
 pub mod extract;
 pub mod games;
 pub mod live;
 pub mod model;
+pub mod presence;
 pub mod store;
 pub mod views;
 mod web;
@@ -122,7 +123,11 @@ pub struct LimitArgs {
     #[arg(long, env = "CHESSMERGE_IDLE_TIMEOUT_SECS", default_value_t = 30)]
     pub idle_timeout_secs: u64,
     /// Connections held at once from one client address (a trusted proxy's are not counted).
-    #[arg(long, env = "CHESSMERGE_CONNECTIONS_PER_ADDRESS", default_value_t = 256)]
+    #[arg(
+        long,
+        env = "CHESSMERGE_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256
+    )]
     pub connections_per_address: usize,
     /// Connections held at once in total (lowered to fit the open-file limit).
     #[arg(long, env = "CHESSMERGE_MAX_CONNECTIONS", default_value_t = 10_000)]
@@ -136,13 +141,21 @@ pub struct LimitArgs {
     #[arg(long, env = "CHESSMERGE_SOCKETS_PER_ADDRESS", default_value_t = 32)]
     pub sockets_per_address: usize,
     /// Games one WebSocket may follow at once.
-    #[arg(long, env = "CHESSMERGE_SUBSCRIPTIONS_PER_SOCKET", default_value_t = 64)]
+    #[arg(
+        long,
+        env = "CHESSMERGE_SUBSCRIPTIONS_PER_SOCKET",
+        default_value_t = 64
+    )]
     pub subscriptions_per_socket: usize,
     /// Ongoing games against the computer per user.
     #[arg(long, env = "CHESSMERGE_COMPUTER_GAMES_PER_USER", default_value_t = 5)]
     pub computer_games_per_user: usize,
     /// Pending challenges one user may have made (to users and open).
-    #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_CHALLENGER", default_value_t = 20)]
+    #[arg(
+        long,
+        env = "CHESSMERGE_CHALLENGES_PER_CHALLENGER",
+        default_value_t = 20
+    )]
     pub challenges_per_challenger: usize,
     /// Pending challenges addressed to one user.
     #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_TARGET", default_value_t = 50)]
@@ -151,7 +164,11 @@ pub struct LimitArgs {
     #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_PAIR", default_value_t = 3)]
     pub challenges_per_pair: usize,
     /// Open (lobby) challenges one user may have pending.
-    #[arg(long, env = "CHESSMERGE_LOBBY_CHALLENGES_PER_USER", default_value_t = 3)]
+    #[arg(
+        long,
+        env = "CHESSMERGE_LOBBY_CHALLENGES_PER_USER",
+        default_value_t = 3
+    )]
     pub lobby_challenges_per_user: usize,
 }
 
@@ -191,6 +208,8 @@ pub struct Inner {
     pub sockets: connections::AddressSlots,
     /// Games one WebSocket may follow at once (`--subscriptions-per-socket`).
     pub subscriptions_per_socket: usize,
+    /// Who holds a live connection (the bot API's online flags).
+    pub presence: Arc<presence::Presence>,
 }
 
 impl std::ops::Deref for AppState {
@@ -296,6 +315,7 @@ impl AppState {
             shutdown,
             sockets: connections::AddressSlots::new(settings.limits.sockets_per_address),
             subscriptions_per_socket: settings.limits.subscriptions_per_socket.max(1),
+            presence: Arc::default(),
         }))
     }
 }

@@ -248,6 +248,16 @@ word_enum!(
     }
 );
 
+word_enum!(
+    /// Where a game's chat line is said (lichess's rooms).
+    ChatRoom, "room", "player or spectator", {
+        /// The players' chat.
+        Player = "player",
+        /// The spectators' chat.
+        Spectator = "spectator",
+    }
+);
+
 impl ColorRequest {
     /// The challenger's colour: the one asked for, or a random one.
     pub fn resolve(self) -> Color {

@@ -32,6 +32,17 @@ pub struct LightUser {
     pub id: String,
     /// The name as registered.
     pub name: String,
+    /// `BOT` for a bot account (absent for others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'static str>,
+}
+
+/// The title lichess gives bot accounts.
+pub const BOT_TITLE: &str = "BOT";
+
+/// A user's title: `BOT` for bots, none for others.
+pub fn title_of(u: &store::User) -> Option<&'static str> {
+    u.bot.then_some(BOT_TITLE)
 }
 
 impl From<&store::User> for LightUser {
@@ -39,6 +50,7 @@ impl From<&store::User> for LightUser {
         LightUser {
             id: u.key(),
             name: u.username.clone(),
+            title: title_of(u),
         }
     }
 }
@@ -51,6 +63,9 @@ pub struct AccountJson {
     pub id: String,
     /// The name as registered.
     pub username: String,
+    /// `BOT` for a bot account (absent for others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'static str>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
 }
@@ -60,6 +75,7 @@ impl From<&store::User> for AccountJson {
         AccountJson {
             id: u.key(),
             username: u.username.clone(),
+            title: title_of(u),
             created_at: u.created_at,
         }
     }
@@ -180,6 +196,10 @@ pub struct ChallengeJson {
     pub time_control: TimeControlJson,
     /// The challenger's colour request: `white`, `black` or `random`.
     pub color: &'static str,
+    /// The challenger's colour as lichess-bot reads it for `random`
+    /// requests: ours are decided when the game starts, so until then
+    /// this repeats `color`.
+    pub final_color: &'static str,
     /// The perf.
     pub perf: PerfJson,
     /// `in` or `out` when listed for a user.
@@ -216,6 +236,7 @@ impl ChallengeJson {
             speed: "correspondence",
             time_control: TimeControlJson { kind: "unlimited" },
             color: c.color.as_str(),
+            final_color: c.color.as_str(),
             perf: PERF,
             direction: None,
             initial_fen: c.initial_fen.clone(),
@@ -249,6 +270,9 @@ pub struct PlayerJson {
     pub id: Option<String>,
     /// The name to show.
     pub name: String,
+    /// `BOT` for a bot account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'static str>,
     /// The computer's level (only for the computer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ai_level: Option<u8>,
@@ -278,6 +302,7 @@ pub fn ai_player(level: u8) -> PlayerJson {
     PlayerJson {
         id: None,
         name: format!("Computer level {level}"),
+        title: None,
         ai_level: Some(level),
     }
 }
@@ -287,6 +312,7 @@ pub fn user_player(u: &store::User) -> PlayerJson {
     PlayerJson {
         id: Some(u.key()),
         name: u.username.clone(),
+        title: title_of(u),
         ai_level: None,
     }
 }
@@ -538,6 +564,8 @@ pub struct NowPlayingJson {
     pub has_moved: bool,
     /// Whether it is your move.
     pub is_my_turn: bool,
+    /// Untimed: always 2147483 (lichess-bot reads it).
+    pub seconds_left: i64,
     /// The last move, Merge-UCI (empty before the first).
     pub last_move: String,
     /// Your opponent.
@@ -648,6 +676,7 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
         fen: game.fen.clone(),
         has_moved,
         is_my_turn: game.is_ongoing() && game.turn() == color,
+        seconds_left: UNLIMITED_TIME / 1000,
         last_move: moves.last().map(|m| (*m).to_owned()).unwrap_or_default(),
         opponent: OpponentJson {
             id: opp.id.clone(),

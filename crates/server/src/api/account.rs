@@ -232,6 +232,7 @@ async fn check_credentials(
     responses(
         (status = 200, description = "logged in; a session cookie is set", body = AccountJson),
         (status = 401, description = "wrong username or password", body = ErrorBody),
+        (status = 403, description = "a bot account (bots play only through the bot API)", body = ErrorBody),
         (status = 429, description = "too many failed attempts", body = ErrorBody)))]
 pub async fn login(
     State(state): State<AppState>,
@@ -240,6 +241,9 @@ pub async fn login(
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
     let (user, known) = check_credentials(&state, &c.username, &c.password, addr, &headers).await?;
+    if user.bot {
+        return Err(ApiError::Forbidden(auth::BOT_OUTSIDE_BOT_API.into()));
+    }
     let mut response = Json(AccountJson::from(&user)).into_response();
     let cookies = response.headers_mut();
     cookies.append(header::SET_COOKIE, start_session(&state, &user).await?);

@@ -46,7 +46,7 @@ fn parse_bool(name: &str, v: Option<&str>) -> ApiResult<bool> {
         (status = 200, description = "the move is committed", body = OkJson),
         (status = 400, description = "malformed move", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody),
-        (status = 403, description = "not your game", body = ErrorBody),
+        (status = 403, description = "not your game, or a bot account (bots use the bot API)", body = ErrorBody),
         (status = 404, description = "no such game", body = ErrorBody),
         (status = 409, description = "not your turn, or the game is over", body = ErrorBody),
         (status = 422, description = "illegal move, with the rules' reason", body = ErrorBody)),
@@ -57,10 +57,24 @@ pub async fn play_move(
     user: AuthUser,
     Query(q): Query<MoveParams>,
 ) -> ApiResult<Json<OkJson>> {
+    let player = user.human()?;
+    play_as(&state, player, &id, &mv, &q).await
+}
+
+/// A move by `player`, the same for the board and the bot API: malformed
+/// text was a 400 in the extractor; the games domain answers 409 (turn,
+/// game over) and 422 (illegal, with the rules' reason).
+pub(crate) async fn play_as(
+    state: &AppState,
+    player: &store::User,
+    id: &GameId,
+    mv: &chessmerge_rules::UciMove,
+    q: &MoveParams,
+) -> ApiResult<Json<OkJson>> {
     let offering = parse_bool("offeringDraw", q.offering_draw.as_deref())?;
     state
         .games
-        .play_move(&id, Actor::User(user.user.id), &mv, None, offering)
+        .play_move(id, Actor::User(player.id), mv, None, offering)
         .await?;
     Ok(Json(OkJson::yes()))
 }
@@ -71,7 +85,7 @@ pub async fn play_move(
     responses(
         (status = 200, description = "resigned", body = OkJson),
         (status = 401, description = "not authenticated", body = ErrorBody),
-        (status = 403, description = "not your game", body = ErrorBody),
+        (status = 403, description = "not your game, or a bot account (bots use the bot API)", body = ErrorBody),
         (status = 404, description = "no such game", body = ErrorBody),
         (status = 409, description = "the game is over", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
@@ -80,7 +94,7 @@ pub async fn resign(
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<OkJson>> {
-    state.games.resign(&id, user.user.id).await?;
+    state.games.resign(&id, user.human()?.id).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -90,7 +104,7 @@ pub async fn resign(
     responses(
         (status = 200, description = "aborted", body = OkJson),
         (status = 401, description = "not authenticated", body = ErrorBody),
-        (status = 403, description = "not your game", body = ErrorBody),
+        (status = 403, description = "not your game, or a bot account (bots use the bot API)", body = ErrorBody),
         (status = 404, description = "no such game", body = ErrorBody),
         (status = 409, description = "both sides have moved, or the game is over", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
@@ -99,7 +113,10 @@ pub async fn abort(
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<OkJson>> {
-    state.games.abort(&id, Actor::User(user.user.id)).await?;
+    state
+        .games
+        .abort(&id, Actor::User(user.human()?.id))
+        .await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -111,7 +128,7 @@ pub async fn abort(
         (status = 200, description = "done", body = OkJson),
         (status = 400, description = "neither yes nor no", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody),
-        (status = 403, description = "not your game", body = ErrorBody),
+        (status = 403, description = "not your game, or a bot account (bots use the bot API)", body = ErrorBody),
         (status = 404, description = "no such game", body = ErrorBody),
         (status = 409, description = "the game is over", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
@@ -129,7 +146,7 @@ pub async fn draw(
             )));
         }
     };
-    state.games.draw(&id, user.user.id, yes).await?;
+    state.games.draw(&id, user.human()?.id, yes).await?;
     Ok(Json(OkJson::yes()))
 }
 

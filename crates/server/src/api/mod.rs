@@ -4,6 +4,7 @@
 pub mod account;
 pub mod analysis;
 pub mod board;
+pub mod bot;
 pub mod challenge;
 pub mod socket;
 pub mod stream;
@@ -36,6 +37,9 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         board::playing, board::export, board::user_games,
         stream::game_stream, stream::event_stream, socket::socket, openapi_json,
         analysis::analyse, analysis::best, server_stats,
+        bot::upgrade, bot::token_test, bot::game_stream, bot::play_move, bot::resign,
+        bot::abort, bot::chat, bot::board_chat, bot::read_chat, bot::users_status,
+        bot::user, bot::online_bots,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -46,6 +50,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         (name = "games", description = "Game views, lists and exports"),
         (name = "live", description = "The page's WebSocket"),
         (name = "analysis", description = "The practice board: replay lines, ask the engine"),
+        (name = "bot", description = "The bot API (lichess's), for engines on bot accounts; see docs/bots.md"),
     )
 )]
 pub struct ApiDoc;
@@ -151,6 +156,23 @@ pub fn router(state: AppState) -> Router {
         .route("/api/board/game/{id}/resign", post(board::resign))
         .route("/api/board/game/{id}/abort", post(board::abort))
         .route("/api/board/game/{id}/draw/{accept}", post(board::draw))
+        .route(
+            "/api/board/game/{id}/chat",
+            get(bot::read_chat).post(bot::board_chat),
+        )
+        .route("/api/bot/account/upgrade", post(bot::upgrade))
+        .route("/api/token/test", post(bot::token_test))
+        .route("/api/bot/game/stream/{id}", get(bot::game_stream))
+        .route("/api/bot/game/{id}/move/{move}", post(bot::play_move))
+        .route("/api/bot/game/{id}/resign", post(bot::resign))
+        .route("/api/bot/game/{id}/abort", post(bot::abort))
+        .route(
+            "/api/bot/game/{id}/chat",
+            get(bot::read_chat).post(bot::chat),
+        )
+        .route("/api/bot/online", get(bot::online_bots))
+        .route("/api/users/status", get(bot::users_status))
+        .route("/api/user/{username}", get(bot::user))
         .route("/api/stream/event", get(stream::event_stream))
         .route("/api/game/{id}", get(board::show))
         .route("/api/games/user/{username}", get(board::user_games))

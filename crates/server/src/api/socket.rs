@@ -27,9 +27,9 @@ use std::collections::HashMap;
 
 use std::net::SocketAddr;
 
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use chessmerge_rules::UciMove;
 use serde::Deserialize;
@@ -90,10 +90,12 @@ pub async fn socket(
             state.sockets.cap()
         ))
     })?;
-        Ok(ws.max_message_size(MAX_MESSAGE).on_upgrade(move |socket| async move {
-        let _slot = slot;
-        run(state, user, socket).await
-    }))
+    Ok(ws
+        .max_message_size(MAX_MESSAGE)
+        .on_upgrade(move |socket| async move {
+            let _slot = slot;
+            run(state, user, socket).await
+        }))
 }
 
 fn frame(t: &str, id: &GameId, v: i64, d: &str) -> String {
@@ -190,6 +192,7 @@ fn spawn_lobby(feeds: &Feeds, viewer: UserId, out: mpsc::Sender<String>) -> Join
 }
 
 async fn run(state: AppState, auth: Option<AuthUser>, mut socket: WebSocket) {
+    let _online = auth.as_ref().map(|u| state.presence.connect(u.user.id));
     let (out_tx, mut out_rx) = mpsc::channel::<String>(64);
     let mut subs: HashMap<GameId, JoinHandle<()>> = HashMap::new();
     let mut lobby: Option<JoinHandle<()>> = None;
@@ -284,7 +287,9 @@ async fn handle(
             if subs.len() >= cap && !subs.contains_key(&id) {
                 return Some(error_reply(
                     400,
-                    &format!("too many subscriptions: a socket follows at most {cap} games at once; unsubscribe first"),
+                    &format!(
+                        "too many subscriptions: a socket follows at most {cap} games at once; unsubscribe first"
+                    ),
                     None,
                 ));
             }
@@ -328,6 +333,9 @@ async fn handle(
             let Some(user) = user else {
                 return Some(error_reply(401, "log in to play", a));
             };
+            if user.bot {
+                return Some(error_reply(403, crate::auth::BOT_OUTSIDE_BOT_API, a));
+            }
             let result = match u.parse::<UciMove>() {
                 Ok(mv) => state
                     .games

@@ -18,7 +18,7 @@ use crate::model::GameId;
 use crate::views::{GameFullJson, GameStateJson};
 
 /// An ndjson response fed by a feed task.
-fn ndjson(rx: mpsc::Receiver<FeedItem>) -> Response {
+pub(crate) fn ndjson(rx: mpsc::Receiver<FeedItem>) -> Response {
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         let item = rx.recv().await?;
         let bytes = match item {
@@ -86,7 +86,9 @@ pub async fn event_stream(State(state): State<AppState>, user: AuthUser) -> Resp
     let uid = user.user.id;
     let credential = Credential::of(&user);
     let feeds = state.feeds.clone();
+    let online = state.presence.connect(uid);
     tokio::spawn(async move {
+        let _online = online;
         // The stream ends when the session or token it came with is ended.
         if let Err(e) = feeds.user(uid, Some(&credential), tx).await {
             tracing::warn!(user_id = %uid, error = %e, "event stream failed");

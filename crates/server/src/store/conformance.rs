@@ -2,7 +2,7 @@
 //! each of them (see the backends' test modules).
 
 use super::*;
-use crate::model::{ChallengeKind, ChallengeStatus, ColorRequest, GameStatus};
+use crate::model::{ChallengeKind, ChallengeStatus, ChatRoom, ColorRequest, GameStatus};
 
 /// A temporary directory, removed on drop.
 pub struct TempDir(pub std::path::PathBuf);
@@ -93,6 +93,92 @@ pub async fn run_all(s: &dyn Store) {
     events_are_stored_with_their_change_and_published_after_it(s).await;
     batched_commits_each_get_their_answer(s).await;
     login_attempts_are_counted_as_they_are_checked(s).await;
+    bots_are_accounts_without_games_and_chat_is_bounded(s).await;
+}
+
+async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &dyn Store) {
+    let bot = s.create_user("Botty", "hash", 5).await.unwrap();
+    let human = s.create_user("Human1", "hash", 5).await.unwrap();
+    assert!(!bot.bot);
+    assert_eq!(
+        s.upgrade_to_bot(bot.id).await.unwrap(),
+        BotUpgrade::Upgraded
+    );
+    assert_eq!(
+        s.upgrade_to_bot(bot.id).await.unwrap(),
+        BotUpgrade::AlreadyBot
+    );
+    assert!(s.user_by_id(bot.id).await.unwrap().unwrap().bot);
+    assert!(s.user_by_name("botty").await.unwrap().unwrap().bot);
+    s.create_token("bot-token", bot.id, TokenKind::Api, 7)
+        .await
+        .unwrap();
+    assert!(
+        s.user_by_token("bot-token", TokenKind::Api)
+            .await
+            .unwrap()
+            .unwrap()
+            .bot
+    );
+    assert!(!s.user_by_id(human.id).await.unwrap().unwrap().bot);
+    let bots = s.bots(10).await.unwrap();
+    assert_eq!(
+        bots.iter().map(|u| u.username.as_str()).collect::<Vec<_>>(),
+        ["Botty"]
+    );
+    // Once an account has a game it stays what it is.
+    let g = start_game(s, "chatgame", bot.id, human.id).await;
+    assert_eq!(
+        s.upgrade_to_bot(human.id).await.unwrap(),
+        BotUpgrade::HasGames
+    );
+    assert!(!s.user_by_id(human.id).await.unwrap().unwrap().bot);
+    assert_eq!(
+        s.upgrade_to_bot(UserId(987_654)).await.unwrap(),
+        BotUpgrade::NoUser
+    );
+    // A game's chat holds at most the bound given, in order.
+    let line = |text: &str, by: UserId, room: ChatRoom| ChatLine {
+        game_id: g.id.clone(),
+        user_id: by,
+        username: String::new(),
+        room,
+        text: text.to_owned(),
+        created_at: 9,
+    };
+    assert!(
+        s.add_chat_line(&line("hello", bot.id, ChatRoom::Player), 2)
+            .await
+            .unwrap()
+    );
+    assert!(
+        s.add_chat_line(&line("hi", human.id, ChatRoom::Spectator), 2)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !s.add_chat_line(&line("third", bot.id, ChatRoom::Player), 2)
+            .await
+            .unwrap()
+    );
+    let chat = s.chat_lines(&g.id).await.unwrap();
+    let seen: Vec<(&str, &str, ChatRoom)> = chat
+        .iter()
+        .map(|l| (l.username.as_str(), l.text.as_str(), l.room))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("Botty", "hello", ChatRoom::Player),
+            ("Human1", "hi", ChatRoom::Spectator)
+        ]
+    );
+    assert!(
+        s.chat_lines(&"nochat00".parse().unwrap())
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 async fn login_attempts_are_counted_as_they_are_checked(s: &dyn Store) {

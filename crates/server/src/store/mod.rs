@@ -40,8 +40,8 @@ pub use postgres::{PgStore, is_postgres_url};
 pub use sqlite::SqliteStore;
 
 use crate::model::{
-    ChallengeId, ChallengeKind, ChallengeStatus, Color, ColorRequest, GameId, GameStatus, UserId,
-    Variant,
+    ChallengeId, ChallengeKind, ChallengeStatus, ChatRoom, Color, ColorRequest, GameId, GameStatus,
+    UserId, Variant,
 };
 
 /// A boxed future, so that [`Store`] can be used as a trait object.
@@ -79,6 +79,8 @@ pub struct User {
     pub password_hash: String,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// A bot account (lichess's `BOT` title): plays only through the bot API.
+    pub bot: bool,
 }
 
 impl User {
@@ -86,6 +88,36 @@ impl User {
     pub fn key(&self) -> String {
         self.username.to_lowercase()
     }
+}
+
+/// What [`Store::upgrade_to_bot`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BotUpgrade {
+    /// The account is now a bot.
+    Upgraded,
+    /// It already was one.
+    AlreadyBot,
+    /// It has played (or is playing) games: it stays as it is.
+    HasGames,
+    /// No such account.
+    NoUser,
+}
+
+/// One line of a game's chat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatLine {
+    /// The game.
+    pub game_id: GameId,
+    /// Who said it.
+    pub user_id: UserId,
+    /// Their name (read with the line).
+    pub username: String,
+    /// The players' or the spectators' room.
+    pub room: ChatRoom,
+    /// What was said.
+    pub text: String,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
 }
 
 /// Kind of an authentication token.
@@ -406,6 +438,22 @@ pub trait Store: Send + Sync + 'static {
     fn user_by_name<'a>(&'a self, username: &'a str) -> BoxFuture<'a, StoreResult<Option<User>>>;
     /// Finds an account by id.
     fn user_by_id(&self, id: UserId) -> BoxFuture<'_, StoreResult<Option<User>>>;
+
+    /// Makes an account a bot, only if it has no games at all (checked in
+    /// the same statement as the change, so a game created meanwhile
+    /// cannot slip past).
+    fn upgrade_to_bot(&self, id: UserId) -> BoxFuture<'_, StoreResult<BotUpgrade>>;
+    /// Bot accounts, oldest first, at most `limit`.
+    fn bots(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<User>>>;
+    /// Adds a line to a game's chat unless it already holds `max_lines`;
+    /// true when stored.
+    fn add_chat_line<'a>(
+        &'a self,
+        line: &'a ChatLine,
+        max_lines: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>>;
+    /// A game's chat, oldest first (`username` filled in).
+    fn chat_lines<'a>(&'a self, game: &'a GameId) -> BoxFuture<'a, StoreResult<Vec<ChatLine>>>;
 
     /// Stores a token (by its hash).
     fn create_token<'a>(&'a self, token: NewToken<'a>) -> BoxFuture<'a, StoreResult<()>>;

@@ -31,8 +31,9 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writer};
 use super::rows::{self, Columns};
 use super::{
-    BoxFuture, Challenge, Committed, EndTokens, Game, GameCommit, NewEvents, NewToken, Store,
-    StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic, User,
+    BotUpgrade, BoxFuture, Challenge, ChatLine, Committed, EndTokens, Game, GameCommit, NewEvents,
+    NewToken, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic,
+    User,
 };
 use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
@@ -47,6 +48,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         2,
         "login attempts",
         include_str!("../../migrations/postgres/0002_login_attempts.sql"),
+    ),
+    (
+        3,
+        "bots and chat",
+        include_str!("../../migrations/postgres/0003_bots_and_chat.sql"),
     ),
     (
         5,
@@ -469,6 +475,7 @@ impl Store for PgStore {
                 username: username.to_owned(),
                 password_hash: password_hash.to_owned(),
                 created_at: now,
+                bot: false,
             })
         })
     }
@@ -477,7 +484,7 @@ impl Store for PgStore {
         Box::pin(async move {
             self.read(1);
             let row = sqlx::query(
-                "SELECT id, username, password_hash, created_at FROM users WHERE username_key = $1",
+                "SELECT id, username, password_hash, created_at, bot FROM users WHERE username_key = $1",
             )
             .bind(username.to_lowercase())
             .fetch_optional(&self.pool)
@@ -490,12 +497,91 @@ impl Store for PgStore {
         Box::pin(async move {
             self.read(1);
             let row = sqlx::query(
-                "SELECT id, username, password_hash, created_at FROM users WHERE id = $1",
+                "SELECT id, username, password_hash, created_at, bot FROM users WHERE id = $1",
             )
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await?;
             row.as_ref().map(rows::user).transpose()
+        })
+    }
+
+    fn upgrade_to_bot(&self, id: UserId) -> BoxFuture<'_, StoreResult<BotUpgrade>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "UPDATE users SET bot = 1 WHERE id = $1 AND bot = 0
+                    AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = $1 OR black_id = $1)",
+            )
+            .bind(id.0)
+            .execute(&self.pool)
+            .await?;
+            if r.rows_affected() == 1 {
+                return Ok(BotUpgrade::Upgraded);
+            }
+            self.read(1);
+            let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
+            Ok(match bot {
+                None => BotUpgrade::NoUser,
+                Some((0,)) => BotUpgrade::HasGames,
+                Some(_) => BotUpgrade::AlreadyBot,
+            })
+        })
+    }
+
+    fn bots(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<User>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT id, username, password_hash, created_at, bot FROM users
+                 WHERE bot = 1 ORDER BY id LIMIT $1",
+            )
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::user)
+        })
+    }
+
+    fn add_chat_line<'a>(
+        &'a self,
+        line: &'a ChatLine,
+        max_lines: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
+                 SELECT $1, $2, $3, $4, $5
+                 WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = $1) < $6",
+            )
+            .bind(line.game_id.as_str())
+            .bind(line.user_id.0)
+            .bind(line.room.as_str())
+            .bind(&line.text)
+            .bind(line.created_at)
+            .bind(max_lines)
+            .execute(&self.pool)
+            .await?;
+            Ok(r.rows_affected() == 1)
+        })
+    }
+
+    fn chat_lines<'a>(&'a self, game: &'a GameId) -> BoxFuture<'a, StoreResult<Vec<ChatLine>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT c.game_id, c.user_id, u.username, c.room, c.text, c.created_at
+                 FROM chat_lines c JOIN users u ON u.id = c.user_id
+                 WHERE c.game_id = $1 ORDER BY c.id",
+            )
+            .bind(game.as_str())
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::chat_line)
         })
     }
 
@@ -527,7 +613,7 @@ impl Store for PgStore {
         Box::pin(async move {
             self.read(1);
             let row = sqlx::query(
-                "SELECT u.id, u.username, u.password_hash, u.created_at
+                "SELECT u.id, u.username, u.password_hash, u.created_at, u.bot
                  FROM tokens t JOIN users u ON u.id = t.user_id
                  WHERE t.token_hash = $1 AND t.kind = $2
                    AND (t.expires_at IS NULL OR t.expires_at > $3)",

@@ -3,7 +3,7 @@
 
 use std::str::FromStr;
 
-use super::{Challenge, Game, StoreError, StoreResult, TokenInfo, TokenKind, User};
+use super::{Challenge, ChatLine, Game, StoreError, StoreResult, TokenInfo, TokenKind, User};
 use crate::model::{Color, UserId, parse_color};
 
 /// Reading one row's columns by name.
@@ -81,6 +81,18 @@ pub(super) fn user(row: &impl Columns) -> StoreResult<User> {
         id: UserId(row.int("id")?),
         username: row.text("username")?,
         password_hash: row.text("password_hash")?,
+        created_at: row.int("created_at")?,
+        bot: row.int("bot")? != 0,
+    })
+}
+
+pub(super) fn chat_line(row: &impl Columns) -> StoreResult<ChatLine> {
+    Ok(ChatLine {
+        game_id: word(row, "game_id")?,
+        user_id: UserId(row.int("user_id")?),
+        username: row.text("username")?,
+        room: word(row, "room")?,
+        text: row.text("text")?,
         created_at: row.int("created_at")?,
     })
 }

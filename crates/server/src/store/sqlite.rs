@@ -14,8 +14,9 @@ use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writ
 
 use super::rows::{self, Columns};
 use super::{
-    BoxFuture, Challenge, Committed, EndTokens, Game, GameCommit, NewEvents, NewToken, Store,
-    StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic, User,
+    BotUpgrade, BoxFuture, Challenge, ChatLine, Committed, EndTokens, Game, GameCommit, NewEvents,
+    NewToken, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic,
+    User,
 };
 use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
@@ -40,6 +41,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         4,
         "login attempts",
         include_str!("../../migrations/sqlite/0004_login_attempts.sql"),
+    ),
+    (
+        5,
+        "bots and chat",
+        include_str!("../../migrations/sqlite/0005_bots_and_chat.sql"),
     ),
     (
         7,
@@ -386,6 +392,7 @@ impl Store for SqliteStore {
                 username: username.to_owned(),
                 password_hash: password_hash.to_owned(),
                 created_at: now,
+                bot: false,
             })
         })
     }
@@ -394,7 +401,7 @@ impl Store for SqliteStore {
         Box::pin(async move {
             self.read(1);
             let row = sqlx::query(
-                "SELECT id, username, password_hash, created_at FROM users WHERE username_key = ?",
+                "SELECT id, username, password_hash, created_at, bot FROM users WHERE username_key = ?",
             )
             .bind(username.to_lowercase())
             .fetch_optional(&self.pool)
@@ -407,12 +414,94 @@ impl Store for SqliteStore {
         Box::pin(async move {
             self.read(1);
             let row = sqlx::query(
-                "SELECT id, username, password_hash, created_at FROM users WHERE id = ?",
+                "SELECT id, username, password_hash, created_at, bot FROM users WHERE id = ?",
             )
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await?;
             row.as_ref().map(rows::user).transpose()
+        })
+    }
+
+    fn upgrade_to_bot(&self, id: UserId) -> BoxFuture<'_, StoreResult<BotUpgrade>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "UPDATE users SET bot = 1 WHERE id = ? AND bot = 0
+                    AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = ? OR black_id = ?)",
+            )
+            .bind(id.0)
+            .bind(id.0)
+            .bind(id.0)
+            .execute(&self.writer)
+            .await?;
+            if r.rows_affected() == 1 {
+                return Ok(BotUpgrade::Upgraded);
+            }
+            self.read(1);
+            let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = ?")
+                .bind(id.0)
+                .fetch_optional(&self.writer)
+                .await?;
+            Ok(match bot {
+                None => BotUpgrade::NoUser,
+                Some((0,)) => BotUpgrade::HasGames,
+                Some(_) => BotUpgrade::AlreadyBot,
+            })
+        })
+    }
+
+    fn bots(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<User>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT id, username, password_hash, created_at, bot FROM users
+                 WHERE bot = 1 ORDER BY id LIMIT ?",
+            )
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::user)
+        })
+    }
+
+    fn add_chat_line<'a>(
+        &'a self,
+        line: &'a ChatLine,
+        max_lines: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
+                 SELECT ?, ?, ?, ?, ?
+                 WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = ?) < ?",
+            )
+            .bind(line.game_id.as_str())
+            .bind(line.user_id.0)
+            .bind(line.room.as_str())
+            .bind(&line.text)
+            .bind(line.created_at)
+            .bind(line.game_id.as_str())
+            .bind(max_lines)
+            .execute(&self.writer)
+            .await?;
+            Ok(r.rows_affected() == 1)
+        })
+    }
+
+    fn chat_lines<'a>(&'a self, game: &'a GameId) -> BoxFuture<'a, StoreResult<Vec<ChatLine>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT c.game_id, c.user_id, u.username, c.room, c.text, c.created_at
+                 FROM chat_lines c JOIN users u ON u.id = c.user_id
+                 WHERE c.game_id = ? ORDER BY c.id",
+            )
+            .bind(game.as_str())
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::chat_line)
         })
     }
 
@@ -444,7 +533,7 @@ impl Store for SqliteStore {
         Box::pin(async move {
             self.read(1);
             let row = sqlx::query(
-                "SELECT u.id, u.username, u.password_hash, u.created_at
+                "SELECT u.id, u.username, u.password_hash, u.created_at, u.bot
                  FROM tokens t JOIN users u ON u.id = t.user_id
                  WHERE t.token_hash = ? AND t.kind = ?
                    AND (t.expires_at IS NULL OR t.expires_at > ?)",
