@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bench;
+mod datagen;
 mod loadtest;
 mod matches;
 mod perft;
@@ -36,6 +37,8 @@ enum Command {
     Serve(chessmerge_server::ServeArgs),
     /// Load a running server: simulated players playing random games.
     Loadtest(loadtest::LoadtestArgs),
+    /// Self-play games at a fixed node budget, recorded for tuning.
+    Datagen(datagen::DatagenArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +73,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench(args) => bench::run(args)?,
         Command::Serve(args) => chessmerge_server::run(args)?,
         Command::Loadtest(args) => return loadtest::run(args),
+        Command::Datagen(args) => datagen::run(args)?,
     }
     Ok(ExitCode::SUCCESS)
 }
