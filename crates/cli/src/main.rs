@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod bot;
+mod datagen;
 mod loadtest;
 mod matches;
 mod perft;
@@ -39,6 +40,8 @@ enum Command {
     Loadtest(loadtest::LoadtestArgs),
     /// Play on a ChessMerge server as a bot account with a UCI engine.
     Bot(bot::BotArgs),
+    /// Self-play games at a fixed node budget, recorded for tuning.
+    Datagen(datagen::DatagenArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +77,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => chessmerge_server::run(args)?,
         Command::Loadtest(args) => return loadtest::run(args),
         Command::Bot(args) => bot::run(args)?,
+        Command::Datagen(args) => datagen::run(args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,8 @@ mod cluster;
 /// database, HTTP, ndjson and WebSocket helpers (also used by the
 /// `move_path` bench).
 mod common;
+/// `datagen`: self-play files, determinism, resuming, refusals.
+mod datagen_cli;
 /// `uci`, `bench`, `match` and `play` through the binary.
 mod engine_cli;
 /// `loadtest` against the real server: both transports, reconnections, the final check.

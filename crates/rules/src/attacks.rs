@@ -46,6 +46,57 @@ static KING: [u64; 64] = leaper_table(&[
 static WHITE_PAWN: [u64; 64] = leaper_table(&[(1, 1), (-1, 1)]);
 static BLACK_PAWN: [u64; 64] = leaper_table(&[(1, -1), (-1, -1)]);
 
+/// Empty-board slider rays: `table[sq]` holds every square a slider with
+/// these directions reaches from `sq` on an empty board.
+const fn ray_table(dirs: [(i8, i8); 4]) -> [u64; 64] {
+    let mut table = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 4 {
+            let (mut f, mut r) = ((sq % 8) as i8 + dirs[d].0, (sq / 8) as i8 + dirs[d].1);
+            while f >= 0 && f < 8 && r >= 0 && r < 8 {
+                table[sq] |= 1 << (r * 8 + f);
+                f += dirs[d].0;
+                r += dirs[d].1;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+static ROOK_RAYS: [u64; 64] = ray_table(ROOK_DIRS);
+static BISHOP_RAYS: [u64; 64] = ray_table(BISHOP_DIRS);
+
+/// Squares a rook on `sq` reaches on an empty board: a cheap test of
+/// whether any rook-like slider could attack `sq` at all, before the
+/// magic lookup.
+#[inline]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    Bitboard(ROOK_RAYS[sq.index()])
+}
+
+/// Squares a bishop on `sq` reaches on an empty board.
+#[inline]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    Bitboard(BISHOP_RAYS[sq.index()])
+}
+
+/// Squares attacked by the pawns in `pawns`, all moving as `color`.
+#[inline]
+pub fn pawn_attacks_set(color: Color, pawns: Bitboard) -> Bitboard {
+    let (not_a, not_h) = (
+        pawns.0 & !0x0101_0101_0101_0101,
+        pawns.0 & !0x8080_8080_8080_8080,
+    );
+    Bitboard(match color {
+        Color::White => (not_a << 7) | (not_h << 9),
+        Color::Black => (not_a >> 9) | (not_h >> 7),
+    })
+}
+
 /// Squares a knight on `sq` attacks.
 #[inline]
 pub fn knight_attacks(sq: Square) -> Bitboard {
@@ -71,16 +122,14 @@ pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
 #[inline]
 pub fn rook_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
     let t = &*TABLES;
-    let m = &t.rook[sq.index()];
-    Bitboard(t.attacks[m.index(occupied.0)])
+    t.slider(&t.rook[sq.index() & 63], occupied)
 }
 
 /// Squares a bishop on `sq` attacks, given the occupied squares.
 #[inline]
 pub fn bishop_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
     let t = &*TABLES;
-    let m = &t.bishop[sq.index()];
-    Bitboard(t.attacks[m.index(occupied.0)])
+    t.slider(&t.bishop[sq.index() & 63], occupied)
 }
 
 /// Squares a queen on `sq` attacks, given the occupied squares.
@@ -138,11 +187,25 @@ impl Magic {
 }
 
 struct Tables {
-    rook: Vec<Magic>,
-    bishop: Vec<Magic>,
-    attacks: Vec<u64>,
+    rook: [Magic; 64],
+    bishop: [Magic; 64],
+    /// Every magic's slice of attack sets, one after the other.
+    attacks: Box<[u64]>,
     between: Box<[[u64; 64]; 64]>,
     line: Box<[[u64; 64]; 64]>,
+}
+
+impl Tables {
+    #[inline(always)]
+    fn slider(&self, magic: &Magic, occupied: Bitboard) -> Bitboard {
+        let index = magic.index(occupied.0);
+        debug_assert!(index < self.attacks.len());
+        // SAFETY: `find_magics` gave each magic `offset` and `shift` so
+        // that every index it produces lies in its own slice of `attacks`
+        // (a product shifted right by `64 - bits` is below `2^bits`, the
+        // slice's length), which `attacks` holds in full.
+        Bitboard(unsafe { *self.attacks.get_unchecked(index) })
+    }
 }
 
 const ROOK_DIRS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
@@ -425,9 +488,13 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
         }
     }
     Tables {
-        rook,
-        bishop,
-        attacks,
+        rook: rook
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("64 magics")),
+        bishop: bishop
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("64 magics")),
+        attacks: attacks.into_boxed_slice(),
         between,
         line,
     }
@@ -449,6 +516,29 @@ mod tests {
                     bishop_attacks(s, Bitboard(occ)).0,
                     slide(sq, occ, &BISHOP_DIRS)
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn rays_and_pawn_sets_match_their_definitions() {
+        for sq in 0..64 {
+            let s = Square::new(sq as u8);
+            assert_eq!(rook_rays(s), rook_attacks(s, Bitboard::EMPTY));
+            assert_eq!(bishop_rays(s), bishop_attacks(s, Bitboard::EMPTY));
+            for color in [Color::White, Color::Black] {
+                assert_eq!(
+                    pawn_attacks_set(color, Bitboard::from_square(s)),
+                    pawn_attacks(color, s)
+                );
+            }
+        }
+        let mut rng = XorShift(777);
+        for _ in 0..200 {
+            let set = Bitboard(rng.next() & rng.next());
+            for color in [Color::White, Color::Black] {
+                let one_by_one = set.fold(Bitboard::EMPTY, |acc, s| acc | pawn_attacks(color, s));
+                assert_eq!(pawn_attacks_set(color, set), one_by_one);
             }
         }
     }

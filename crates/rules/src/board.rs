@@ -56,7 +56,7 @@ impl Board {
     }
 
     /// Removes whatever stands on `sq`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn clear(&mut self, sq: Square) {
         let old = self.mailbox[sq.index()];
         if old.is_empty() {
@@ -74,7 +74,7 @@ impl Board {
     }
 
     /// Puts `code` on `sq`, replacing whatever stood there.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set(&mut self, sq: Square, code: UnitCode) {
         self.clear(sq);
         if code.is_empty() {
@@ -93,23 +93,70 @@ impl Board {
 
     /// Units of `by` that attack `sq`, given the occupied squares. A pair
     /// attacks with both its pieces' patterns.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn attackers_to(&self, sq: Square, by: Color, occupied: Bitboard) -> Bitboard {
+        let theirs = self.color(by);
         let queens = self.role(Role::Queen);
-        let rooks = self.role(Role::Rook) | queens;
-        let bishops = self.role(Role::Bishop) | queens;
-        let found = (attacks::rook_attacks(sq, occupied) & rooks)
-            | (attacks::bishop_attacks(sq, occupied) & bishops)
-            | (attacks::knight_attacks(sq) & self.role(Role::Knight))
+        let rooks = (self.role(Role::Rook) | queens) & theirs;
+        let bishops = (self.role(Role::Bishop) | queens) & theirs;
+        let mut found = ((attacks::knight_attacks(sq) & self.role(Role::Knight))
             | (attacks::king_attacks(sq) & self.role(Role::King))
-            | (attacks::pawn_attacks(by.other(), sq) & self.role(Role::Pawn));
-        found & self.color(by)
+            | (attacks::pawn_attacks(by.other(), sq) & self.role(Role::Pawn)))
+            & theirs;
+        // A slider lookup only when a slider stands on an empty-board ray.
+        if (attacks::rook_rays(sq) & rooks).any() {
+            found |= attacks::rook_attacks(sq, occupied) & rooks;
+        }
+        if (attacks::bishop_rays(sq) & bishops).any() {
+            found |= attacks::bishop_attacks(sq, occupied) & bishops;
+        }
+        found
     }
 
-    /// Whether any unit of `by` attacks `sq`.
+    /// Whether any unit of `by` attacks `sq`: the leapers first, then a
+    /// slider lookup only when a slider of `by` stands on an empty-board
+    /// ray through `sq` (the same answer as `attackers_to(..).any()`).
     #[inline]
     pub(crate) fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
-        self.attackers_to(sq, by, occupied).any()
+        let theirs = self.color(by);
+        let leapers = (attacks::knight_attacks(sq) & self.role(Role::Knight))
+            | (attacks::king_attacks(sq) & self.role(Role::King))
+            | (attacks::pawn_attacks(by.other(), sq) & self.role(Role::Pawn));
+        if (leapers & theirs).any() {
+            return true;
+        }
+        self.slider_attacks(sq, by, occupied)
+    }
+
+    /// Whether a rook, bishop or queen pattern of `by` attacks `sq`.
+    #[inline(always)]
+    pub(crate) fn slider_attacks(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
+        let theirs = self.color(by);
+        let queens = self.role(Role::Queen);
+        let rooks = (self.role(Role::Rook) | queens) & theirs;
+        if (attacks::rook_rays(sq) & rooks).any()
+            && (attacks::rook_attacks(sq, occupied) & rooks).any()
+        {
+            return true;
+        }
+        let bishops = (self.role(Role::Bishop) | queens) & theirs;
+        (attacks::bishop_rays(sq) & bishops).any()
+            && (attacks::bishop_attacks(sq, occupied) & bishops).any()
+    }
+
+    /// Squares attacked by the leaper patterns (pawn, knight, king) of
+    /// `by`'s units: they do not depend on the occupancy.
+    #[inline]
+    pub(crate) fn leaper_attacks(&self, by: Color) -> Bitboard {
+        let theirs = self.color(by);
+        let mut attacked = attacks::pawn_attacks_set(by, self.role(Role::Pawn) & theirs);
+        for sq in self.role(Role::Knight) & theirs {
+            attacked |= attacks::knight_attacks(sq);
+        }
+        for sq in self.role(Role::King) & theirs {
+            attacked |= attacks::king_attacks(sq);
+        }
+        attacked
     }
 
     /// The unit of `color` that holds a king (its royal unit), if any.

@@ -31,6 +31,11 @@ struct Ctx<'a> {
     pinned: Bitboard,
     /// Friendly single non-king pieces: what ChessMerge/Chessplus merge onto.
     merge_onto: Bitboard,
+    /// Squares the enemy's pawn, knight and king patterns attack (they do
+    /// not depend on the occupancy), for the royal unit's and castling's
+    /// safety tests. Computed only when the royal unit has a square to go
+    /// to (else empty; castling then computes its own).
+    leaper_attacked: Bitboard,
 }
 
 pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
@@ -61,7 +66,11 @@ pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
         } else {
             Bitboard::EMPTY
         },
+        leaper_attacked: Bitboard::EMPTY,
     };
+    if R::FUSION || (attacks::king_attacks(ksq) & !ours).any() {
+        ctx.leaper_attacked = b.leaper_attacks(them);
+    }
 
     gen_royal::<R, S>(&ctx, checkers, sink);
     if checkers.more_than_one() {
@@ -70,20 +79,36 @@ pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
     if let Some(checker) = checkers.first() {
         ctx.target = between(ksq, checker) | checkers;
     } else {
-        gen_castling(&ctx, sink);
+        let rights = pos.castling & Bitboard::rank(us.back_rank());
+        if rights.any() {
+            gen_castling(&ctx, rights, sink);
+        }
     }
     ctx.pinned = pinned(&ctx);
 
     let movers = ours & !Bitboard::from_square(ksq);
     let singles = movers & !b.pairs;
     gen_single_pawns::<R, S>(&ctx, singles & b.role(Role::Pawn), sink);
-    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
-        for sq in singles & b.role(role) {
-            let mut dests =
-                attacks::attacks(role, us, sq, occ) & (!ours | merge_targets::<R>(&ctx, role));
-            dests &= ctx.target & pin_mask(&ctx, sq);
-            sink.push_targets(Move::whole(sq, sq), dests);
-        }
+    // One loop per role, so that each attack lookup is inlined. Pinned
+    // knights never move, so they are left out at once.
+    let pieces = |role: Role| singles & b.role(role);
+    for sq in pieces(Role::Knight) & !ctx.pinned {
+        let dests = attacks::knight_attacks(sq) & (!ours | merge_targets::<R>(&ctx, Role::Knight));
+        sink.push_targets(Move::whole(sq, sq), dests & ctx.target);
+    }
+    for sq in pieces(Role::Bishop) {
+        let dests =
+            attacks::bishop_attacks(sq, occ) & (!ours | merge_targets::<R>(&ctx, Role::Bishop));
+        sink.push_targets(Move::whole(sq, sq), dests & ctx.target & pin_mask(&ctx, sq));
+    }
+    for sq in pieces(Role::Rook) {
+        let dests = attacks::rook_attacks(sq, occ) & (!ours | merge_targets::<R>(&ctx, Role::Rook));
+        sink.push_targets(Move::whole(sq, sq), dests & ctx.target & pin_mask(&ctx, sq));
+    }
+    for sq in pieces(Role::Queen) {
+        let dests =
+            attacks::queen_attacks(sq, occ) & (!ours | merge_targets::<R>(&ctx, Role::Queen));
+        sink.push_targets(Move::whole(sq, sq), dests & ctx.target & pin_mask(&ctx, sq));
     }
     if R::PAIRS {
         for sq in movers & b.pairs {
@@ -126,9 +151,8 @@ fn pin_mask(ctx: &Ctx, sq: Square) -> Bitboard {
 fn pinned(ctx: &Ctx) -> Bitboard {
     let b = ctx.b;
     let queens = b.role(Role::Queen);
-    let snipers = ((attacks::rook_attacks(ctx.ksq, Bitboard::EMPTY)
-        & (b.role(Role::Rook) | queens))
-        | (attacks::bishop_attacks(ctx.ksq, Bitboard::EMPTY) & (b.role(Role::Bishop) | queens)))
+    let snipers = ((attacks::rook_rays(ctx.ksq) & (b.role(Role::Rook) | queens))
+        | (attacks::bishop_rays(ctx.ksq) & (b.role(Role::Bishop) | queens)))
         & ctx.theirs;
     let mut pinned = Bitboard::EMPTY;
     for s in snipers {
@@ -350,11 +374,19 @@ fn gen_royal<R: Rules, S: MoveSink>(ctx: &Ctx, checkers: Bitboard, sink: &mut S)
     let b = ctx.b;
     let ksq = ctx.ksq;
     let without_royal = ctx.occ.without(ksq);
-    let safe = |sq: Square, occ: Bitboard| !b.is_attacked(sq, ctx.them, occ);
+    let candidates = attacks::king_attacks(ksq) & !ctx.ours;
+    if !R::FUSION && candidates.is_empty() {
+        return;
+    }
+    // Only the sliders are tested square by square.
+    let leaper_attacked = ctx.leaper_attacked;
+    let safe = |sq: Square, occ: Bitboard| {
+        !leaper_attacked.contains(sq) && !b.slider_attacks(sq, ctx.them, occ)
+    };
 
     let mut king_dests = Bitboard::EMPTY;
-    for to in attacks::king_attacks(ksq) & !ctx.ours {
-        if safe(to, without_royal) {
+    for to in candidates & !leaper_attacked {
+        if !b.slider_attacks(to, ctx.them, without_royal) {
             king_dests = king_dests.with(to);
         }
     }
@@ -422,26 +454,40 @@ pub(crate) fn knight_passes(from: Square, to: Square) -> (Square, Square) {
     }
 }
 
-fn gen_castling<S: MoveSink>(ctx: &Ctx, sink: &mut S) {
-    let rank = ctx.us.back_rank();
-    let rights = ctx.pos.castling & Bitboard::rank(rank);
-    if rights.is_empty() {
-        return;
-    }
+/// Castling moves; called only when `rights` (ours) is not empty.
+#[inline]
+fn gen_castling<S: MoveSink>(ctx: &Ctx, rights: Bitboard, sink: &mut S) {
+    let first_of_rank = 8 * ctx.us.back_rank();
     let ksq = ctx.ksq;
-    let code = ctx.b.code(ksq);
-    if ksq.file() != 4 || ksq.rank() != rank || code.is_pair() {
+    if ksq.index() != first_of_rank as usize + 4 || ctx.b.code(ksq).is_pair() {
         return;
     }
     for corner in rights {
-        if (between(ksq, corner) & ctx.occ).any() {
+        // The squares between king and rook, and the two the king
+        // passes over and lands on, all on the back rank.
+        let (between, pass, land) = if corner.file() == 7 {
+            (0x60u64, 5, 6)
+        } else {
+            (0x0eu64, 3, 2)
+        };
+        if ctx.occ.0 & (between << first_of_rank) != 0 {
             continue;
         }
-        let kingside = corner.file() == 7;
-        let pass = Square::from_coords(if kingside { 5 } else { 3 }, rank).expect("sq");
-        let land = Square::from_coords(if kingside { 6 } else { 2 }, rank).expect("sq");
-        if !ctx.b.is_attacked(pass, ctx.them, ctx.occ)
-            && !ctx.b.is_attacked(land, ctx.them, ctx.occ)
+        let (pass, land) = (
+            Square::new(first_of_rank + pass),
+            Square::new(first_of_rank + land),
+        );
+        let path = Bitboard::from_square(pass).with(land);
+        // Empty means not computed yet (the enemy king always attacks
+        // some square).
+        let leaper_attacked = if ctx.leaper_attacked.is_empty() {
+            ctx.b.leaper_attacks(ctx.them)
+        } else {
+            ctx.leaper_attacked
+        };
+        if (path & leaper_attacked).is_empty()
+            && !ctx.b.slider_attacks(pass, ctx.them, ctx.occ)
+            && !ctx.b.slider_attacks(land, ctx.them, ctx.occ)
         {
             sink.push(Move::castle(ksq, land));
         }
