@@ -110,11 +110,18 @@ async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &dyn Store) {
     );
     assert!(s.user_by_id(bot.id).await.unwrap().unwrap().bot);
     assert!(s.user_by_name("botty").await.unwrap().unwrap().bot);
-    s.create_token("bot-token", bot.id, TokenKind::Api, 7)
-        .await
-        .unwrap();
+    s.create_token(NewToken {
+        hash: "bot-token",
+        user_id: bot.id,
+        kind: TokenKind::Api,
+        created_at: 7,
+        expires_at: None,
+        description: None,
+    })
+    .await
+    .unwrap();
     assert!(
-        s.user_by_token("bot-token", TokenKind::Api)
+        s.user_by_token("bot-token", TokenKind::Api, 8)
             .await
             .unwrap()
             .unwrap()
