@@ -116,8 +116,11 @@ impl Bounded {
         if let Some(threads) = &self.threads {
             let (tx, rx) = oneshot::channel();
             let job: Job = Box::new(move || {
-                let _permit = permit;
-                let _ = tx.send(job());
+                let result = job();
+                // The slot is free before the caller hears the answer (a
+                // caller that asks again at once finds it free).
+                drop(permit);
+                let _ = tx.send(result);
             });
             threads
                 .queue
