@@ -7,6 +7,7 @@ import { navigate, notFound } from './app.js';
 import { Board } from './board.js';
 import { Live } from './live.js';
 import { explainRefusal } from './words.js';
+import { NAV_HTML, Review, bindKeys, plyFromHash } from './review.js';
 
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
@@ -27,12 +28,32 @@ export function moveRows(initialFen, sans) {
   return rows;
 }
 
-export function renderMoves(el, initialFen, sans) {
+/**
+ * Draws the move list. `opts.current`: the ply the board shows (that move
+ * is marked and scrolled to; default the last); `opts.glyphs[i]`: a mark
+ * written after move `i` (`?!`, `?`, `??`); `opts.clickable`: moves are
+ * buttons for the keyboard.
+ */
+export function renderMoves(el, initialFen, sans, opts = {}) {
   const rows = moveRows(initialFen, sans);
   const last = sans.length - 1;
-  const cell = (m, empty) => (m ? `<span class="m${m.i === last ? ' last' : ''}" data-ply="${m.i + 1}">${esc(m.san)}</span>` : `<span class="gap">${empty}</span>`);
+  const current = opts.current == null ? sans.length : opts.current;
+  const glyphs = opts.glyphs || [];
+  const cell = (m, empty) => {
+    if (!m) return `<span class="gap">${empty}</span>`;
+    const cls = `m${m.i === last ? ' last' : ''}${m.i + 1 === current ? ' current' : ''}`;
+    const g = glyphs[m.i] ? `<span class="glyph g${glyphs[m.i].length}${glyphs[m.i] === '?!' ? 'i' : ''}">${esc(glyphs[m.i])}</span>` : '';
+    const attrs = opts.clickable ? ' role="button" tabindex="0"' : '';
+    return `<span class="${cls}" data-ply="${m.i + 1}"${attrs}${m.i + 1 === current ? ' aria-current="step"' : ''}>${esc(m.san)}${g}</span>`;
+  };
   el.innerHTML = rows.length ? `<ol>${rows.map((r) => `<li><span class="n">${r.n}.</span>${cell(r.w, '…')}${cell(r.b, '')}</li>`).join('')}</ol>` : '<p class="muted">No moves yet.</p>';
-  el.scrollTop = el.scrollHeight;
+  const shown = current < sans.length && el.querySelector('.m.current');
+  if (shown) {
+    const top = shown.offsetTop - el.offsetTop;
+    if (top < el.scrollTop || top > el.scrollTop + el.clientHeight - shown.offsetHeight) el.scrollTop = top - el.clientHeight / 2;
+  } else {
+    el.scrollTop = el.scrollHeight;
+  }
 }
 
 export function resultText(g) {
@@ -74,6 +95,8 @@ export async function mount(root, id) {
         <div class="draw-offer hidden" id="draw-offer"></div>
         <div class="actions" id="actions"></div>
         <div class="moves" id="moves" aria-label="moves"></div>
+        ${NAV_HTML}
+        <div id="analysis-panel"></div>
         <div class="row">
           <button type="button" id="flip" title="Flip the board">Flip board</button>
           <a id="pgn" href="/game/export/${esc(id)}" download="chessmerge-${esc(id)}.pgn">Download PGN</a>
@@ -98,7 +121,9 @@ export async function mount(root, id) {
     onIllegal: (from, to) => { if (myTurn()) play(from + to); },
   });
 
-  const myTurn = () => !pending && g.status === 'started' && g.you && g.turn === g.you;
+  const review = new Review(id, () => render());
+  // While looking back, the board shows that position and takes no move.
+  const myTurn = () => review.cursor === null && !pending && g.status === 'started' && g.you && g.turn === g.you;
   const nameOf = (color) => (g[color].aiLevel ? 'the computer' : g[color].name);
 
   function playerBar(el, color) {
@@ -111,10 +136,12 @@ export async function mount(root, id) {
 
   function render() {
     if (!alive) return;
-    board.setPosition(g.fen, g.variant.key);
-    board.setLastMove(g.lastMove);
-    board.setCheck(g.check);
+    const back = review.position;
+    board.setPosition(back ? back.fen : g.fen, g.variant.key);
+    board.setLastMove(back ? back.lastMove || null : g.lastMove);
+    board.setCheck(back ? back.check : g.check);
     board.setLegal(myTurn() ? g.legalMoves : []);
+    renderReviewing();
     const bottom = board.orientation;
     playerBar(root.querySelector('#bottom-player'), bottom);
     playerBar(root.querySelector('#top-player'), bottom === 'white' ? 'black' : 'white');
@@ -136,9 +163,21 @@ export async function mount(root, id) {
       status.textContent = text;
       document.title = `${mine ? '● ' : ''}${title}`;
     }
-    renderMoves(root.querySelector('#moves'), g.initialFen, g.san);
+    renderMoves(root.querySelector('#moves'), g.initialFen, g.san, { current: review.shown(g.ply), clickable: true, glyphs: review.glyphs });
     root.querySelector('#variant-line').textContent = `${g.variant.name} · game ${g.id}`;
     renderActions();
+  }
+
+  /** Says which move the board shows while looking back, with the way back. */
+  function renderReviewing() {
+    const box = root.querySelector('#reviewing');
+    const shown = review.shown(g.ply);
+    root.querySelector('.game-layout').dataset.ply = String(shown);
+    box.classList.toggle('hidden', review.cursor === null);
+    if (review.cursor === null) return;
+    const p = review.position;
+    const what = shown === 0 ? 'the start position' : `move ${shown} of ${g.ply}${p && p.san ? ` (${p.san})` : ''}`;
+    root.querySelector('#reviewing-text').textContent = `Viewing ${what}.`;
   }
 
   function renderActions() {
@@ -192,6 +231,7 @@ export async function mount(root, id) {
     version = n.version;
     live.seen(id, version);
     if (pending && version > sentAt) pending = false;
+    review.follow(n);
     // Our draw offer went away while the game goes on, and not by us: the
     // opponent declined it (or moved instead of accepting it). Say so.
     if (old.you && old.drawOffer === old.you && !n.drawOffer && n.status === 'started') {
@@ -327,9 +367,22 @@ export async function mount(root, id) {
   version = g.version;
   live.subscribe(id, version);
   root.querySelector('#flip').onclick = () => { board.flip(); render(); };
+  const movesEl = root.querySelector('#moves');
+  const pick = (e) => {
+    const m = e.target.closest('.m[data-ply]');
+    if (m) review.goTo(Number(m.dataset.ply));
+  };
+  movesEl.onclick = pick;
+  movesEl.onkeydown = (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pick(e); } };
+  for (const b of root.querySelectorAll('[data-nav]')) b.onclick = () => review.step(b.dataset.nav, g.ply);
+  root.querySelector('#back-to-game').onclick = () => review.goTo(review.present);
+  const unbindKeys = bindKeys((what) => review.step(what, g.ply));
   render();
+  const askedPly = plyFromHash();
+  review.load().then(() => { if (alive && askedPly !== null) review.goTo(askedPly); });
   return () => {
     alive = false;
+    unbindKeys();
     live.close();
     document.title = 'ChessMerge';
   };

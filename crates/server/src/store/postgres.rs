@@ -48,6 +48,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "login attempts",
         include_str!("../../migrations/postgres/0002_login_attempts.sql"),
     ),
+    (
+        4,
+        "game analyses",
+        include_str!("../../migrations/postgres/0004_game_analyses.sql"),
+    ),
 ];
 
 /// The notification channel.

@@ -41,6 +41,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "login attempts",
         include_str!("../../migrations/sqlite/0004_login_attempts.sql"),
     ),
+    (
+        6,
+        "game analyses",
+        include_str!("../../migrations/sqlite/0006_game_analyses.sql"),
+    ),
 ];
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).
