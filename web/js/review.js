@@ -118,3 +118,35 @@ export function bindKeys(onStep) {
   document.addEventListener('keydown', onKey);
   return () => document.removeEventListener('keydown', onKey);
 }
+
+/**
+ * Draws an arrow for a Merge-UCI move (`b1b5`, a split `Rb1b5`) over the
+ * board in `host` (the engine's better move), or removes it (`uci` null).
+ */
+export function showArrow(host, uci) {
+  host.querySelector('.best-arrow')?.remove();
+  const m = uci && /^([A-Z])?([a-h][1-8])([a-h][1-8])/.exec(uci);
+  if (!m) return;
+  const from = host.querySelector(`[data-square="${m[2]}"]`);
+  const to = host.querySelector(`[data-square="${m[3]}"]`);
+  if (!from || !to) return;
+  const box = host.getBoundingClientRect();
+  const centre = (el) => {
+    const r = el.getBoundingClientRect();
+    return [((r.left + r.width / 2 - box.left) / box.width) * 100, ((r.top + r.height / 2 - box.top) / box.height) * 100];
+  };
+  const [x1, y1] = centre(from);
+  const [x2, y2] = centre(to);
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('class', 'best-arrow');
+  svg.setAttribute('viewBox', '0 0 100 100');
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.dataset.move = uci;
+  // Stop the shaft short of the centre so the head ends on the square.
+  const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+  const ex = x2 - ((x2 - x1) / len) * 3, ey = y2 - ((y2 - y1) / len) * 3;
+  svg.innerHTML = `<defs><marker id="best-head" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3" markerHeight="3" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"></path></marker></defs>
+    <line x1="${x1.toFixed(2)}" y1="${y1.toFixed(2)}" x2="${ex.toFixed(2)}" y2="${ey.toFixed(2)}" marker-end="url(#best-head)"></line>`;
+  host.append(svg);
+}

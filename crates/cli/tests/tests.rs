@@ -9,6 +9,8 @@ mod cluster;
 mod common;
 /// `uci`, `bench`, `match` and `play` through the binary.
 mod engine_cli;
+/// Games' computer analysis: marks, better moves, the queue's rules, live progress.
+mod game_analysis;
 /// `loadtest` against the real server: both transports, reconnections, the final check.
 mod loadtest;
 /// `perft`: the binding output format and exit codes.

@@ -196,7 +196,7 @@ impl AppState {
             api::analysis::SLOT_WAIT,
         );
         let analyses =
-            review::Analyses::start(store.clone(), analysis.clone(), capacity.analysis_nodes);
+            review::Analyses::start(store.clone(), games.clone(), analysis.clone(), capacity.analysis_nodes);
         let limiter = auth::LoginLimiter::new(store.clone(), Duration::from_secs(15 * 60), 10, 100);
         AppState(Arc::new(Inner {
             store,

@@ -30,7 +30,7 @@ use utoipa::ToSchema;
 
 use crate::blocking::{BlockingError, Bounded};
 use crate::error::ApiError;
-use crate::games::{self, GameError};
+use crate::games::{self, GameError, Games};
 use crate::model::{GameId, UserId};
 use crate::store::{Store, StoreError};
 
@@ -549,6 +549,7 @@ struct Pending {
 /// The analysis queue of this node.
 pub struct Analyses {
     store: Arc<dyn Store>,
+    games: Arc<Games>,
     lane: Bounded,
     nodes: u64,
     pending: Mutex<HashMap<GameId, Pending>>,
@@ -566,10 +567,16 @@ pub enum Requested {
 
 impl Analyses {
     /// Starts the queue's worker; searches run on `lane` with `nodes` per position.
-    pub fn start(store: Arc<dyn Store>, lane: Bounded, nodes: u64) -> Arc<Analyses> {
+    pub fn start(
+        store: Arc<dyn Store>,
+        games: Arc<Games>,
+        lane: Bounded,
+        nodes: u64,
+    ) -> Arc<Analyses> {
         let (tx, rx) = mpsc::channel(QUEUE_LIMIT);
         let me = Arc::new(Analyses {
             store,
+            games,
             lane,
             nodes: nodes.max(1),
             pending: Mutex::new(HashMap::new()),
@@ -596,6 +603,14 @@ impl Analyses {
     /// Queued or running here: its progress and whether it runs.
     pub fn progress(&self, id: &GameId) -> Option<(ProgressJson, bool)> {
         self.pending().get(id).map(|p| (p.progress, p.running))
+    }
+
+    /// Commits an analysis event (and the result), and makes sure the live
+    /// cache does not keep the game at its older version.
+    async fn commit(&self, id: &GameId, event: &str, result: Option<&str>) -> Result<(), StoreError> {
+        let version = self.store.commit_analysis(id, event, result).await?;
+        self.games.forget_if_older(id, version).await;
+        Ok(())
     }
 
     /// Asks for the analysis of a finished game on behalf of `user`.
@@ -630,11 +645,7 @@ impl Analyses {
             );
         }
         // Followers learn at once that it is queued.
-        if let Err(e) = self
-            .store
-            .commit_analysis(id, &progress_event(progress), None)
-            .await
-        {
+        if let Err(e) = self.commit(id, &progress_event(progress), None).await {
             self.pending().remove(id);
             return Err(e.into());
         }
@@ -678,9 +689,7 @@ impl Analyses {
                 p.progress = progress;
             }
             if progress.done < total && progress.done % every == 0 {
-                self.store
-                    .commit_analysis(id, &progress_event(progress), None)
-                    .await?;
+                self.commit(id, &progress_event(progress), None).await?;
             }
         }
         let stored = StoredAnalysis {
@@ -691,15 +700,18 @@ impl Analyses {
         };
         let text = serde_json::to_string(&stored)
             .map_err(|e| StoreError::Database(format!("cannot encode an analysis: {e}")))?;
-        self.store
-            .commit_analysis(id, r#"{"type":"analysisComplete"}"#, Some(&text))
+        self.commit(id, r#"{"type":"analysisComplete"}"#, Some(&text))
             .await?;
         Ok(())
     }
 }
 
+/// The progress event; `type` first, as [`is_progress_event`] reads it.
 fn progress_event(p: ProgressJson) -> String {
-    serde_json::json!({"type": "analysisProgress", "done": p.done, "total": p.total}).to_string()
+    format!(
+        r#"{{"type":"analysisProgress","done":{},"total":{}}}"#,
+        p.done, p.total
+    )
 }
 
 /// Whether a stored game event says an analysis is on its way (the game's
@@ -715,7 +727,7 @@ async fn work(me: std::sync::Weak<Analyses>, mut rx: mpsc::Receiver<GameId>) {
             tracing::warn!(game = %id, error = %e, "analysis failed");
             // Followers stop waiting; a new request may try again.
             let failed = r#"{"type":"analysisComplete","failed":true}"#;
-            if let Err(e) = me.store.commit_analysis(&id, failed, None).await {
+            if let Err(e) = me.commit(&id, failed, None).await {
                 tracing::warn!(game = %id, error = %e, "cannot tell that an analysis failed");
             }
         }
@@ -727,6 +739,16 @@ async fn work(me: std::sync::Weak<Analyses>, mut rx: mpsc::Receiver<GameId>) {
 mod tests {
     use super::*;
     use chessmerge_rules::{Position, Variant};
+
+    #[test]
+    fn progress_events_are_recognised_and_keep_the_feed_open() {
+        let e = progress_event(ProgressJson { done: 3, total: 9 });
+        assert!(is_progress_event(&e), "{e}");
+        let v: serde_json::Value = serde_json::from_str(&e).unwrap();
+        assert_eq!((v["done"].as_u64(), v["total"].as_u64()), (Some(3), Some(9)));
+        assert!(!is_progress_event(r#"{"type":"analysisComplete"}"#));
+        assert!(!is_progress_event(r#"{"type":"gameState","status":"mate"}"#));
+    }
 
     #[test]
     fn winning_chances_follow_lichess() {
