@@ -65,9 +65,12 @@ test('request an analysis, watch it, see the graph, the blunder and the better m
   // A click on the graph's right end jumps to the last position; the left end to the first move.
   const box = await alice.locator('svg.eval-graph').boundingBox();
   await alice.mouse.click(box.x + box.width - 2, box.y + box.height / 2);
-  await alice.waitForFunction(() => document.querySelector('.game-layout').dataset.ply === '6');
-  await alice.mouse.click(box.x + 2, box.y + box.height / 2);
-  await alice.waitForFunction(() => document.querySelector('.game-layout').dataset.ply === '1');
+  const atPly = (n) => alice.waitForFunction((p) => document.querySelector('.game-layout').dataset.ply === p, String(n), { polling: 100 });
+  await atPly(6);
+  // (At the present the "Viewing move" line goes: the graph moved up.)
+  const box2 = await alice.locator('svg.eval-graph').boundingBox();
+  await alice.mouse.click(box2.x + 2, box2.y + box2.height / 2);
+  await atPly(1);
 
   // Bob's later visit shows it at once, no request; no second analysis is queued.
   await bob.goto(`/${g.id}#1`);
