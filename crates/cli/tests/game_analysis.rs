@@ -7,7 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Player, Server, TempDir, get_anonymous, register, ws_connect, ws_next, ws_send};
+use crate::common::{
+    Player, Server, TempDir, get_anonymous, register, ws_connect, ws_next, ws_send,
+};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -43,7 +45,9 @@ async fn finished_game(
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     let id = v["id"].as_str().unwrap().to_owned();
-    let (s, v) = black.post_empty(&format!("/api/challenge/{id}/accept")).await;
+    let (s, v) = black
+        .post_empty(&format!("/api/challenge/{id}/accept"))
+        .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     for (i, m) in moves.iter().enumerate() {
         let p = if i % 2 == 0 { white } else { black };
@@ -113,8 +117,7 @@ async fn a_missed_mate_in_one_and_a_hanging_pair_are_blunders_in_every_merge_var
         assert_eq!(first["best"], "a1a8", "{variant}: {v}");
         assert_eq!(first["bestSan"], "Ra8#", "{variant}: {v}");
         assert_eq!(
-            first["judgment"]["comment"],
-            "Lost forced checkmate sequence. Ra8# was best.",
+            first["judgment"]["comment"], "Lost forced checkmate sequence. Ra8# was best.",
             "{variant}"
         );
         assert_eq!(v["summary"]["white"]["blunder"], 1, "{variant}: {v}");
@@ -128,7 +131,10 @@ async fn a_missed_mate_in_one_and_a_hanging_pair_are_blunders_in_every_merge_var
         // And the PGN: the glyph, the evaluation, the comment.
         let pgn = export_pgn(base, &id).await;
         assert!(pgn.contains("1. Kf1?? { [%eval "), "{pgn}");
-        assert!(pgn.contains("{ Lost forced checkmate sequence. Ra8# was best. }"), "{pgn}");
+        assert!(
+            pgn.contains("{ Lost forced checkmate sequence. Ra8# was best. }"),
+            "{pgn}"
+        );
 
         // The hanging pair: RNc3 (as a knight) where the d4 pawn takes it,
         // instead of taking the queen on b5 (as a rook).
@@ -137,9 +143,15 @@ async fn a_missed_mate_in_one_and_a_hanging_pair_are_blunders_in_every_merge_var
         let first = &v["analysis"][0];
         assert_eq!(first["judgment"]["name"], "Blunder", "{variant}: {v}");
         let best = first["best"].as_str().unwrap();
-        assert!(best.ends_with("b1b5"), "{variant}: the better move takes the queen: {v}");
         assert!(
-            first["judgment"]["comment"].as_str().unwrap().starts_with("Blunder. "),
+            best.ends_with("b1b5"),
+            "{variant}: the better move takes the queen: {v}"
+        );
+        assert!(
+            first["judgment"]["comment"]
+                .as_str()
+                .unwrap()
+                .starts_with("Blunder. "),
             "{v}"
         );
         // White was winning before the blunder, losing after it.
@@ -149,11 +161,17 @@ async fn a_missed_mate_in_one_and_a_hanging_pair_are_blunders_in_every_merge_var
             .iter()
             .map(|p| p["eval"].as_i64().unwrap())
             .collect();
-        assert!(evals[0] < -300, "{variant}: after RNc3 Black is winning: {v}");
+        assert!(
+            evals[0] < -300,
+            "{variant}: after RNc3 Black is winning: {v}"
+        );
         // Black's recapture is no mistake.
         assert!(v["analysis"][1].get("judgment").is_none(), "{variant}: {v}");
         assert_eq!(v["summary"]["black"]["blunder"], 0);
-        assert!(v["summary"]["white"]["accuracy"].as_u64().unwrap() < 50, "{v}");
+        assert!(
+            v["summary"]["white"]["accuracy"].as_u64().unwrap() < 50,
+            "{v}"
+        );
         let pgn = export_pgn(base, &id).await;
         assert!(pgn.contains("1. RNc3?? { [%eval -"), "{variant}: {pgn}");
     }
@@ -178,9 +196,14 @@ async fn who_may_ask_one_at_a_time_progress_live_and_the_same_result_twice() {
     let ongoing = v["id"].as_str().unwrap().to_owned();
     bob.post_empty(&format!("/api/challenge/{ongoing}/accept"))
         .await;
-    let (s, v) = alice.post_empty(&format!("/api/game/{ongoing}/analysis")).await;
+    let (s, v) = alice
+        .post_empty(&format!("/api/game/{ongoing}/analysis"))
+        .await;
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
-    assert!(v["error"].as_str().unwrap().contains("still being played"), "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("still being played"),
+        "{v}"
+    );
     let (s, v) = get_anonymous(base, &format!("/api/game/{ongoing}/analysis")).await;
     assert_eq!(s, StatusCode::OK, "anyone may read positions: {v}");
     assert_eq!(v["state"], "none");
@@ -192,7 +215,9 @@ async fn who_may_ask_one_at_a_time_progress_live_and_the_same_result_twice() {
     assert_eq!(s, StatusCode::NOT_FOUND);
 
     // A longer finished game, followed on the WebSocket from its last version.
-    let line = ["a1a2", "g8h8", "a2a3", "h8g8", "a3a4", "g8h8", "a4a5", "h8g8"];
+    let line = [
+        "a1a2", "g8h8", "a2a3", "h8g8", "a3a4", "g8h8", "a4a5", "h8g8",
+    ];
     let id = finished_game(&alice, &bob, "chessmerge", MATE_IN_ONE, &line).await;
     let (_, g) = alice.get(&format!("/api/game/{id}")).await;
     let version = g["version"].as_i64().unwrap();
@@ -206,7 +231,9 @@ async fn who_may_ask_one_at_a_time_progress_live_and_the_same_result_twice() {
     assert_eq!(v["progress"]["total"], line.len() + 1);
     // Carol's second request, for another game, waits for her first.
     let other = finished_game(&alice, &bob, "chessmerge", MATE_IN_ONE, &["g1f1"]).await;
-    let (s, v) = carol.post_empty(&format!("/api/game/{other}/analysis")).await;
+    let (s, v) = carol
+        .post_empty(&format!("/api/game/{other}/analysis"))
+        .await;
     if s != StatusCode::OK {
         // (unless her first was done already, then it is queued)
         assert!(
@@ -214,7 +241,13 @@ async fn who_may_ask_one_at_a_time_progress_live_and_the_same_result_twice() {
             "{s} {v}"
         );
         if s == StatusCode::TOO_MANY_REQUESTS {
-            assert!(v["error"].as_str().unwrap().contains("already have an analysis"), "{v}");
+            assert!(
+                v["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("already have an analysis"),
+                "{v}"
+            );
         }
     }
 
@@ -225,14 +258,23 @@ async fn who_may_ask_one_at_a_time_progress_live_and_the_same_result_twice() {
             Ok(f) => f,
             Err(_) => {
                 let (_, a) = get_anonymous(base, &format!("/api/game/{id}/analysis")).await;
-                panic!("no frame: state {} {}; log:\n{}", a["state"], a["progress"], server.log_text());
+                panic!(
+                    "no frame: state {} {}; log:\n{}",
+                    a["state"],
+                    a["progress"],
+                    server.log_text()
+                );
             }
         };
         if f["id"] != id.as_str() {
             continue;
         }
         assert_eq!(f["t"], "gameState", "{f}");
-        assert_eq!(f["v"].as_i64().unwrap(), version + 1 + done.len() as i64, "in order: {f}");
+        assert_eq!(
+            f["v"].as_i64().unwrap(),
+            version + 1 + done.len() as i64,
+            "in order: {f}"
+        );
         match f["d"]["type"].as_str() {
             Some("analysisProgress") => {
                 assert_eq!(f["d"]["total"], line.len() + 1);
@@ -258,8 +300,14 @@ async fn who_may_ask_one_at_a_time_progress_live_and_the_same_result_twice() {
     // The same game again (another id): the same evaluations.
     let again = finished_game(&alice, &bob, "chessmerge", MATE_IN_ONE, &line).await;
     let w = analysed(&alice, &again).await;
-    assert_eq!(w["analysis"], v["analysis"], "same build, same budget, same result");
-    assert_eq!(w["summary"]["white"]["accuracy"], v["summary"]["white"]["accuracy"]);
+    assert_eq!(
+        w["analysis"], v["analysis"],
+        "same build, same budget, same result"
+    );
+    assert_eq!(
+        w["summary"]["white"]["accuracy"],
+        v["summary"]["white"]["accuracy"]
+    );
 }
 
 async fn json_post_anonymous(base: &str, path: &str) -> (StatusCode, Value) {

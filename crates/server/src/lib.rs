@@ -195,8 +195,12 @@ impl AppState {
             capacity.analysis_threads,
             api::analysis::SLOT_WAIT,
         );
-        let analyses =
-            review::Analyses::start(store.clone(), games.clone(), analysis.clone(), capacity.analysis_nodes);
+        let analyses = review::Analyses::start(
+            store.clone(),
+            games.clone(),
+            analysis.clone(),
+            capacity.analysis_nodes,
+        );
         let limiter = auth::LoginLimiter::new(store.clone(), Duration::from_secs(15 * 60), 10, 100);
         AppState(Arc::new(Inner {
             store,

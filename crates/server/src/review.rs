@@ -459,15 +459,19 @@ fn eval_comment(e: Eval) -> Option<String> {
 
 /// What the PGN export writes after each move of an analysed game: the
 /// mark's glyph, the evaluation and the mark's comment.
-pub fn pgn_notes(analysis: &StoredAnalysis, judged: &Judged) -> Vec<chessmerge_rules::pgn::Annotation> {
+pub fn pgn_notes(
+    analysis: &StoredAnalysis,
+    judged: &Judged,
+) -> Vec<chessmerge_rules::pgn::Annotation> {
     judged
         .plies
         .iter()
         .zip(&judged.marks)
         .enumerate()
         .map(|(i, (ply, mark))| {
-            let mut comments: Vec<String> =
-                eval_comment(analysis.positions[i + 1].eval).into_iter().collect();
+            let mut comments: Vec<String> = eval_comment(analysis.positions[i + 1].eval)
+                .into_iter()
+                .collect();
             if let Some(j) = &ply.judgment {
                 comments.push(j.comment.clone());
             }
@@ -607,7 +611,12 @@ impl Analyses {
 
     /// Commits an analysis event (and the result), and makes sure the live
     /// cache does not keep the game at its older version.
-    async fn commit(&self, id: &GameId, event: &str, result: Option<&str>) -> Result<(), StoreError> {
+    async fn commit(
+        &self,
+        id: &GameId,
+        event: &str,
+        result: Option<&str>,
+    ) -> Result<(), StoreError> {
         let version = self.store.commit_analysis(id, event, result).await?;
         self.games.forget_if_older(id, version).await;
         Ok(())
@@ -745,9 +754,14 @@ mod tests {
         let e = progress_event(ProgressJson { done: 3, total: 9 });
         assert!(is_progress_event(&e), "{e}");
         let v: serde_json::Value = serde_json::from_str(&e).unwrap();
-        assert_eq!((v["done"].as_u64(), v["total"].as_u64()), (Some(3), Some(9)));
+        assert_eq!(
+            (v["done"].as_u64(), v["total"].as_u64()),
+            (Some(3), Some(9))
+        );
         assert!(!is_progress_event(r#"{"type":"analysisComplete"}"#));
-        assert!(!is_progress_event(r#"{"type":"gameState","status":"mate"}"#));
+        assert!(!is_progress_event(
+            r#"{"type":"gameState","status":"mate"}"#
+        ));
     }
 
     #[test]
@@ -816,8 +830,8 @@ mod tests {
     #[test]
     fn a_missed_mate_in_one_is_a_blunder_with_the_mate_as_best() {
         // White mates with Ra8#; Kb2 instead throws it away (Black is still lost, but slowly).
-        let start = Position::from_fen(Variant::ChessMerge, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
-            .unwrap();
+        let start =
+            Position::from_fen(Variant::ChessMerge, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").unwrap();
         let mut game = RulesGame::new(start);
         game.play_uci("g1f1").unwrap();
         let analysis = StoredAnalysis {
@@ -833,7 +847,10 @@ mod tests {
         assert_eq!(first.best.as_deref(), Some("a1a8"));
         let judgment = first.judgment.as_ref().unwrap();
         assert_eq!(judgment.name, "Blunder");
-        assert_eq!(judgment.comment, "Lost forced checkmate sequence. Ra8# was best.");
+        assert_eq!(
+            judgment.comment,
+            "Lost forced checkmate sequence. Ra8# was best."
+        );
         assert_eq!(j.summary.white.blunder, 1);
         // Same build, same budget: same evaluations.
         assert_eq!(evaluate(&game, 0, 20_000), analysis.positions[0]);

@@ -24,8 +24,8 @@ use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
 use crate::model::GameId;
 use crate::review::{
-    self, AnalysisState, PlyAnalysisJson, PlyPositionJson, ProgressJson, Requested,
-    StoredAnalysis, SummaryJson,
+    self, AnalysisState, PlyAnalysisJson, PlyPositionJson, ProgressJson, Requested, StoredAnalysis,
+    SummaryJson,
 };
 use crate::views::{LegalMoveJson, VariantJson};
 

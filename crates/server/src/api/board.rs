@@ -367,7 +367,13 @@ pub async fn export(
         let notes = analysis.map_or_else(Vec::new, |(stored, judged)| {
             crate::review::pgn_notes(&stored, &judged)
         });
-        let pgn = pgn_of(&state.base_url, &live.row, &live.rules, &live.players, &notes);
+        let pgn = pgn_of(
+            &state.base_url,
+            &live.row,
+            &live.rules,
+            &live.players,
+            &notes,
+        );
         Ok(with_type(pgn, "application/x-chess-pgn"))
     }
 }
