@@ -50,11 +50,15 @@ async fn finished_game(
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     for (i, m) in moves.iter().enumerate() {
-        let p = if i % 2 == 0 { white } else { black };
+        let p = if i.is_multiple_of(2) { white } else { black };
         let (s, v) = p.mv(&id, m).await;
         assert_eq!(s, StatusCode::OK, "{variant} move {m}: {v}");
     }
-    let resigner = if moves.len() % 2 == 0 { white } else { black };
+    let resigner = if moves.len().is_multiple_of(2) {
+        white
+    } else {
+        black
+    };
     let (s, v) = resigner
         .post_empty(&format!("/api/board/game/{id}/resign"))
         .await;

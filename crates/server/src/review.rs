@@ -697,7 +697,7 @@ impl Analyses {
             if let Some(p) = self.pending().get_mut(id) {
                 p.progress = progress;
             }
-            if progress.done < total && progress.done % every == 0 {
+            if progress.done < total && progress.done.is_multiple_of(every) {
                 self.commit(id, &progress_event(progress), None).await?;
             }
         }
