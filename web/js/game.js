@@ -7,6 +7,11 @@ import { navigate, notFound } from './app.js';
 import { Board } from './board.js';
 import { Live } from './live.js';
 import { explainRefusal } from './words.js';
+import { NAV_HTML, Review, bindKeys, plyFromHash, showArrow } from './review.js';
+import { drawGraph, evalText } from './graph.js';
+
+const GLYPHS = { Inaccuracy: '?!', Mistake: '?', Blunder: '??' };
+const GLYPH_CLASS = { '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' };
 
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
@@ -27,12 +32,32 @@ export function moveRows(initialFen, sans) {
   return rows;
 }
 
-export function renderMoves(el, initialFen, sans) {
+/**
+ * Draws the move list. `opts.current`: the ply the board shows (that move
+ * is marked and scrolled to; default the last); `opts.glyphs[i]`: a mark
+ * written after move `i` (`?!`, `?`, `??`); `opts.clickable`: moves are
+ * buttons for the keyboard.
+ */
+export function renderMoves(el, initialFen, sans, opts = {}) {
   const rows = moveRows(initialFen, sans);
   const last = sans.length - 1;
-  const cell = (m, empty) => (m ? `<span class="m${m.i === last ? ' last' : ''}" data-ply="${m.i + 1}">${esc(m.san)}</span>` : `<span class="gap">${empty}</span>`);
+  const current = opts.current == null ? sans.length : opts.current;
+  const glyphs = opts.glyphs || [];
+  const cell = (m, empty) => {
+    if (!m) return `<span class="gap">${empty}</span>`;
+    const cls = `m${m.i === last ? ' last' : ''}${m.i + 1 === current ? ' current' : ''}`;
+    const g = glyphs[m.i] ? `<span class="glyph ${GLYPH_CLASS[glyphs[m.i]] || ''}">${esc(glyphs[m.i])}</span>` : '';
+    const attrs = opts.clickable ? ' role="button" tabindex="0"' : '';
+    return `<span class="${cls}" data-ply="${m.i + 1}"${attrs}${m.i + 1 === current ? ' aria-current="step"' : ''}>${esc(m.san)}${g}</span>`;
+  };
   el.innerHTML = rows.length ? `<ol>${rows.map((r) => `<li><span class="n">${r.n}.</span>${cell(r.w, '…')}${cell(r.b, '')}</li>`).join('')}</ol>` : '<p class="muted">No moves yet.</p>';
-  el.scrollTop = el.scrollHeight;
+  const shown = current < sans.length && el.querySelector('.m.current');
+  if (shown) {
+    const top = shown.offsetTop - el.offsetTop;
+    if (top < el.scrollTop || top > el.scrollTop + el.clientHeight - shown.offsetHeight) el.scrollTop = top - el.clientHeight / 2;
+  } else {
+    el.scrollTop = el.scrollHeight;
+  }
 }
 
 export function resultText(g) {
@@ -74,6 +99,8 @@ export async function mount(root, id) {
         <div class="draw-offer hidden" id="draw-offer"></div>
         <div class="actions" id="actions"></div>
         <div class="moves" id="moves" aria-label="moves"></div>
+        ${NAV_HTML}
+        <div id="analysis-panel"></div>
         <div class="chat hidden" id="chat" aria-label="chat"></div>
         <div class="row">
           <button type="button" id="flip" title="Flip the board">Flip board</button>
@@ -99,7 +126,9 @@ export async function mount(root, id) {
     onIllegal: (from, to) => { if (myTurn()) play(from + to); },
   });
 
-  const myTurn = () => !pending && g.status === 'started' && g.you && g.turn === g.you;
+  const review = new Review(id, () => render());
+  // While looking back, the board shows that position and takes no move.
+  const myTurn = () => review.cursor === null && !pending && g.status === 'started' && g.you && g.turn === g.you;
   const nameOf = (color) => (g[color].aiLevel ? 'the computer' : g[color].name);
 
   function playerBar(el, color) {
@@ -112,10 +141,12 @@ export async function mount(root, id) {
 
   function render() {
     if (!alive) return;
-    board.setPosition(g.fen, g.variant.key);
-    board.setLastMove(g.lastMove);
-    board.setCheck(g.check);
+    const back = review.position;
+    board.setPosition(back ? back.fen : g.fen, g.variant.key);
+    board.setLastMove(back ? back.lastMove || null : g.lastMove);
+    board.setCheck(back ? back.check : g.check);
     board.setLegal(myTurn() ? g.legalMoves : []);
+    renderReviewing();
     const bottom = board.orientation;
     playerBar(root.querySelector('#bottom-player'), bottom);
     playerBar(root.querySelector('#top-player'), bottom === 'white' ? 'black' : 'white');
@@ -137,9 +168,95 @@ export async function mount(root, id) {
       status.textContent = text;
       document.title = `${mine ? '● ' : ''}${title}`;
     }
-    renderMoves(root.querySelector('#moves'), g.initialFen, g.san);
+    const judged = review.analysis && review.analysis.analysis;
+    const glyphs = judged ? judged.map((e) => (e.judgment ? GLYPHS[e.judgment.name] : '')) : [];
+    renderMoves(root.querySelector('#moves'), g.initialFen, g.san, { current: review.shown(g.ply), clickable: true, glyphs });
     root.querySelector('#variant-line').textContent = `${g.variant.name} · game ${g.id}`;
     renderActions();
+    renderAnalysis();
+  }
+
+  /** The computer analysis: the request, its progress, then the graph, the summary and the shown move's mark. */
+  function renderAnalysis() {
+    const panel = root.querySelector('#analysis-panel');
+    const a = review.analysis;
+    const host = root.querySelector('#board-host');
+    if (!a) { panel.innerHTML = ''; showArrow(host, null); return; }
+    panel.dataset.state = a.state;
+    if (a.state === 'done' && a.analysis) {
+      const shown = review.shown(g.ply);
+      const entry = shown >= 1 ? a.analysis[shown - 1] : null;
+      if (!panel.querySelector('#graph')) {
+        panel.innerHTML = `<h2 class="panel-title">Computer analysis</h2><div id="graph"></div><div id="summary"></div><p id="move-note" class="move-note" aria-live="polite"></p>`;
+      }
+      const whiteFirst = !(g.initialFen && g.initialFen.split(/\s+/)[1] === 'b');
+      drawGraph(panel.querySelector('#graph'), a.analysis, { whiteFirst, current: shown, sans: g.san, onPick: (ply) => review.goTo(ply) });
+      const row = (color) => {
+        const p = a.summary[color];
+        return `<tr data-color="${color}"><th scope="row"><span class="dot ${color}" aria-hidden="true"></span>${esc(g[color].aiLevel ? 'Computer' : g[color].name)}</th>
+          <td class="acc">${p.accuracy != null ? `${p.accuracy}%` : '–'}</td><td class="inaccuracy">${p.inaccuracy}</td><td class="mistake">${p.mistake}</td><td class="blunder">${p.blunder}</td></tr>`;
+      };
+      panel.querySelector('#summary').innerHTML = `<table class="summary"><thead><tr><th></th><th title="accuracy">Accuracy</th><th title="inaccuracies">?!</th><th title="mistakes">?</th><th title="blunders">??</th></tr></thead>
+        <tbody>${row('white')}${row('black')}</tbody></table>`;
+      const note = panel.querySelector('#move-note');
+      if (entry && entry.judgment) {
+        note.className = `move-note ${entry.judgment.name.toLowerCase()}`;
+        note.innerHTML = `<strong>${esc(g.san[shown - 1])}${GLYPHS[entry.judgment.name]}</strong> ${esc(entry.judgment.name)} (${esc(evalText(entry))}). <span class="best">Best was ${esc(entry.bestSan || entry.best)}.</span>`;
+      } else if (entry) {
+        note.className = 'move-note';
+        note.textContent = `${g.san[shown - 1]}: ${evalText(entry)}`;
+      } else {
+        note.className = 'move-note';
+        note.textContent = '';
+      }
+      showArrow(host, entry && entry.judgment ? entry.best : null);
+      return;
+    }
+    showArrow(host, null);
+    if (a.state === 'queued' || a.state === 'running') {
+      const p = a.progress || { done: 0, total: g.ply + 1 };
+      panel.innerHTML = `<h2 class="panel-title">Computer analysis</h2><p id="analysis-progress">${a.state === 'queued' && !p.done ? 'Waiting for the engine…' : `The engine is evaluating: ${p.done} of ${p.total} positions.`}</p>
+        <progress max="${p.total}" value="${p.done}" aria-label="analysis progress"></progress>`;
+      return;
+    }
+    if (a.canRequest) {
+      panel.innerHTML = me
+        ? '<button type="button" id="request-analysis">Request a computer analysis</button><p class="error-text" id="analysis-error" role="alert"></p>'
+        : `<p class="muted"><a href="/login?next=/${esc(id)}" data-link>Sign in</a> to ask for a computer analysis of this game.</p>`;
+      const b = panel.querySelector('#request-analysis');
+      if (b) b.onclick = requestAnalysis;
+    } else {
+      panel.innerHTML = '';
+    }
+  }
+
+  async function requestAnalysis() {
+    const b = root.querySelector('#request-analysis');
+    if (b) b.disabled = true;
+    try {
+      const a = await api('POST', `/api/game/${id}/analysis`);
+      review.analysis = { ...a, positions: undefined };
+      review.positions = a.positions;
+      // The game's feed ended with the game: follow it again for the progress.
+      live.subscribe(id, version);
+      render();
+    } catch (e) {
+      const err = root.querySelector('#analysis-error');
+      if (err) err.textContent = e.message;
+      if (b) b.disabled = false;
+    }
+  }
+
+  /** Says which move the board shows while looking back, with the way back. */
+  function renderReviewing() {
+    const box = root.querySelector('#reviewing');
+    const shown = review.shown(g.ply);
+    root.querySelector('.game-layout').dataset.ply = String(shown);
+    box.classList.toggle('hidden', review.cursor === null);
+    if (review.cursor === null) return;
+    const p = review.position;
+    const what = shown === 0 ? 'the start position' : `move ${shown} of ${g.ply}${p && p.san ? ` (${p.san})` : ''}`;
+    root.querySelector('#reviewing-text').textContent = `Viewing ${what}.`;
   }
 
   function renderActions() {
@@ -204,6 +321,7 @@ export async function mount(root, id) {
     version = n.version;
     live.seen(id, version);
     if (pending && version > sentAt) pending = false;
+    review.follow(n);
     // Our draw offer went away while the game goes on, and not by us: the
     // opponent declined it (or moved instead of accepting it). Say so.
     if (old.you && old.drawOffer === old.you && !n.drawOffer && n.status === 'started') {
@@ -243,6 +361,19 @@ export async function mount(root, id) {
 
   function onPush(gid, t, v, d) {
     if (gid !== id || !alive || v <= version) return;
+    if (t === 'gameState' && d && typeof d.type === 'string' && d.type.startsWith('analysis')) {
+      if (v !== version + 1) { refresh(); review.load(); return; }
+      version = v;
+      g = { ...g, version: v };
+      live.seen(id, v);
+      if (d.type === 'analysisProgress' && review.analysis && review.analysis.state !== 'done') {
+        review.analysis = { ...review.analysis, state: d.done ? 'running' : review.analysis.state, progress: { done: d.done, total: d.total } };
+        render();
+      } else if (d.type === 'analysisComplete') {
+        review.load();
+      }
+      return;
+    }
     const state = t === 'gameFull' ? d && d.state : d;
     // A full description may jump any distance; a state only the next step.
     const n = (t === 'gameFull' || v === version + 1) ? fromPush(state) : null;
@@ -339,10 +470,23 @@ export async function mount(root, id) {
   version = g.version;
   live.subscribe(id, version);
   root.querySelector('#flip').onclick = () => { board.flip(); render(); };
+  const movesEl = root.querySelector('#moves');
+  const pick = (e) => {
+    const m = e.target.closest('.m[data-ply]');
+    if (m) review.goTo(Number(m.dataset.ply));
+  };
+  movesEl.onclick = pick;
+  movesEl.onkeydown = (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pick(e); } };
+  for (const b of root.querySelectorAll('[data-nav]')) b.onclick = () => review.step(b.dataset.nav, g.ply);
+  root.querySelector('#back-to-game').onclick = () => review.goTo(review.present);
+  const unbindKeys = bindKeys((what) => review.step(what, g.ply));
   render();
   loadChat();
+  const askedPly = plyFromHash();
+  review.load().then(() => { if (alive && askedPly !== null) review.goTo(askedPly); });
   return () => {
     alive = false;
+    unbindKeys();
     live.close();
     document.title = 'ChessMerge';
   };

@@ -11,6 +11,8 @@ mod common;
 mod datagen_cli;
 /// `uci`, `bench`, `match` and `play` through the binary.
 mod engine_cli;
+/// Games' computer analysis: marks, better moves, the queue's rules, live progress.
+mod game_analysis;
 /// `loadtest` against the real server: both transports, reconnections, the final check.
 mod loadtest;
 /// `perft`: the binding output format and exit codes.

@@ -34,6 +34,28 @@ pub struct PgnError(pub String);
 /// missing) and `result`, then `Variant`, `SetUp`/`FEN` (for a start other
 /// than the usual one) from the game, then any other `tags`.
 pub fn write(game: &Game, tags: &[(String, String)], result: &str) -> String {
+    write_annotated(game, tags, result, &[])
+}
+
+/// What is written after one move: a glyph joined to it (`?!`, `?`, `??`)
+/// and comments (`[%eval 0.17]`, words), each in its own braces.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Annotation {
+    /// Written right after the move (`Nf3??`).
+    pub glyph: String,
+    /// Each written as `{ text }` after the move.
+    pub comments: Vec<String>,
+}
+
+/// [`write`], with `notes[i]` written after move `i` (fewer notes than
+/// moves: the rest have none). After a comment, a Black move gets its
+/// number again (`3...`), as PGN readers expect.
+pub fn write_annotated(
+    game: &Game,
+    tags: &[(String, String)],
+    result: &str,
+    notes: &[Annotation],
+) -> String {
     let mut out = String::new();
     let given = |name: &str| {
         tags.iter()
@@ -62,14 +84,21 @@ pub fn write(game: &Game, tags: &[(String, String)], result: &str) -> String {
     out.push('\n');
 
     let mut tokens = Vec::new();
+    let mut after_comment = false;
     for (i, (san, pos)) in game.san_moves().iter().zip(game.positions()).enumerate() {
         let number = pos.fullmove_number();
         if pos.turn() == Color::White {
             tokens.push(format!("{number}."));
-        } else if i == 0 {
+        } else if i == 0 || after_comment {
             tokens.push(format!("{number}..."));
         }
-        tokens.push(san.clone());
+        let note = notes.get(i);
+        tokens.push(format!("{san}{}", note.map_or("", |n| n.glyph.as_str())));
+        let comments = note.map_or(&[][..], |n| n.comments.as_slice());
+        for c in comments {
+            tokens.push(format!("{{ {} }}", c.replace('}', ")")));
+        }
+        after_comment = !comments.is_empty();
     }
     tokens.push(result.to_owned());
     let mut line_len = 0;

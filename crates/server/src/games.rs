@@ -300,6 +300,24 @@ impl Games {
         }
     }
 
+    /// Forgets the cached game if it is older than `version`, waiting for
+    /// its lock (a change made outside this domain, such as an analysis
+    /// event, whose committed notice may find the game locked by a reader).
+    pub async fn forget_if_older(&self, id: &GameId, version: i64) {
+        let slot = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned();
+        if let Some(slot) = slot {
+            let mut guard = slot.lock().await;
+            if guard.as_ref().is_some_and(|g| g.row.version < version) {
+                *guard = None;
+            }
+        }
+    }
+
     fn drop_all_idle(&self) {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.retain(|_, slot| slot.try_lock().is_err());

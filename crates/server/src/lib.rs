@@ -36,6 +36,7 @@ pub mod games;
 pub mod live;
 pub mod model;
 pub mod presence;
+pub mod review;
 pub mod store;
 pub mod views;
 mod web;
@@ -75,6 +76,11 @@ pub struct ServeArgs {
     /// take the computer player's slots.
     #[arg(long, env = "CHESSMERGE_ANALYSIS_THREADS")]
     pub analysis_threads: Option<usize>,
+    /// Positions the engine searches in each position of a game's computer
+    /// analysis (a node budget, not a time: the same build gives the same
+    /// evaluations under any load).
+    #[arg(long, env = "CHESSMERGE_ANALYSIS_NODES", default_value_t = review::ANALYSIS_NODES)]
+    pub analysis_nodes: u64,
     /// How many live games the server keeps in memory (a game not kept is
     /// read and replayed once when it is next used).
     #[arg(long, env = "CHESSMERGE_LIVE_GAMES", default_value_t = 10_000)]
@@ -192,6 +198,8 @@ pub struct Inner {
     /// Engine searches asked for by the analysis endpoints (apart from
     /// computer moves in games).
     pub analysis: blocking::Bounded,
+    /// The queue of games' computer analyses (on the `analysis` lane).
+    pub analyses: Arc<review::Analyses>,
     /// Password hashing (Argon2id: CPU and about 19 MiB each while it runs).
     pub hashing: blocking::Bounded,
     /// Failed-login limits.
@@ -226,6 +234,8 @@ pub struct Settings {
     pub ai_threads: usize,
     /// Analysis searches at once.
     pub analysis_threads: usize,
+    /// Node budget per position of a game's analysis.
+    pub analysis_nodes: u64,
     /// Live games kept in memory.
     pub live_games: usize,
     /// The least time a computer move takes.
@@ -284,6 +294,17 @@ impl AppState {
             base_url: base_url.clone(),
             shutdown: shutdown.clone(),
         };
+        let analysis = blocking::Bounded::new(
+            "analysis",
+            capacity.analysis_threads,
+            api::analysis::SLOT_WAIT,
+        );
+        let analyses = review::Analyses::start(
+            store.clone(),
+            games.clone(),
+            analysis.clone(),
+            capacity.analysis_nodes,
+        );
         let [per_pair, per_address, account_free] = settings.login_limits;
         let limiter = auth::LoginLimiter::new(
             store.clone(),
@@ -298,11 +319,8 @@ impl AppState {
             challenges,
             feeds,
             computer,
-            analysis: blocking::Bounded::new(
-                "analysis",
-                capacity.analysis_threads,
-                api::analysis::SLOT_WAIT,
-            ),
+            analysis,
+            analyses,
             hashing: blocking::Bounded::dedicated(
                 "password hashing",
                 capacity.ai_threads.max(2),
@@ -403,6 +421,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let settings = Settings {
         ai_threads,
         analysis_threads: args.analysis_threads.unwrap_or(1),
+        analysis_nodes: args.analysis_nodes,
         live_games: args.live_games,
         computer_min_think: Duration::from_millis(args.computer_min_think_ms),
         base_url,

@@ -331,6 +331,12 @@ fn state_is_ongoing(payload: &str) -> bool {
     payload.contains("\"status\":\"started\"")
 }
 
+/// Whether a game's feed goes on after this event: the game goes on, or
+/// its computer analysis is under way (progress follows).
+fn more_follows(payload: &str) -> bool {
+    state_is_ongoing(payload) || crate::review::is_progress_event(payload)
+}
+
 /// The events a user or lobby follower has not sent yet, in order: the
 /// one that arrived, or after a resync everything stored after `last`.
 async fn unseen<Fut>(
@@ -400,7 +406,7 @@ impl Feeds {
         match after {
             Some(v) if v <= version => {
                 last = v;
-                finished = v == version && !ongoing;
+                finished = v == version && !ongoing && !self.analysing(&id, version).await?;
                 if v < version {
                     let (l, f) = self.fill(&id, v, &tx).await?;
                     if tx.is_closed() {
@@ -413,7 +419,7 @@ impl Feeds {
             _ => {
                 let (v, full, going) = self.game_full(&id).await?;
                 last = v;
-                finished = !going;
+                finished = !going && !self.analysing(&id, v).await?;
                 if tx.send(FeedItem::Full(v, full)).await.is_err() {
                     return Ok(());
                 }
@@ -431,7 +437,7 @@ impl Feeds {
                 }
                 Some(Live::Event { seq, payload }) if seq == last + 1 => {
                     last = seq;
-                    finished = !state_is_ongoing(&payload);
+                    finished = !more_follows(&payload);
                     if tx.send(FeedItem::State(seq, payload)).await.is_err() {
                         return Ok(());
                     }
@@ -450,6 +456,13 @@ impl Feeds {
         Ok(())
     }
 
+    /// Whether the finished game's last event (`version`) says its analysis
+    /// is under way.
+    async fn analysing(&self, id: &GameId, version: i64) -> Result<bool, FeedError> {
+        let last = self.store.event(&Topic::Game(id.clone()), version).await?;
+        Ok(last.is_some_and(|e| crate::review::is_progress_event(&e.payload)))
+    }
+
     /// Sends the stored states after `after`; returns the last version sent
     /// and whether it finished the game.
     async fn fill(
@@ -462,7 +475,7 @@ impl Feeds {
         let mut finished = false;
         for ev in self.store.game_events_since(id, after).await? {
             last = ev.seq;
-            finished = !state_is_ongoing(&ev.payload);
+            finished = !more_follows(&ev.payload);
             if tx.send(FeedItem::State(ev.seq, ev.payload)).await.is_err() {
                 break;
             }

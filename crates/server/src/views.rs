@@ -523,6 +523,10 @@ pub struct ExportJson {
     pub fen: String,
     /// Space-separated Merge-UCI moves.
     pub moves: String,
+    /// The computer analysis, one entry per ply, when the game has one
+    /// (`GET /game/export/{id}` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<Vec<crate::review::PlyAnalysisJson>>,
 }
 
 /// An opponent, in the list of ongoing games.

@@ -1,7 +1,8 @@
 //! The practice board's helpers: replay a line from any position
 //! (`POST /api/analysis`) and ask the engine for its best move and
 //! evaluation (`POST /api/analysis/best`). Nothing is stored; no account
-//! is needed. Engine searches run on the server's bounded analysis lane,
+//! is needed. A game's computer analysis (`/api/game/{id}/analysis`, see
+//! `review.rs`) is stored. Engine searches run on the server's bounded analysis lane,
 //! apart from the computer player's, so analyses never delay games.
 
 use std::time::Duration;
@@ -14,9 +15,18 @@ use chessmerge_rules::{Game as RulesGame, ParseMoveError, Position, Variant};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use axum::extract::Path;
+use axum::http::StatusCode;
+
 use crate::AppState;
+use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
+use crate::model::GameId;
+use crate::review::{
+    self, AnalysisState, PlyAnalysisJson, PlyPositionJson, ProgressJson, Requested, StoredAnalysis,
+    SummaryJson,
+};
 use crate::views::{LegalMoveJson, VariantJson};
 
 /// Longest FEN accepted.
@@ -338,6 +348,115 @@ pub async fn best(
         nodes: result.nodes,
         time_ms: result.time.as_millis() as u64,
     }))
+}
+
+/// A game's positions and its computer analysis, as the game page shows them.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GameAnalysisJson {
+    /// The game's id.
+    pub id: String,
+    /// Every position, the start first (`positions[n]`: after `n` moves).
+    pub positions: Vec<PlyPositionJson>,
+    /// `none`, `queued`, `running` or `done`.
+    pub state: AnalysisState,
+    /// Whether an analysis can be asked for (the game is over, none is stored or on its way).
+    pub can_request: bool,
+    /// Positions evaluated so far, while queued or running.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<ProgressJson>,
+    /// One entry per ply once done (as in the JSON export).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<Vec<PlyAnalysisJson>>,
+    /// Marks and accuracy per player, once done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<SummaryJson>,
+    /// The engine's node budget per position, once done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes_per_position: Option<u64>,
+}
+
+async fn game_analysis_json(state: &AppState, id: &GameId) -> ApiResult<GameAnalysisJson> {
+    let live = state.games.get(id).await?;
+    let stored = state.analyses.stored(id).await?;
+    let judged = stored
+        .as_ref()
+        .and_then(|a| review::judged(&live.rules, a).map(|j| (a, j)));
+    let progress = state.analyses.progress(id);
+    let analysis_state = match (&judged, progress) {
+        (Some(_), _) => AnalysisState::Done,
+        (None, Some((_, true))) => AnalysisState::Running,
+        (None, Some((_, false))) => AnalysisState::Queued,
+        (None, None) => AnalysisState::None,
+    };
+    Ok(GameAnalysisJson {
+        id: id.to_string(),
+        positions: review::positions(&live.rules),
+        state: analysis_state,
+        can_request: analysis_state == AnalysisState::None && !live.row.is_ongoing(),
+        progress: progress.map(|(p, _)| p),
+        nodes_per_position: judged.as_ref().map(|(a, _)| a.nodes_per_position),
+        summary: judged.as_ref().map(|(_, j)| j.summary.clone()),
+        analysis: judged.map(|(_, j)| j.plies),
+    })
+}
+
+/// The analysis of a game, when it has one: the JSON export's `analysis`
+/// list and the PGN's annotations.
+pub async fn export_analysis(
+    state: &AppState,
+    rules: &RulesGame,
+    id: &GameId,
+) -> ApiResult<Option<(StoredAnalysis, review::Judged)>> {
+    let Some(stored) = state.analyses.stored(id).await? else {
+        return Ok(None);
+    };
+    Ok(review::judged(rules, &stored).map(|j| (stored, j)))
+}
+
+/// Every position of a game (to step through it) and its computer
+/// analysis: its state, its progress, and once done the evaluation, mark
+/// and better move of every ply and each player's summary. Anyone may read it.
+#[utoipa::path(get, path = "/api/game/{id}/analysis", tag = "analysis",
+    params(("id" = String, Path, description = "game id")),
+    responses(
+        (status = 200, description = "positions and analysis", body = GameAnalysisJson),
+        (status = 404, description = "no such game", body = ErrorBody)))]
+pub async fn show_game_analysis(
+    State(state): State<AppState>,
+    Path(id): Path<GameId>,
+) -> ApiResult<Json<GameAnalysisJson>> {
+    Ok(Json(game_analysis_json(&state, &id).await?))
+}
+
+/// Asks for the computer analysis of a finished game. Any signed-in player
+/// may ask, for any finished game (games are public here); one analysis per
+/// player is queued or running at a time. Progress arrives on the game's
+/// live channels (`analysisProgress`, then `analysisComplete`). Answers 202
+/// while queued or running, 200 once stored (asking again costs nothing).
+#[utoipa::path(post, path = "/api/game/{id}/analysis", tag = "analysis",
+    params(("id" = String, Path, description = "game id")),
+    responses(
+        (status = 200, description = "the analysis is stored", body = GameAnalysisJson),
+        (status = 202, description = "queued or running", body = GameAnalysisJson),
+        (status = 401, description = "not signed in", body = ErrorBody),
+        (status = 404, description = "no such game", body = ErrorBody),
+        (status = 409, description = "the game is still being played", body = ErrorBody),
+        (status = 429, description = "you already have an analysis queued or running", body = ErrorBody),
+        (status = 503, description = "the queue is full; try again later", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn request_game_analysis(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<GameId>,
+) -> ApiResult<(StatusCode, Json<GameAnalysisJson>)> {
+    let requested = state.analyses.request(&id, user.user.id).await?;
+    let view = game_analysis_json(&state, &id).await?;
+    let status = match requested {
+        Requested::Done if view.state == AnalysisState::Done => StatusCode::OK,
+        _ => StatusCode::ACCEPTED,
+    };
+    Ok((status, Json(view)))
 }
 
 #[cfg(test)]

@@ -275,6 +275,7 @@ fn pgn_of(
     g: &store::Game,
     rules: &chessmerge_rules::Game,
     players: &Players,
+    notes: &[chessmerge_rules::pgn::Annotation],
 ) -> String {
     let termination = match g.status {
         GameStatus::Started => "Unterminated".to_owned(),
@@ -293,7 +294,7 @@ fn pgn_of(
         ("GameId".into(), g.id.to_string()),
         ("Termination".into(), termination),
     ];
-    chessmerge_rules::pgn::write(rules, &tags, pgn_result(g))
+    chessmerge_rules::pgn::write_annotated(rules, &tags, pgn_result(g), notes)
 }
 
 async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson> {
@@ -331,6 +332,7 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
         initial_fen: g.initial_fen.clone(),
         fen: g.fen.clone(),
         moves: g.moves.clone(),
+        analysis: None,
     })
 }
 
@@ -338,7 +340,7 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
 async fn pgn_of_row(state: &AppState, g: &store::Game) -> ApiResult<String> {
     let players = players_of(state.store.as_ref(), g).await?;
     let rules = state.games.rebuild_uncached(g)?;
-    Ok(pgn_of(&state.base_url, g, &rules, &players))
+    Ok(pgn_of(&state.base_url, g, &rules, &players, &[]))
 }
 
 fn accepts(headers: &HeaderMap, mime: &str) -> bool {
@@ -357,7 +359,9 @@ fn with_type(body: String, content_type: &'static str) -> Response {
         .into_response()
 }
 
-/// Export a game: PGN, or JSON with `Accept: application/json`.
+/// Export a game: PGN, or JSON with `Accept: application/json`; an
+/// analysed game carries its evaluations and marks (`analysis` in JSON,
+/// `{ [%eval 0.17] }` comments and `?!`/`?`/`??` in PGN).
 #[utoipa::path(get, path = "/game/export/{id}", tag = "games",
     params(("id" = String, Path, description = "game id")),
     responses(
@@ -371,10 +375,22 @@ pub async fn export(
     Path(id): Path<GameId>,
 ) -> ApiResult<Response> {
     let live = state.games.get(&id).await?;
+    let analysis = super::analysis::export_analysis(&state, &live.rules, &id).await?;
     if accepts(&headers, "application/json") {
-        Ok(Json(export_json(&state, &live.row).await?).into_response())
+        let mut json = export_json(&state, &live.row).await?;
+        json.analysis = analysis.map(|(_, judged)| judged.plies);
+        Ok(Json(json).into_response())
     } else {
-        let pgn = pgn_of(&state.base_url, &live.row, &live.rules, &live.players);
+        let notes = analysis.map_or_else(Vec::new, |(stored, judged)| {
+            crate::review::pgn_notes(&stored, &judged)
+        });
+        let pgn = pgn_of(
+            &state.base_url,
+            &live.row,
+            &live.rules,
+            &live.players,
+            &notes,
+        );
         Ok(with_type(pgn, "application/x-chess-pgn"))
     }
 }

@@ -36,7 +36,8 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         board::play_move, board::resign, board::abort, board::draw, board::show,
         board::playing, board::export, board::user_games,
         stream::game_stream, stream::event_stream, socket::socket, openapi_json,
-        analysis::analyse, analysis::best, server_stats,
+        analysis::analyse, analysis::best, analysis::show_game_analysis,
+        analysis::request_game_analysis, server_stats,
         bot::upgrade, bot::token_test, bot::game_stream, bot::play_move, bot::resign,
         bot::abort, bot::chat, bot::board_chat, bot::read_chat, bot::users_status,
         bot::user, bot::online_bots,
@@ -49,7 +50,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         (name = "board", description = "Playing: moves, resign, abort, draw, streams"),
         (name = "games", description = "Game views, lists and exports"),
         (name = "live", description = "The page's WebSocket"),
-        (name = "analysis", description = "The practice board: replay lines, ask the engine"),
+        (name = "analysis", description = "The practice board (replay lines, ask the engine) and games' computer analysis"),
         (name = "bot", description = "The bot API (lichess's), for engines on bot accounts; see docs/bots.md"),
     )
 )]
@@ -182,6 +183,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/server/stats", get(server_stats))
         .route("/api/analysis", post(analysis::analyse))
         .route("/api/analysis/best", post(analysis::best))
+        .route(
+            "/api/game/{id}/analysis",
+            get(analysis::show_game_analysis).post(analysis::request_game_analysis),
+        )
         .fallback(web::fallback)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -595,6 +595,19 @@ pub trait Store: Send + Sync + 'static {
         ply: i64,
         lease_ms: i64,
     ) -> BoxFuture<'a, StoreResult<bool>>;
+    /// A game's stored computer analysis (JSON, as `review::StoredAnalysis`
+    /// writes it), if it has one.
+    fn game_analysis<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<String>>>;
+    /// Stores an analysis event of a game on the game's topic (the game's
+    /// version goes up by one, as with any change, and the event is stored
+    /// under the new version) and, when `result` is given, the game's
+    /// analysis, in one transaction. Returns the event's version.
+    fn commit_analysis<'a>(
+        &'a self,
+        id: &'a GameId,
+        event: &'a str,
+        result: Option<&'a str>,
+    ) -> BoxFuture<'a, StoreResult<i64>>;
     /// Whether other processes may write to the same database (then the
     /// computer player sweeps for turns no process has claimed).
     fn shared_by_nodes(&self) -> bool;

@@ -48,6 +48,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/sqlite/0005_bots_and_chat.sql"),
     ),
     (
+        6,
+        "game analyses",
+        include_str!("../../migrations/sqlite/0006_game_analyses.sql"),
+    ),
+    (
         7,
         "token lifetimes and device cookies",
         include_str!("../../migrations/sqlite/0007_token_lifetimes.sql"),
@@ -1050,6 +1055,53 @@ impl Store for SqliteStore {
     ) -> BoxFuture<'a, StoreResult<bool>> {
         // One process owns a SQLite database: its computer player is the only one.
         Box::pin(async { Ok(true) })
+    }
+
+    fn game_analysis<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<String>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row: Option<(String,)> =
+                sqlx::query_as("SELECT result FROM game_analyses WHERE game_id = ?")
+                    .bind(id.as_str())
+                    .fetch_optional(&self.pool)
+                    .await?;
+            Ok(row.map(|(r,)| r))
+        })
+    }
+
+    fn commit_analysis<'a>(
+        &'a self,
+        id: &'a GameId,
+        event: &'a str,
+        result: Option<&'a str>,
+    ) -> BoxFuture<'a, StoreResult<i64>> {
+        Box::pin(async move {
+            let now = crate::now_ms();
+            let mut tx = self.begin().await?;
+            let (version,): (i64,) = sqlx::query_as(
+                "UPDATE games SET version = version + 1 WHERE id = ? RETURNING version",
+            )
+            .bind(id.as_str())
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| StoreError::Database(format!("no game {id} to analyse")))?;
+            let stored = insert_game_event(&mut tx, id, version, event).await?;
+            let mut statements = 2;
+            if let Some(result) = result {
+                sqlx::query(
+                    "INSERT INTO game_analyses (game_id, result, created_at) VALUES (?, ?, ?)
+                     ON CONFLICT (game_id) DO UPDATE SET result = excluded.result, created_at = excluded.created_at",
+                )
+                .bind(id.as_str())
+                .bind(result)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                statements += 1;
+            }
+            self.finish(tx, vec![stored], statements).await?;
+            Ok(version)
+        })
     }
 
     fn shared_by_nodes(&self) -> bool {

@@ -1,0 +1,858 @@
+//! Learning from a game: every position of it (to step through), and the
+//! computer's analysis of a finished game.
+//!
+//! An analysis evaluates every position of the game with the engine at a
+//! fixed node budget ([`ANALYSIS_NODES`] by default), so the same build
+//! gives the same evaluations whatever the machine's load. Requests go into
+//! a bounded queue ([`QUEUE_LIMIT`]) worked by one task, whose searches run
+//! one at a time on the server's analysis lane (`blocking.rs`), never on
+//! the computer player's: games' computer moves are not delayed. A user
+//! has at most one analysis queued or running at a time.
+//!
+//! Progress is told on the game's live channels: each step is an event the
+//! store commits on the game's topic (the game's version goes up by one,
+//! like any change), `{"type":"analysisProgress","done":k,"total":n}`, and
+//! at the end `{"type":"analysisComplete"}`, stored in the same transaction
+//! as the result. The result holds the evaluations only; marks and
+//! accuracy are computed from them when read ([`judge`], [`accuracy`]), by
+//! lichess's formulas (see docs/analysis.md).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chessmerge_engine::Limits;
+use chessmerge_engine::search::ReportedScore;
+use chessmerge_rules::{Color, Game as RulesGame};
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+use utoipa::ToSchema;
+
+use crate::blocking::{BlockingError, Bounded};
+use crate::error::ApiError;
+use crate::games::{self, GameError, Games};
+use crate::model::{GameId, UserId};
+use crate::store::{Store, StoreError};
+
+/// Positions searched per position of the game, by default.
+pub const ANALYSIS_NODES: u64 = 200_000;
+/// Analyses waiting or running at once, on this node.
+pub const QUEUE_LIMIT: usize = 8;
+/// Progress events per analysis, at most (plus the first and the last).
+const PROGRESS_STEPS: usize = 20;
+
+/// Why an analysis was not queued.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    /// The game is still being played.
+    #[error("the game is still being played: it can be analysed once it is over")]
+    Ongoing,
+    /// The user already has an analysis queued or running.
+    #[error("you already have an analysis queued or running (game {0}); wait for it to finish")]
+    OnePerUser(GameId),
+    /// The queue is full.
+    #[error("busy: {QUEUE_LIMIT} analyses are queued; try again in a few minutes")]
+    Busy,
+    /// The game could not be read.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<ReviewError> for ApiError {
+    fn from(e: ReviewError) -> ApiError {
+        match e {
+            ReviewError::Ongoing => ApiError::Conflict(e.to_string()),
+            ReviewError::OnePerUser(_) => ApiError::TooManyRequests(e.to_string()),
+            ReviewError::Busy => ApiError::Unavailable(e.to_string()),
+            ReviewError::Game(e) => ApiError::Game(e),
+            ReviewError::Store(e) => ApiError::Store(e),
+        }
+    }
+}
+
+/// One position of a game, as the page draws it when stepping through.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlyPositionJson {
+    /// Moves played to reach it (0: the start position).
+    pub ply: usize,
+    /// The position (Merge-FEN).
+    pub fen: String,
+    /// The move that led here, Merge-UCI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<String>,
+    /// The move that led here, readable notation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub san: Option<String>,
+    /// Whether the side to move is in check.
+    pub check: bool,
+}
+
+/// Every position of a game, the start first.
+pub fn positions(game: &RulesGame) -> Vec<PlyPositionJson> {
+    let mut out = Vec::with_capacity(game.positions().len());
+    for (ply, pos) in game.positions().iter().enumerate() {
+        let (last_move, san) = match ply.checked_sub(1) {
+            Some(i) => {
+                let m = game.moves()[i];
+                (Some(m.to_string()), Some(game.positions()[i].san(m)))
+            }
+            None => (None, None),
+        };
+        out.push(PlyPositionJson {
+            ply,
+            fen: pos.fen(),
+            last_move,
+            san,
+            check: pos.is_check(),
+        });
+    }
+    out
+}
+
+/// An evaluation from White's point of view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Eval {
+    /// Centipawns (positive: White is better).
+    Cp(i32),
+    /// Mate in this many moves (positive: White mates). `0`: the side to
+    /// move is checkmated.
+    Mate(i32),
+}
+
+/// What the engine said of one position of the game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PositionEval {
+    /// The evaluation, White's view.
+    pub eval: Eval,
+    /// The engine's move here, Merge-UCI (none once the game is over).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best: Option<String>,
+    /// The same move, readable notation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_san: Option<String>,
+    /// Deepest completed iteration.
+    pub depth: i32,
+    /// Positions searched.
+    pub nodes: u64,
+}
+
+/// A stored analysis: one evaluation per position (the start first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredAnalysis {
+    /// The node budget of each search.
+    pub nodes_per_position: u64,
+    /// The engine's version.
+    pub engine: String,
+    /// Milliseconds the whole analysis took (searches only).
+    pub time_ms: u64,
+    /// One per position: `positions[0]` is the start position.
+    pub positions: Vec<PositionEval>,
+}
+
+/// Lichess's winning chances of a score, on [-1, 1]: `2/(1+exp(-0.00368208·cp)) - 1`,
+/// with the score first capped at ±1000 centipawns (lichess's "ceiled").
+pub fn winning_chances(cp: i32) -> f64 {
+    let cp = cp.clamp(-1000, 1000) as f64;
+    2.0 / (1.0 + (-0.003_682_08 * cp).exp()) - 1.0
+}
+
+/// The mark of a move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Judgment {
+    /// A loss of 0.1 winning chances or more.
+    Inaccuracy,
+    /// 0.2 or more.
+    Mistake,
+    /// 0.3 or more.
+    Blunder,
+}
+
+impl Judgment {
+    /// Lichess's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Judgment::Inaccuracy => "Inaccuracy",
+            Judgment::Mistake => "Mistake",
+            Judgment::Blunder => "Blunder",
+        }
+    }
+
+    /// The PGN glyph.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Judgment::Inaccuracy => "?!",
+            Judgment::Mistake => "?",
+            Judgment::Blunder => "??",
+        }
+    }
+}
+
+/// Why a move was marked: lost winning chances, or a mate created or lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// The winning chances dropped by at least the mark's threshold.
+    Chances,
+    /// The opponent now has a forced mate (there was none before).
+    MateCreated,
+    /// The mover had a forced mate and now has none.
+    MateLost,
+}
+
+/// A score from one side's view: a mate (positive: that side mates) or centipawns.
+fn pov(e: Eval, side: Color, to_move: Color) -> Eval {
+    let s = if side == Color::White { 1 } else { -1 };
+    match e {
+        Eval::Cp(c) => Eval::Cp(c * s),
+        // Mated: the side to move lost.
+        Eval::Mate(0) => Eval::Mate(if to_move == side { -1 } else { 1 }),
+        Eval::Mate(n) => Eval::Mate(n * s),
+    }
+}
+
+/// The mark of a move by `mover`, from the evaluations before and after it
+/// (White's view; `after_to_move` is the side to move after it), by
+/// lichess's rules: between two centipawn scores, the drop of the mover's
+/// winning chances (0.1 / 0.2 / 0.3); with a mate on either side, a mate
+/// created for the opponent is marked by how bad the position already was
+/// (worse than -999: inaccuracy; -700: mistake; else blunder), a mate lost
+/// by what is left (better than 999: inaccuracy; 700: mistake; else
+/// blunder); a mate kept or delayed is not marked.
+pub fn judge(before: Eval, after: Eval, mover: Color) -> Option<(Judgment, Cause)> {
+    let prev = pov(before, mover, mover);
+    let next = pov(after, mover, mover.other());
+    match (prev, next) {
+        (Eval::Cp(p), Eval::Cp(n)) => {
+            let drop = winning_chances(p) - winning_chances(n);
+            let j = if drop >= 0.3 {
+                Judgment::Blunder
+            } else if drop >= 0.2 {
+                Judgment::Mistake
+            } else if drop >= 0.1 {
+                Judgment::Inaccuracy
+            } else {
+                return None;
+            };
+            Some((j, Cause::Chances))
+        }
+        (Eval::Cp(p), Eval::Mate(n)) if n < 0 => {
+            let j = if p < -999 {
+                Judgment::Inaccuracy
+            } else if p < -700 {
+                Judgment::Mistake
+            } else {
+                Judgment::Blunder
+            };
+            Some((j, Cause::MateCreated))
+        }
+        (Eval::Mate(p), next) if p > 0 => {
+            let n = match next {
+                Eval::Cp(n) => n,
+                Eval::Mate(n) if n > 0 => return None,
+                Eval::Mate(_) => 0,
+            };
+            let j = if n > 999 {
+                Judgment::Inaccuracy
+            } else if n > 700 {
+                Judgment::Mistake
+            } else {
+                Judgment::Blunder
+            };
+            Some((j, Cause::MateLost))
+        }
+        _ => None,
+    }
+}
+
+/// Lichess's comment on a mark: `Blunder. Nf3 was best.`
+pub fn comment(j: Judgment, cause: Cause, best_san: Option<&str>) -> String {
+    let head = match cause {
+        Cause::Chances => format!("{}.", j.name()),
+        Cause::MateCreated => "Checkmate is now unavoidable.".to_owned(),
+        Cause::MateLost => "Lost forced checkmate sequence.".to_owned(),
+    };
+    match best_san {
+        Some(b) => format!("{head} {b} was best."),
+        None => head,
+    }
+}
+
+/// Win percentage (0-100) of a side for accuracy: 50 + 50 · winning
+/// chances, with a mate counted as ±1000 centipawns (as lichess does).
+fn win_percent(e: Eval, side: Color, to_move: Color) -> f64 {
+    let cp = match pov(e, side, to_move) {
+        Eval::Cp(c) => c,
+        Eval::Mate(n) if n > 0 => 1000,
+        Eval::Mate(_) => -1000,
+    };
+    50.0 + 50.0 * winning_chances(cp)
+}
+
+/// Lichess's accuracy of one move from the mover's win percentage before
+/// and after it: 100 when nothing was lost, else
+/// `103.1668 · exp(-0.04354 · loss) - 3.1669`, plus one, within 0..100.
+pub fn move_accuracy(before: f64, after: f64) -> f64 {
+    if after >= before {
+        return 100.0;
+    }
+    let raw = 103.166_810_071_164_9 * (-0.043_544_153_867_539_51 * (before - after)).exp()
+        - 3.166_924_740_191_411;
+    (raw + 1.0).clamp(0.0, 100.0)
+}
+
+/// A player's accuracy over their moves: the mean of the arithmetic and the
+/// harmonic mean of the move accuracies (each counted as at least 1 in the
+/// harmonic mean, so one 0 does not make it 0). Lichess also weights the
+/// arithmetic mean by the position's volatility; we do not.
+pub fn accuracy(moves: &[f64]) -> Option<f64> {
+    if moves.is_empty() {
+        return None;
+    }
+    let n = moves.len() as f64;
+    let mean = moves.iter().sum::<f64>() / n;
+    let harmonic = n / moves.iter().map(|a| 1.0 / a.max(1.0)).sum::<f64>();
+    Some((mean + harmonic) / 2.0)
+}
+
+/// A marked move in the JSON views.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct JudgmentJson {
+    /// `Inaccuracy`, `Mistake` or `Blunder`.
+    pub name: &'static str,
+    /// `Blunder. Nf3 was best.`
+    pub comment: String,
+}
+
+/// One ply of an analysis, as lichess's export writes it: the evaluation
+/// after the move (White's view), and for a marked move the better move and
+/// the mark.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlyAnalysisJson {
+    /// Centipawns, White's view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval: Option<i32>,
+    /// Mate in this many moves (positive: White mates; 0: the side to move is checkmated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
+    /// The better move (Merge-UCI), where the move is marked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best: Option<String>,
+    /// The better move in readable notation (not in lichess's export).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_san: Option<String>,
+    /// The mark.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judgment: Option<JudgmentJson>,
+}
+
+/// A player's marks and accuracy.
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct PlayerSummaryJson {
+    /// Inaccuracies.
+    pub inaccuracy: u32,
+    /// Mistakes.
+    pub mistake: u32,
+    /// Blunders.
+    pub blunder: u32,
+    /// Accuracy 0-100 (rounded to a whole number), absent without moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<u32>,
+}
+
+/// Both players' summaries.
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct SummaryJson {
+    /// White's.
+    pub white: PlayerSummaryJson,
+    /// Black's.
+    pub black: PlayerSummaryJson,
+}
+
+/// What an analysis says of a game: one entry per ply, the players' summaries.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// `plies[i]`: the move `i + 1`.
+    pub plies: Vec<PlyAnalysisJson>,
+    /// The marks, by ply index, for the PGN.
+    pub marks: Vec<Option<Judgment>>,
+    /// Counts and accuracy.
+    pub summary: SummaryJson,
+}
+
+/// Marks every move of `game` from its stored analysis. `None` when the
+/// analysis does not match the game (another number of positions).
+pub fn judged(game: &RulesGame, analysis: &StoredAnalysis) -> Option<Judged> {
+    let positions = game.positions();
+    if analysis.positions.len() != positions.len() {
+        return None;
+    }
+    let mut plies = Vec::with_capacity(game.moves().len());
+    let mut marks = Vec::with_capacity(game.moves().len());
+    let mut summary = SummaryJson::default();
+    let mut accuracies: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for (i, &played) in game.moves().iter().enumerate() {
+        let mover = positions[i].turn();
+        let (before, after) = (&analysis.positions[i], &analysis.positions[i + 1]);
+        let (eval, mate) = match after.eval {
+            Eval::Cp(c) => (Some(c), None),
+            Eval::Mate(m) => (None, Some(m)),
+        };
+        // The engine cannot tell you to play what you played.
+        let better = before.best.as_deref().filter(|b| *b != played.to_string());
+        let mark = better.and_then(|_| judge(before.eval, after.eval, mover));
+        let side = match mover {
+            Color::White => &mut summary.white,
+            Color::Black => &mut summary.black,
+        };
+        let mut entry = PlyAnalysisJson {
+            eval,
+            mate,
+            best: None,
+            best_san: None,
+            judgment: None,
+        };
+        if let Some((j, cause)) = mark {
+            match j {
+                Judgment::Inaccuracy => side.inaccuracy += 1,
+                Judgment::Mistake => side.mistake += 1,
+                Judgment::Blunder => side.blunder += 1,
+            }
+            entry.best = better.map(str::to_owned);
+            entry.best_san = before.best_san.clone();
+            entry.judgment = Some(JudgmentJson {
+                name: j.name(),
+                comment: comment(j, cause, before.best_san.as_deref()),
+            });
+        }
+        plies.push(entry);
+        marks.push(mark.map(|(j, _)| j));
+        accuracies[mover as usize].push(move_accuracy(
+            win_percent(before.eval, mover, mover),
+            win_percent(after.eval, mover, mover.other()),
+        ));
+    }
+    summary.white.accuracy = accuracy(&accuracies[Color::White as usize]).map(|a| a.round() as u32);
+    summary.black.accuracy = accuracy(&accuracies[Color::Black as usize]).map(|a| a.round() as u32);
+    Some(Judged {
+        plies,
+        marks,
+        summary,
+    })
+}
+
+/// `[%eval 0.17]` or `[%eval #-3]`, as lichess writes them (none for a
+/// checkmated position).
+fn eval_comment(e: Eval) -> Option<String> {
+    match e {
+        Eval::Cp(c) => Some(format!("[%eval {:.2}]", c as f64 / 100.0)),
+        Eval::Mate(0) => None,
+        Eval::Mate(m) => Some(format!("[%eval #{m}]")),
+    }
+}
+
+/// What the PGN export writes after each move of an analysed game: the
+/// mark's glyph, the evaluation and the mark's comment.
+pub fn pgn_notes(
+    analysis: &StoredAnalysis,
+    judged: &Judged,
+) -> Vec<chessmerge_rules::pgn::Annotation> {
+    judged
+        .plies
+        .iter()
+        .zip(&judged.marks)
+        .enumerate()
+        .map(|(i, (ply, mark))| {
+            let mut comments: Vec<String> = eval_comment(analysis.positions[i + 1].eval)
+                .into_iter()
+                .collect();
+            if let Some(j) = &ply.judgment {
+                comments.push(j.comment.clone());
+            }
+            chessmerge_rules::pgn::Annotation {
+                glyph: mark.map_or("", Judgment::glyph).to_owned(),
+                comments,
+            }
+        })
+        .collect()
+}
+
+/// Evaluates one position at a fixed node budget (no clock: the same build
+/// gives the same answer). `history` holds the repetition keys up to and
+/// including the position.
+pub fn evaluate(game: &RulesGame, index: usize, nodes: u64) -> PositionEval {
+    let pos = &game.positions()[index];
+    let last = index + 1 == game.positions().len();
+    let over = if last { game.outcome() } else { pos.outcome() };
+    if let Some(o) = over {
+        let eval = if o.winner().is_some() {
+            Eval::Mate(0)
+        } else {
+            Eval::Cp(0)
+        };
+        return PositionEval {
+            eval,
+            best: None,
+            best_san: None,
+            depth: 0,
+            nodes: 0,
+        };
+    }
+    let history = &game.repetition_keys()[..=index];
+    let r = chessmerge_engine::search::search_once(pos, history, &Limits::nodes(nodes));
+    let white = if pos.turn() == Color::White { 1 } else { -1 };
+    let eval = match ReportedScore::from_internal(r.score) {
+        ReportedScore::Cp(c) => Eval::Cp(c * white),
+        ReportedScore::Mate(m) => Eval::Mate(m * white),
+    };
+    PositionEval {
+        eval,
+        best: r.best.map(|m| m.to_string()),
+        best_san: r.best.map(|m| pos.san(m)),
+        depth: r.depth,
+        nodes: r.nodes,
+    }
+}
+
+/// Where a game's analysis stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum AnalysisState {
+    /// Nobody asked for one (or it cannot be had: the game goes on).
+    None,
+    /// Waiting its turn.
+    Queued,
+    /// Being computed.
+    Running,
+    /// Stored.
+    Done,
+}
+
+/// Progress of a queued or running analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ProgressJson {
+    /// Positions evaluated.
+    pub done: usize,
+    /// Positions to evaluate.
+    pub total: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    by: UserId,
+    progress: ProgressJson,
+    running: bool,
+}
+
+/// The analysis queue of this node.
+pub struct Analyses {
+    store: Arc<dyn Store>,
+    games: Arc<Games>,
+    lane: Bounded,
+    nodes: u64,
+    pending: Mutex<HashMap<GameId, Pending>>,
+    queue: mpsc::Sender<GameId>,
+}
+
+/// What a request found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requested {
+    /// Already stored.
+    Done,
+    /// Queued now, or already queued or running.
+    Queued(ProgressJson),
+}
+
+impl Analyses {
+    /// Starts the queue's worker; searches run on `lane` with `nodes` per position.
+    pub fn start(
+        store: Arc<dyn Store>,
+        games: Arc<Games>,
+        lane: Bounded,
+        nodes: u64,
+    ) -> Arc<Analyses> {
+        let (tx, rx) = mpsc::channel(QUEUE_LIMIT);
+        let me = Arc::new(Analyses {
+            store,
+            games,
+            lane,
+            nodes: nodes.max(1),
+            pending: Mutex::new(HashMap::new()),
+            queue: tx,
+        });
+        tokio::spawn(work(Arc::downgrade(&me), rx));
+        me
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<GameId, Pending>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The stored analysis of a game, if any.
+    pub async fn stored(&self, id: &GameId) -> Result<Option<StoredAnalysis>, StoreError> {
+        match self.store.game_analysis(id).await? {
+            None => Ok(None),
+            Some(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| StoreError::Corrupt(format!("analysis of game {id}: {e}"))),
+        }
+    }
+
+    /// Queued or running here: its progress and whether it runs.
+    pub fn progress(&self, id: &GameId) -> Option<(ProgressJson, bool)> {
+        self.pending().get(id).map(|p| (p.progress, p.running))
+    }
+
+    /// Commits an analysis event (and the result), and makes sure the live
+    /// cache does not keep the game at its older version.
+    async fn commit(
+        &self,
+        id: &GameId,
+        event: &str,
+        result: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let version = self.store.commit_analysis(id, event, result).await?;
+        self.games.forget_if_older(id, version).await;
+        Ok(())
+    }
+
+    /// Asks for the analysis of a finished game on behalf of `user`.
+    pub async fn request(&self, id: &GameId, user: UserId) -> Result<Requested, ReviewError> {
+        let row = self.store.game(id).await?.ok_or(GameError::NotFound)?;
+        if row.is_ongoing() {
+            return Err(ReviewError::Ongoing);
+        }
+        if self.store.game_analysis(id).await?.is_some() {
+            return Ok(Requested::Done);
+        }
+        let total = row.ply as usize + 1;
+        let progress = ProgressJson { done: 0, total };
+        {
+            let mut pending = self.pending();
+            if let Some(p) = pending.get(id) {
+                return Ok(Requested::Queued(p.progress));
+            }
+            if let Some((game, _)) = pending.iter().find(|(_, p)| p.by == user) {
+                return Err(ReviewError::OnePerUser(game.clone()));
+            }
+            if pending.len() >= QUEUE_LIMIT {
+                return Err(ReviewError::Busy);
+            }
+            pending.insert(
+                id.clone(),
+                Pending {
+                    by: user,
+                    progress,
+                    running: false,
+                },
+            );
+        }
+        // Followers learn at once that it is queued.
+        if let Err(e) = self.commit(id, &progress_event(progress), None).await {
+            self.pending().remove(id);
+            return Err(e.into());
+        }
+        if self.queue.try_send(id.clone()).is_err() {
+            self.pending().remove(id);
+            return Err(ReviewError::Busy);
+        }
+        Ok(Requested::Queued(progress))
+    }
+
+    async fn run(&self, id: &GameId) -> Result<(), ReviewError> {
+        let row = self.store.game(id).await?.ok_or(GameError::NotFound)?;
+        let game = Arc::new(games::rebuild(&row)?);
+        let total = game.positions().len();
+        let every = total.div_ceil(PROGRESS_STEPS).max(1);
+        let mut evals = Vec::with_capacity(total);
+        let mut time = Duration::ZERO;
+        if let Some(p) = self.pending().get_mut(id) {
+            p.running = true;
+        }
+        for index in 0..total {
+            let started = std::time::Instant::now();
+            let eval = loop {
+                let (game, nodes) = (game.clone(), self.nodes);
+                match self.lane.run(move || evaluate(&game, index, nodes)).await {
+                    Ok(e) => break e,
+                    // The lane is full of practice-board searches: wait our turn.
+                    Err(BlockingError::Busy { .. }) => continue,
+                    Err(e @ BlockingError::Failed { .. }) => {
+                        return Err(StoreError::Database(e.to_string()).into());
+                    }
+                }
+            };
+            time += started.elapsed();
+            evals.push(eval);
+            let progress = ProgressJson {
+                done: index + 1,
+                total,
+            };
+            if let Some(p) = self.pending().get_mut(id) {
+                p.progress = progress;
+            }
+            if progress.done < total && progress.done.is_multiple_of(every) {
+                self.commit(id, &progress_event(progress), None).await?;
+            }
+        }
+        let stored = StoredAnalysis {
+            nodes_per_position: self.nodes,
+            engine: format!("chessmerge-engine {}", env!("CARGO_PKG_VERSION")),
+            time_ms: time.as_millis() as u64,
+            positions: evals,
+        };
+        let text = serde_json::to_string(&stored)
+            .map_err(|e| StoreError::Database(format!("cannot encode an analysis: {e}")))?;
+        self.commit(id, r#"{"type":"analysisComplete"}"#, Some(&text))
+            .await?;
+        Ok(())
+    }
+}
+
+/// The progress event; `type` first, as [`is_progress_event`] reads it.
+fn progress_event(p: ProgressJson) -> String {
+    format!(
+        r#"{{"type":"analysisProgress","done":{},"total":{}}}"#,
+        p.done, p.total
+    )
+}
+
+/// Whether a stored game event says an analysis is on its way (the game's
+/// feed then stays open after the game's end).
+pub fn is_progress_event(payload: &str) -> bool {
+    payload.starts_with(r#"{"type":"analysisProgress""#)
+}
+
+async fn work(me: std::sync::Weak<Analyses>, mut rx: mpsc::Receiver<GameId>) {
+    while let Some(id) = rx.recv().await {
+        let Some(me) = me.upgrade() else { return };
+        if let Err(e) = me.run(&id).await {
+            tracing::warn!(game = %id, error = %e, "analysis failed");
+            // Followers stop waiting; a new request may try again.
+            let failed = r#"{"type":"analysisComplete","failed":true}"#;
+            if let Err(e) = me.commit(&id, failed, None).await {
+                tracing::warn!(game = %id, error = %e, "cannot tell that an analysis failed");
+            }
+        }
+        me.pending().remove(&id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chessmerge_rules::{Position, Variant};
+
+    #[test]
+    fn progress_events_are_recognised_and_keep_the_feed_open() {
+        let e = progress_event(ProgressJson { done: 3, total: 9 });
+        assert!(is_progress_event(&e), "{e}");
+        let v: serde_json::Value = serde_json::from_str(&e).unwrap();
+        assert_eq!(
+            (v["done"].as_u64(), v["total"].as_u64()),
+            (Some(3), Some(9))
+        );
+        assert!(!is_progress_event(r#"{"type":"analysisComplete"}"#));
+        assert!(!is_progress_event(
+            r#"{"type":"gameState","status":"mate"}"#
+        ));
+    }
+
+    #[test]
+    fn winning_chances_follow_lichess() {
+        assert_eq!(winning_chances(0), 0.0);
+        assert!((winning_chances(100) - 0.1820).abs() < 1e-3);
+        assert!((winning_chances(-300) + 0.5023).abs() < 1e-3);
+        // Capped at ±1000.
+        assert_eq!(winning_chances(5000), winning_chances(1000));
+    }
+
+    #[test]
+    fn drops_of_winning_chances_mark_moves() {
+        use Color::*;
+        // +0.5 -> +0.2 for White: a drop of 0.055, not marked.
+        assert_eq!(judge(Eval::Cp(50), Eval::Cp(20), White), None);
+        // +1.0 -> -1.0: a drop of 0.364: blunder.
+        assert_eq!(
+            judge(Eval::Cp(100), Eval::Cp(-100), White),
+            Some((Judgment::Blunder, Cause::Chances))
+        );
+        // Black's view: -1.0 -> 0 is a loss of 0.182 for Black: inaccuracy.
+        assert_eq!(
+            judge(Eval::Cp(-100), Eval::Cp(0), Black),
+            Some((Judgment::Inaccuracy, Cause::Chances))
+        );
+        // +0.0 -> -1.5: drop 0.269: mistake.
+        assert_eq!(
+            judge(Eval::Cp(0), Eval::Cp(-150), White),
+            Some((Judgment::Mistake, Cause::Chances))
+        );
+        // A missed mate in one with +3 left is a blunder; with +10 an inaccuracy.
+        assert_eq!(
+            judge(Eval::Mate(1), Eval::Cp(300), White),
+            Some((Judgment::Blunder, Cause::MateLost))
+        );
+        assert_eq!(
+            judge(Eval::Mate(-1), Eval::Cp(-1000), Black),
+            Some((Judgment::Inaccuracy, Cause::MateLost))
+        );
+        // Allowing a mate from a level position.
+        assert_eq!(
+            judge(Eval::Cp(0), Eval::Mate(-2), White),
+            Some((Judgment::Blunder, Cause::MateCreated))
+        );
+        // Mating, or a longer mate, is not marked.
+        assert_eq!(judge(Eval::Mate(1), Eval::Mate(0), White), None);
+        assert_eq!(judge(Eval::Mate(2), Eval::Mate(3), White), None);
+        assert_eq!(judge(Eval::Mate(-2), Eval::Mate(-1), White), None);
+    }
+
+    #[test]
+    fn accuracy_is_100_without_loss_and_falls_with_it() {
+        assert_eq!(move_accuracy(60.0, 60.0), 100.0);
+        assert_eq!(move_accuracy(60.0, 70.0), 100.0);
+        let small = move_accuracy(60.0, 55.0);
+        let big = move_accuracy(60.0, 20.0);
+        assert!(small > 80.0 && small < 100.0, "{small}");
+        assert!(big < 20.0, "{big}");
+        assert_eq!(accuracy(&[]), None);
+        assert_eq!(accuracy(&[100.0, 100.0]), Some(100.0));
+        let a = accuracy(&[100.0, 0.0]).unwrap();
+        assert!(a > 25.0 && a < 30.0, "{a}");
+    }
+
+    #[test]
+    fn a_missed_mate_in_one_is_a_blunder_with_the_mate_as_best() {
+        // White mates with Ra8#; Kb2 instead throws it away (Black is still lost, but slowly).
+        let start =
+            Position::from_fen(Variant::ChessMerge, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").unwrap();
+        let mut game = RulesGame::new(start);
+        game.play_uci("g1f1").unwrap();
+        let analysis = StoredAnalysis {
+            nodes_per_position: 20_000,
+            engine: String::new(),
+            time_ms: 0,
+            positions: (0..2).map(|i| evaluate(&game, i, 20_000)).collect(),
+        };
+        assert_eq!(analysis.positions[0].eval, Eval::Mate(1));
+        assert_eq!(analysis.positions[0].best.as_deref(), Some("a1a8"));
+        let j = judged(&game, &analysis).unwrap();
+        let first = &j.plies[0];
+        assert_eq!(first.best.as_deref(), Some("a1a8"));
+        let judgment = first.judgment.as_ref().unwrap();
+        assert_eq!(judgment.name, "Blunder");
+        assert_eq!(
+            judgment.comment,
+            "Lost forced checkmate sequence. Ra8# was best."
+        );
+        assert_eq!(j.summary.white.blunder, 1);
+        // Same build, same budget: same evaluations.
+        assert_eq!(evaluate(&game, 0, 20_000), analysis.positions[0]);
+    }
+}
