@@ -17,5 +17,8 @@ mod perft_cli;
 mod server_analysis;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
+/// The authorization matrix: every route (from the OpenAPI document and
+/// the router's table) for every role, and cross-site cookies.
+mod server_authz;
 /// The lobby's open challenges: list, show, and the live feed.
 mod server_lobby;
