@@ -143,6 +143,7 @@ async fn check_credentials(
 #[utoipa::path(post, path = "/api/account/login", tag = "account",
     request_body(content = Credentials, description = "JSON or form", content_type = "application/json"),
     responses(
+        (status = 400, description = "malformed body", body = ErrorBody),
         (status = 200, description = "logged in; a session cookie is set", body = AccountJson),
         (status = 401, description = "wrong username or password", body = ErrorBody),
         (status = 429, description = "too many failed attempts", body = ErrorBody)))]
@@ -176,6 +177,7 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> ApiRes
 #[utoipa::path(post, path = "/api/token", tag = "account",
     request_body(content = Credentials, description = "JSON or form", content_type = "application/json"),
     responses(
+        (status = 400, description = "malformed body", body = ErrorBody),
         (status = 200, description = "a new token", body = TokenJson),
         (status = 401, description = "wrong username or password", body = ErrorBody),
         (status = 429, description = "too many failed attempts", body = ErrorBody)))]
