@@ -46,7 +46,10 @@ fn at_once<F: Future>(f: F) -> F::Output {
 fn refused_as_client_error(e: &ApiError) {
     let status = e.status();
     let text = e.to_string();
-    assert!(status.is_client_error(), "input refused with {status}: {text}");
+    assert!(
+        status.is_client_error(),
+        "input refused with {status}: {text}"
+    );
     assert!(!text.is_empty(), "a refusal without a message ({status})");
 }
 
@@ -55,7 +58,9 @@ fn body<T: DeserializeOwned>(content_type: Option<&str>, bytes: &[u8]) -> Option
     if let Some(ct) = content_type {
         req = req.header("content-type", ct);
     }
-    let req = req.body(Body::from(bytes.to_vec())).expect("a valid request");
+    let req = req
+        .body(Body::from(bytes.to_vec()))
+        .expect("a valid request");
     match at_once(Input::<T>::from_request(req, &())) {
         Ok(Input(v)) => Some(v),
         Err(e) => {
@@ -92,7 +97,8 @@ fuzz_target!(|data: &[u8]| {
         }
         1 => {
             if let Some(p) = body::<ChallengeParams>(content_type, bytes)
-                && let Err(e) = Terms::parse(p.variant.as_deref(), p.color.as_deref(), p.fen.as_deref())
+                && let Err(e) =
+                    Terms::parse(p.variant.as_deref(), p.color.as_deref(), p.fen.as_deref())
             {
                 refused_as_client_error(&e.into());
             }

@@ -24,7 +24,11 @@ fuzz_target!(|data: &[u8]| {
             }
         };
         let printed = uci.to_string();
-        assert_eq!(printed.parse::<UciMove>().ok(), Some(uci), "{token:?} prints as {printed:?}");
+        assert_eq!(
+            printed.parse::<UciMove>().ok(),
+            Some(uci),
+            "{token:?} prints as {printed:?}"
+        );
         match uci.to_move(&pos) {
             Ok(m) => {
                 pos = pos.play(m).expect("a move found by to_move is legal");

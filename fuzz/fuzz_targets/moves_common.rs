@@ -39,5 +39,10 @@ fn check_names(pos: &Position, m: Move) {
     let parsed = pos
         .parse_san(&san)
         .unwrap_or_else(|e| panic!("{}: {san} (of {uci}) does not parse back: {e}", pos.fen()));
-    assert_eq!(parsed, m, "{}: {san} (of {uci}) names another move", pos.fen());
+    assert_eq!(
+        parsed,
+        m,
+        "{}: {san} (of {uci}) names another move",
+        pos.fen()
+    );
 }

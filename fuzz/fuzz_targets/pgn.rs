@@ -25,7 +25,14 @@ fuzz_target!(|data: &[u8]| {
     let written = pgn::write(&read.game, &read.tags, result);
     let again = pgn::read(&written)
         .unwrap_or_else(|e| panic!("PGN written from {text:?} does not read back: {e}\n{written}"));
-    assert!(again.game.start() == read.game.start(), "start differs:\n{written}");
-    assert_eq!(again.game.moves(), read.game.moves(), "moves differ:\n{written}");
+    assert!(
+        again.game.start() == read.game.start(),
+        "start differs:\n{written}"
+    );
+    assert_eq!(
+        again.game.moves(),
+        read.game.moves(),
+        "moves differ:\n{written}"
+    );
     let _ = read.game.outcome();
 });

@@ -131,12 +131,21 @@ use Needs::{Challenge, Game, Nothing, OwnCredential};
 /// Columns: anonymous, third, white, black, challenger, challenged.
 const MATRIX: &[Row] = &[
     // Accounts: the body's credentials count, not who sends them.
-    with_body(row("POST", "/api/account/register", Nothing, ALL_200), new_account),
-    with_body(row("POST", "/api/account/login", Nothing, ALL_200), subject_credentials),
+    with_body(
+        row("POST", "/api/account/register", Nothing, ALL_200),
+        new_account,
+    ),
+    with_body(
+        row("POST", "/api/account/login", Nothing, ALL_200),
+        subject_credentials,
+    ),
     row("POST", "/api/account/logout", OwnCredential, ALL_200),
     row("GET", "/api/account", Nothing, USERS_200),
     row("GET", "/api/account/playing", Nothing, USERS_200),
-    with_body(row("POST", "/api/token", Nothing, ALL_200), subject_credentials),
+    with_body(
+        row("POST", "/api/token", Nothing, ALL_200),
+        subject_credentials,
+    ),
     // A token revokes itself; a session is told to send the token.
     cookie_answers(
         row("DELETE", "/api/token", OwnCredential, USERS_200),
@@ -145,25 +154,66 @@ const MATRIX: &[Row] = &[
     // Challenges.
     row("GET", "/api/challenge", Nothing, USERS_200),
     row("GET", "/api/challenge/open", Nothing, USERS_200),
-    with_body(row("POST", "/api/challenge/open", Nothing, USERS_200), empty),
-    with_body(row("POST", "/api/challenge/ai", Nothing, USERS_200), computer_level_1),
+    with_body(
+        row("POST", "/api/challenge/open", Nothing, USERS_200),
+        empty,
+    ),
+    with_body(
+        row("POST", "/api/challenge/ai", Nothing, USERS_200),
+        computer_level_1,
+    ),
     // `{username}` is the challenged player: no one challenges themself.
     with_body(
-        row("POST", "/api/challenge/{username}", Nothing, [401, 200, 200, 200, 200, 400]),
+        row(
+            "POST",
+            "/api/challenge/{username}",
+            Nothing,
+            [401, 200, 200, 200, 200, 400],
+        ),
         empty,
     ),
-    row("GET", "/api/challenge/{id}/show", Challenge, [401, 403, 403, 403, 200, 200]),
-    row("POST", "/api/challenge/{id}/accept", Challenge, [401, 403, 403, 403, 403, 200]),
+    row(
+        "GET",
+        "/api/challenge/{id}/show",
+        Challenge,
+        [401, 403, 403, 403, 200, 200],
+    ),
+    row(
+        "POST",
+        "/api/challenge/{id}/accept",
+        Challenge,
+        [401, 403, 403, 403, 403, 200],
+    ),
     with_body(
-        row("POST", "/api/challenge/{id}/decline", Challenge, [401, 403, 403, 403, 403, 200]),
+        row(
+            "POST",
+            "/api/challenge/{id}/decline",
+            Challenge,
+            [401, 403, 403, 403, 403, 200],
+        ),
         empty,
     ),
-    row("POST", "/api/challenge/{id}/cancel", Challenge, [401, 403, 403, 403, 200, 403]),
+    row(
+        "POST",
+        "/api/challenge/{id}/cancel",
+        Challenge,
+        [401, 403, 403, 403, 200, 403],
+    ),
     // Playing: `{move}` is e2e3, white's move; black is refused for the turn.
-    row("POST", "/api/board/game/{id}/move/{move}", Game, [401, 403, 200, 409, 403, 403]),
+    row(
+        "POST",
+        "/api/board/game/{id}/move/{move}",
+        Game,
+        [401, 403, 200, 409, 403, 403],
+    ),
     row("POST", "/api/board/game/{id}/resign", Game, PLAYERS_ONLY),
     row("POST", "/api/board/game/{id}/abort", Game, PLAYERS_ONLY),
-    row("POST", "/api/board/game/{id}/draw/{accept}", Game, PLAYERS_ONLY),
+    row(
+        "POST",
+        "/api/board/game/{id}/draw/{accept}",
+        Game,
+        PLAYERS_ONLY,
+    ),
     row("GET", "/api/stream/event", Nothing, USERS_200),
     // Games are public: anyone may watch, read and export them.
     row("GET", "/api/board/game/stream/{id}", Game, ALL_200),
@@ -176,7 +226,10 @@ const MATRIX: &[Row] = &[
     row("GET", "/api/server/stats", Nothing, ALL_200),
     // The practice board needs no account.
     with_body(row("POST", "/api/analysis", Nothing, ALL_200), empty),
-    with_body(row("POST", "/api/analysis/best", Nothing, ALL_200), short_search),
+    with_body(
+        row("POST", "/api/analysis/best", Nothing, ALL_200),
+        short_search,
+    ),
 ];
 
 /// The users of the matrix, on one server.
@@ -220,7 +273,10 @@ impl Fixture {
     async fn challenge(&self) -> String {
         let (s, v) = self
             .challenger
-            .post(&format!("/api/challenge/{}", self.challenged.name), json!({}))
+            .post(
+                &format!("/api/challenge/{}", self.challenged.name),
+                json!({}),
+            )
             .await;
         assert_eq!(s, StatusCode::OK, "challenge: {v}");
         v["id"].as_str().unwrap().to_owned()
@@ -322,7 +378,11 @@ async fn ask(
     json_of(resp).await
 }
 
-async fn open_socket(f: &Fixture, role: Role, credential: Option<(Via, String)>) -> (StatusCode, Value) {
+async fn open_socket(
+    f: &Fixture,
+    role: Role,
+    credential: Option<(Via, String)>,
+) -> (StatusCode, Value) {
     let url = format!("{}/api/socket", f.base.replace("http://", "ws://"));
     let mut req = url.into_client_request().unwrap();
     match &credential {
@@ -339,7 +399,10 @@ async fn open_socket(f: &Fixture, role: Role, credential: Option<(Via, String)>)
         match tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(req)).await {
             Ok(Ok(pair)) => pair,
             Ok(Err(tokio_tungstenite::tungstenite::Error::Http(resp))) => {
-                return (StatusCode::from_u16(resp.status().as_u16()).unwrap(), Value::Null);
+                return (
+                    StatusCode::from_u16(resp.status().as_u16()).unwrap(),
+                    Value::Null,
+                );
             }
             Ok(Err(e)) => panic!("socket handshake: {e}"),
             Err(_) => panic!("socket handshake timed out"),
@@ -367,21 +430,33 @@ async fn open_socket(f: &Fixture, role: Role, credential: Option<(Via, String)>)
 async fn clean_up(f: &Fixture, role: Role, r: &Row, id: Option<&str>, answer: &Value) {
     match (r.needs, id) {
         (Challenge, Some(id)) => {
-            let _ = f.challenger.post_empty(&format!("/api/challenge/{id}/cancel")).await;
+            let _ = f
+                .challenger
+                .post_empty(&format!("/api/challenge/{id}/cancel"))
+                .await;
         }
         (Game, Some(id)) => {
-            let _ = f.white.post_empty(&format!("/api/board/game/{id}/resign")).await;
+            let _ = f
+                .white
+                .post_empty(&format!("/api/board/game/{id}/resign"))
+                .await;
         }
         _ => {}
     }
     let Some(p) = f.player(role) else { return };
-    let Some(created) = answer["id"].as_str() else { return };
+    let Some(created) = answer["id"].as_str() else {
+        return;
+    };
     match r.path {
         "/api/challenge/open" | "/api/challenge/{username}" if r.method == "POST" => {
-            let _ = p.post_empty(&format!("/api/challenge/{created}/cancel")).await;
+            let _ = p
+                .post_empty(&format!("/api/challenge/{created}/cancel"))
+                .await;
         }
         "/api/challenge/ai" => {
-            let _ = p.post_empty(&format!("/api/board/game/{created}/resign")).await;
+            let _ = p
+                .post_empty(&format!("/api/board/game/{created}/resign"))
+                .await;
         }
         _ => {}
     }
@@ -478,12 +553,21 @@ fn router_routes() -> BTreeSet<(String, String)> {
 
 /// `(METHOD, path)` of every operation in the served OpenAPI document.
 async fn documented_routes(base: &str) -> BTreeSet<(String, String)> {
-    let (s, doc) = json_of(http().get(format!("{base}/api/openapi.json")).send().await.unwrap()).await;
+    let (s, doc) = json_of(
+        http()
+            .get(format!("{base}/api/openapi.json"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(s, StatusCode::OK);
     let mut routes = BTreeSet::new();
     for (path, item) in doc["paths"].as_object().expect("paths") {
         for method in item.as_object().unwrap().keys() {
-            if ["get", "post", "put", "delete", "patch", "head", "options"].contains(&method.as_str()) {
+            if ["get", "post", "put", "delete", "patch", "head", "options"]
+                .contains(&method.as_str())
+            {
                 routes.insert((method.to_ascii_uppercase(), path.clone()));
             }
         }
