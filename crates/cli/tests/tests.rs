@@ -26,6 +26,9 @@ mod server_bot;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;
+/// The authorization matrix: every route (from the OpenAPI document and
+/// the router's table) for every role, and cross-site cookies.
+mod server_authz;
 /// The lobby's open challenges: list, show, and the live feed.
 mod server_lobby;
 /// Sessions that end, login limits, strict input and security headers.

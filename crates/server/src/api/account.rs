@@ -230,6 +230,7 @@ async fn check_credentials(
 #[utoipa::path(post, path = "/api/account/login", tag = "account",
     request_body(content = Credentials, description = "JSON or form", content_type = "application/json"),
     responses(
+        (status = 400, description = "malformed body", body = ErrorBody),
         (status = 200, description = "logged in; a session cookie is set", body = AccountJson),
         (status = 401, description = "wrong username or password", body = ErrorBody),
         (status = 403, description = "a bot account (bots play only through the bot API)", body = ErrorBody),
@@ -335,6 +336,7 @@ pub struct TokenRequest {
 #[utoipa::path(post, path = "/api/token", tag = "account",
     request_body(content = TokenRequest, description = "JSON or form", content_type = "application/json"),
     responses(
+        (status = 400, description = "malformed body", body = ErrorBody),
         (status = 200, description = "a new token", body = TokenJson),
         (status = 400, description = "bad description or expiry", body = ErrorBody),
         (status = 401, description = "wrong username or password", body = ErrorBody),

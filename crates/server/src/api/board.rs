@@ -44,7 +44,7 @@ fn parse_bool(name: &str, v: Option<&str>) -> ApiResult<bool> {
         MoveParams),
     responses(
         (status = 200, description = "the move is committed", body = OkJson),
-        (status = 400, description = "malformed move", body = ErrorBody),
+        (status = 400, description = "malformed id or move", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "not your game, or a bot account (bots use the bot API)", body = ErrorBody),
         (status = 404, description = "no such game", body = ErrorBody),
@@ -83,6 +83,7 @@ pub(crate) async fn play_as(
 #[utoipa::path(post, path = "/api/board/game/{id}/resign", tag = "board",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "malformed id", body = ErrorBody),
         (status = 200, description = "resigned", body = OkJson),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "not your game, or a bot account (bots use the bot API)", body = ErrorBody),
@@ -102,6 +103,7 @@ pub async fn resign(
 #[utoipa::path(post, path = "/api/board/game/{id}/abort", tag = "board",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "malformed id", body = ErrorBody),
         (status = 200, description = "aborted", body = OkJson),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "not your game, or a bot account (bots use the bot API)", body = ErrorBody),
@@ -126,7 +128,7 @@ pub async fn abort(
         ("accept" = String, Path, description = "`yes` or `no`")),
     responses(
         (status = 200, description = "done", body = OkJson),
-        (status = 400, description = "neither yes nor no", body = ErrorBody),
+        (status = 400, description = "malformed id, or neither yes nor no", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "not your game, or a bot account (bots use the bot API)", body = ErrorBody),
         (status = 404, description = "no such game", body = ErrorBody),
@@ -183,6 +185,7 @@ pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
 #[utoipa::path(get, path = "/api/game/{id}", tag = "games",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "malformed id", body = ErrorBody),
         (status = 200, description = "the game", body = GameJson),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn show(
@@ -365,6 +368,7 @@ fn with_type(body: String, content_type: &'static str) -> Response {
 #[utoipa::path(get, path = "/game/export/{id}", tag = "games",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "malformed id", body = ErrorBody),
         (status = 200, description = "the game", content(
             (String = "application/x-chess-pgn"),
             (ExportJson = "application/json"))),

@@ -320,6 +320,7 @@ pub async fn list_open(
 #[utoipa::path(get, path = "/api/challenge/{id}/show", tag = "challenges",
     params(("id" = String, Path, description = "challenge id")),
     responses(
+        (status = 400, description = "malformed id", body = ErrorBody),
         (status = 200, description = "the challenge, any status", body = ChallengeJson),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "another player's challenge to someone else", body = ErrorBody),
@@ -347,6 +348,7 @@ pub async fn show(
 #[utoipa::path(post, path = "/api/challenge/{id}/accept", tag = "challenges",
     params(("id" = String, Path, description = "challenge id")),
     responses(
+        (status = 400, description = "malformed id", body = ErrorBody),
         (status = 200, description = "accepted; the game has started", body = OkJson),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "the challenge is not addressed to you", body = ErrorBody),
@@ -368,7 +370,7 @@ pub async fn accept(
     request_body(content = DeclineParams, description = "JSON or form", content_type = "application/json"),
     responses(
         (status = 200, description = "declined", body = OkJson),
-        (status = 400, description = "unknown reason", body = ErrorBody),
+        (status = 400, description = "malformed id, or unknown reason", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "the challenge is not addressed to you", body = ErrorBody),
         (status = 404, description = "no such challenge", body = ErrorBody),
@@ -401,6 +403,7 @@ pub async fn decline(
 #[utoipa::path(post, path = "/api/challenge/{id}/cancel", tag = "challenges",
     params(("id" = String, Path, description = "challenge id")),
     responses(
+        (status = 400, description = "malformed id", body = ErrorBody),
         (status = 200, description = "canceled", body = OkJson),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "not your challenge", body = ErrorBody),

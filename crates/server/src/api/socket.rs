@@ -47,9 +47,10 @@ use crate::views::LightUser;
 
 const MAX_MESSAGE: usize = 16 * 1024;
 
+/// A frame from the client, as [`parse_client_frame`] reads it.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "t", rename_all = "lowercase")]
-enum ClientMsg {
+pub enum ClientMsg {
     Sub {
         id: GameId,
         v: Option<i64>,
@@ -263,6 +264,12 @@ async fn run(state: AppState, auth: Option<AuthUser>, mut socket: WebSocket) {
     }
 }
 
+/// Reads one text frame from the client; the error is the reply's text.
+/// Public for the `socket_frame` fuzz target (`fuzz/`).
+pub fn parse_client_frame(text: &str) -> Result<ClientMsg, String> {
+    serde_json::from_str(text).map_err(|e| format!("invalid message: {e}"))
+}
+
 fn error_reply(status: u16, error: &str, a: Option<i64>) -> String {
     serde_json::json!({"t": "error", "status": status, "error": error, "a": a}).to_string()
 }
@@ -275,9 +282,9 @@ async fn handle(
     lobby: &mut Option<JoinHandle<()>>,
     out: &mpsc::Sender<String>,
 ) -> Option<String> {
-    let msg: ClientMsg = match serde_json::from_str(text) {
+    let msg = match parse_client_frame(text) {
         Ok(m) => m,
-        Err(e) => return Some(error_reply(400, &format!("invalid message: {e}"), None)),
+        Err(e) => return Some(error_reply(400, &e, None)),
     };
     match msg {
         ClientMsg::Ping => Some("{\"t\":\"pong\"}".to_owned()),

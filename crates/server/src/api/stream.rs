@@ -55,6 +55,7 @@ pub(crate) fn ndjson(rx: mpsc::Receiver<FeedItem>) -> Response {
 #[utoipa::path(get, path = "/api/board/game/stream/{id}", tag = "board",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "malformed id", body = ErrorBody),
         (status = 200, description = "ndjson: one gameFull line, then gameState lines; empty lines keep the connection alive",
             content((GameFullJson = "application/x-ndjson"), (GameStateJson = "application/x-ndjson"))),
         (status = 404, description = "no such game", body = ErrorBody)))]
