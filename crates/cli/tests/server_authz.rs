@@ -103,6 +103,8 @@ const ALL_200: [u16; 6] = [200; 6];
 const USERS_200: [u16; 6] = [401, 200, 200, 200, 200, 200];
 /// Game actions: only white and black.
 const PLAYERS_ONLY: [u16; 6] = [401, 403, 200, 200, 403, 403];
+/// The bot API, asked by humans.
+const HUMANS_REFUSED: [u16; 6] = [401, 403, 403, 403, 403, 403];
 
 fn subject_credentials(f: &Fixture) -> Value {
     json!({"username": f.subject.name, "password": PASSWORD})
@@ -112,6 +114,10 @@ fn new_account(_: &Fixture) -> Value {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
     json!({"username": format!("new{}", N.fetch_add(1, Ordering::SeqCst)), "password": PASSWORD})
+}
+
+fn chat_line(_: &Fixture) -> Value {
+    json!({"room": "player", "text": "good game"})
 }
 
 fn empty(_: &Fixture) -> Value {
@@ -229,6 +235,68 @@ const MATRIX: &[Row] = &[
     with_body(
         row("POST", "/api/analysis/best", Nothing, ALL_200),
         short_search,
+    ),
+    // A game's computer analysis: anyone reads it; signed-in users ask for
+    // it, and only once the game is over (these games are going on).
+    row("GET", "/api/game/{id}/analysis", Game, ALL_200),
+    row(
+        "POST",
+        "/api/game/{id}/analysis",
+        Game,
+        [401, 409, 409, 409, 409, 409],
+    ),
+    // Chat: players write, anyone reads.
+    with_body(
+        row("POST", "/api/board/game/{id}/chat", Game, PLAYERS_ONLY),
+        chat_line,
+    ),
+    row("GET", "/api/board/game/{id}/chat", Game, ALL_200),
+    row("GET", "/api/bot/game/{id}/chat", Game, ALL_200),
+    // The bot API refuses humans, players or not.
+    row("GET", "/api/bot/game/stream/{id}", Game, HUMANS_REFUSED),
+    row(
+        "POST",
+        "/api/bot/game/{id}/move/{move}",
+        Game,
+        HUMANS_REFUSED,
+    ),
+    row("POST", "/api/bot/game/{id}/resign", Game, HUMANS_REFUSED),
+    row("POST", "/api/bot/game/{id}/abort", Game, HUMANS_REFUSED),
+    with_body(
+        row("POST", "/api/bot/game/{id}/chat", Game, HUMANS_REFUSED),
+        chat_line,
+    ),
+    // Public reads of the bot API.
+    row("GET", "/api/bot/online", Nothing, ALL_200),
+    row("GET", "/api/users/status", Nothing, [400; 6]),
+    row("GET", "/api/user/{username}", Nothing, ALL_200),
+    // The token test reads its body (raw tokens), not the caller.
+    row("POST", "/api/token/test", Nothing, [400; 6]),
+    // Every role has played by now (the computer game above, accepted
+    // challenges): none may become a bot.
+    row(
+        "POST",
+        "/api/bot/account/upgrade",
+        Nothing,
+        [401, 400, 400, 400, 400, 400],
+    ),
+    // Sessions and tokens: each user sees and ends only their own.
+    row("GET", "/api/tokens", Nothing, USERS_200),
+    row(
+        "DELETE",
+        "/api/tokens/{id}",
+        Nothing,
+        [401, 400, 400, 400, 400, 400],
+    ),
+    // Last: it ends every session of the role (the cookie run signs in again).
+    with_body(
+        row(
+            "POST",
+            "/api/account/logout-everywhere",
+            OwnCredential,
+            USERS_200,
+        ),
+        empty,
     ),
 ];
 
@@ -621,8 +689,19 @@ async fn every_route_has_a_row() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_role_gets_its_status_on_every_route() {
     let env = fresh("authz-matrix");
-    let f = Fixture::new(&env).await;
+    let mut f = Fixture::new(&env).await;
     let mut wrong = run_matrix(&f, Via::Bearer).await;
+    // The last row signed every role out everywhere: sign in again.
+    for p in [
+        &mut f.third,
+        &mut f.white,
+        &mut f.black,
+        &mut f.challenger,
+        &mut f.challenged,
+        &mut f.subject,
+    ] {
+        p.cookie = login_cookie(&f.base, &p.name).await;
+    }
     wrong.extend(run_matrix(&f, Via::Cookie).await);
     assert!(
         wrong.is_empty(),

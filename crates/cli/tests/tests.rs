@@ -21,14 +21,14 @@ mod perft_cli;
 mod server_analysis;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
+/// The authorization matrix: every route (from the OpenAPI document and
+/// the router's table) for every role, and cross-site cookies.
+mod server_authz;
 /// The bot API as lichess-bot calls it; bots and humans each on their own API.
 mod server_bot;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;
-/// The authorization matrix: every route (from the OpenAPI document and
-/// the router's table) for every role, and cross-site cookies.
-mod server_authz;
 /// The lobby's open challenges: list, show, and the live feed.
 mod server_lobby;
 /// Sessions that end, login limits, strict input and security headers.

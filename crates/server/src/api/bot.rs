@@ -357,6 +357,20 @@ pub async fn read_chat(
     ))
 }
 
+/// A game's chat as the bot API reads it (the same lines as
+/// `GET /api/board/game/{id}/chat`).
+#[utoipa::path(get, path = "/api/bot/game/{id}/chat", tag = "bot",
+    params(("id" = String, Path, description = "game id")),
+    responses(
+        (status = 200, description = "the chat lines, oldest first", body = Vec<ChatLineJson>),
+        (status = 404, description = "no such game", body = ErrorBody)))]
+pub async fn read_bot_chat(
+    state: State<AppState>,
+    id: Path<GameId>,
+) -> ApiResult<Json<Vec<ChatLineJson>>> {
+    read_chat(state, id).await
+}
+
 /// A user's online flag.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct UserStatusJson {

@@ -39,7 +39,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         analysis::analyse, analysis::best, analysis::show_game_analysis,
         analysis::request_game_analysis, server_stats,
         bot::upgrade, bot::token_test, bot::game_stream, bot::play_move, bot::resign,
-        bot::abort, bot::chat, bot::board_chat, bot::read_chat, bot::users_status,
+        bot::abort, bot::chat, bot::read_bot_chat, bot::board_chat, bot::read_chat, bot::users_status,
         bot::user, bot::online_bots,
     ),
     components(schemas(ErrorBody)),
@@ -169,7 +169,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/bot/game/{id}/abort", post(bot::abort))
         .route(
             "/api/bot/game/{id}/chat",
-            get(bot::read_chat).post(bot::chat),
+            get(bot::read_bot_chat).post(bot::chat),
         )
         .route("/api/bot/online", get(bot::online_bots))
         .route("/api/users/status", get(bot::users_status))
