@@ -188,7 +188,12 @@ impl Server {
         // per-address caps (docs/security.md, "Limits").
         let process = common::Server::start_with(
             &dir.0.join("bench.db"),
-            &["--connections-per-address", "100000", "--sockets-per-address", "100000"],
+            &[
+                "--connections-per-address",
+                "100000",
+                "--sockets-per-address",
+                "100000",
+            ],
         );
         Server {
             base: process.base.clone(),

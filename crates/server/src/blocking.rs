@@ -165,9 +165,9 @@ mod tests {
     #[tokio::test]
     async fn a_dedicated_lane_runs_on_its_own_threads_and_survives_a_panic() {
         let lane = Bounded::dedicated("own work", 2, Duration::from_secs(5));
-        let names = futures_util::future::join_all((0..8).map(|_| {
-            lane.run(|| std::thread::current().name().unwrap_or("").to_owned())
-        }))
+        let names = futures_util::future::join_all(
+            (0..8).map(|_| lane.run(|| std::thread::current().name().unwrap_or("").to_owned())),
+        )
         .await;
         for n in names {
             let n = n.unwrap();

@@ -244,7 +244,11 @@ fn admit(
     if total.fetch_add(1, Ordering::SeqCst) >= limits.max_connections {
         total.fetch_sub(1, Ordering::SeqCst);
         tracing::debug!(%peer, "connection refused: the server holds its maximum");
-        refuse(tcp, "503 Service Unavailable", "the server is at its connection limit");
+        refuse(
+            tcp,
+            "503 Service Unavailable",
+            "the server is at its connection limit",
+        );
         return None;
     }
     let total = TotalSlot(total.clone());
@@ -319,7 +323,8 @@ async fn connection(
     let mut http = hyper::server::conn::http1::Builder::new();
     // This module keeps the header and idle clocks (see the top); hyper's
     // own header timeout would also end keep-alive waits.
-    http.timer(TokioTimer::new()).header_read_timeout(None::<Duration>);
+    http.timer(TokioTimer::new())
+        .header_read_timeout(None::<Duration>);
     let conn = http.serve_connection(io, service).with_upgrades();
     tokio::pin!(conn);
     let mut stopping = false;
@@ -369,10 +374,7 @@ async fn read_body(
         Ok(Ok(collected)) => Ok(Request::from_parts(parts, Body::from(collected.to_bytes()))),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(plain(
             StatusCode::PAYLOAD_TOO_LARGE,
-            format!(
-                "the request body is larger than {} bytes",
-                limits.max_body
-            ),
+            format!("the request body is larger than {} bytes", limits.max_body),
         )),
         Ok(Err(e)) => Err(plain(
             StatusCode::BAD_REQUEST,
@@ -625,7 +627,11 @@ mod tests {
         assert!(!clock.expired(&limits));
         let body = req.wrap(Body::empty());
         drop(req);
-        assert_eq!(clock.in_flight.load(Ordering::SeqCst), 1, "the body holds it");
+        assert_eq!(
+            clock.in_flight.load(Ordering::SeqCst),
+            1,
+            "the body holds it"
+        );
         drop(body);
         assert_eq!(clock.in_flight.load(Ordering::SeqCst), 0);
         assert_eq!(clock.head_started.load(Ordering::SeqCst), NOT_YET);

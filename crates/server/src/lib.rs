@@ -107,7 +107,11 @@ pub struct LimitArgs {
     #[arg(long, env = "CHESSMERGE_IDLE_TIMEOUT_SECS", default_value_t = 30)]
     pub idle_timeout_secs: u64,
     /// Connections held at once from one client address (a trusted proxy's are not counted).
-    #[arg(long, env = "CHESSMERGE_CONNECTIONS_PER_ADDRESS", default_value_t = 256)]
+    #[arg(
+        long,
+        env = "CHESSMERGE_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256
+    )]
     pub connections_per_address: usize,
     /// Connections held at once in total (lowered to fit the open-file limit).
     #[arg(long, env = "CHESSMERGE_MAX_CONNECTIONS", default_value_t = 10_000)]
@@ -121,13 +125,21 @@ pub struct LimitArgs {
     #[arg(long, env = "CHESSMERGE_SOCKETS_PER_ADDRESS", default_value_t = 32)]
     pub sockets_per_address: usize,
     /// Games one WebSocket may follow at once.
-    #[arg(long, env = "CHESSMERGE_SUBSCRIPTIONS_PER_SOCKET", default_value_t = 64)]
+    #[arg(
+        long,
+        env = "CHESSMERGE_SUBSCRIPTIONS_PER_SOCKET",
+        default_value_t = 64
+    )]
     pub subscriptions_per_socket: usize,
     /// Ongoing games against the computer per user.
     #[arg(long, env = "CHESSMERGE_COMPUTER_GAMES_PER_USER", default_value_t = 5)]
     pub computer_games_per_user: usize,
     /// Pending challenges one user may have made (to users and open).
-    #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_CHALLENGER", default_value_t = 20)]
+    #[arg(
+        long,
+        env = "CHESSMERGE_CHALLENGES_PER_CHALLENGER",
+        default_value_t = 20
+    )]
     pub challenges_per_challenger: usize,
     /// Pending challenges addressed to one user.
     #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_TARGET", default_value_t = 50)]
@@ -136,7 +148,11 @@ pub struct LimitArgs {
     #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_PAIR", default_value_t = 3)]
     pub challenges_per_pair: usize,
     /// Open (lobby) challenges one user may have pending.
-    #[arg(long, env = "CHESSMERGE_LOBBY_CHALLENGES_PER_USER", default_value_t = 3)]
+    #[arg(
+        long,
+        env = "CHESSMERGE_LOBBY_CHALLENGES_PER_USER",
+        default_value_t = 3
+    )]
     pub lobby_challenges_per_user: usize,
 }
 

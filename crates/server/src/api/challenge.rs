@@ -157,7 +157,9 @@ fn positive(name: &str, text: Option<&str>, default: usize, max: usize) -> ApiRe
             .parse::<usize>()
             .ok()
             .filter(|n| (1..=max).contains(n))
-            .ok_or_else(|| ApiError::bad(format!("invalid {name} {t:?}: a number from 1 to {max}"))),
+            .ok_or_else(|| {
+                ApiError::bad(format!("invalid {name} {t:?}: a number from 1 to {max}"))
+            }),
     }
 }
 
@@ -175,7 +177,12 @@ pub async fn list(
     user: AuthUser,
     Query(q): Query<ChallengePageParams>,
 ) -> ApiResult<Json<ChallengeListJson>> {
-    let nb = positive("nb", q.nb.as_deref(), CHALLENGE_PAGE_DEFAULT, CHALLENGE_PAGE_MAX)?;
+    let nb = positive(
+        "nb",
+        q.nb.as_deref(),
+        CHALLENGE_PAGE_DEFAULT,
+        CHALLENGE_PAGE_MAX,
+    )?;
     let page = positive("page", q.page.as_deref(), 1, 1_000_000)?;
     let (incoming, outgoing) = state.store.pending_challenges(user.user.id).await?;
     let skip = (page - 1).saturating_mul(nb);

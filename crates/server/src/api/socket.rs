@@ -27,9 +27,9 @@ use std::collections::HashMap;
 
 use std::net::SocketAddr;
 
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use chessmerge_rules::UciMove;
 use serde::Deserialize;
@@ -91,10 +91,12 @@ pub async fn socket(
         ))
     })?;
     let user = user.map(|u| u.user);
-    Ok(ws.max_message_size(MAX_MESSAGE).on_upgrade(move |socket| async move {
-        let _slot = slot;
-        run(state, user, socket).await
-    }))
+    Ok(ws
+        .max_message_size(MAX_MESSAGE)
+        .on_upgrade(move |socket| async move {
+            let _slot = slot;
+            run(state, user, socket).await
+        }))
 }
 
 fn frame(t: &str, id: &GameId, v: i64, d: &str) -> String {
@@ -261,7 +263,9 @@ async fn handle(
             if subs.len() >= cap && !subs.contains_key(&id) {
                 return Some(error_reply(
                     400,
-                    &format!("too many subscriptions: a socket follows at most {cap} games at once; unsubscribe first"),
+                    &format!(
+                        "too many subscriptions: a socket follows at most {cap} games at once; unsubscribe first"
+                    ),
                     None,
                 ));
             }
