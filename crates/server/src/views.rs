@@ -96,7 +96,7 @@ pub struct TokenJson {
 /// One of your sessions or API tokens (never the secret itself).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TokenInfoJson {
+pub struct TokenEntryJson {
     /// Public id: `DELETE /api/tokens/{id}` revokes it.
     pub id: String,
     /// `session` (a signed-in browser) or `api` (a personal API token).
@@ -117,7 +117,7 @@ pub struct TokenInfoJson {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TokenListJson {
     /// Newest first.
-    pub tokens: Vec<TokenInfoJson>,
+    pub tokens: Vec<TokenEntryJson>,
 }
 
 /// How many sessions or tokens ended.

@@ -16,7 +16,7 @@ use crate::auth::{
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path};
 use crate::store::{EndTokens, NewToken, StoreError, TOKEN_ID_LEN, TokenKind, User, token_id};
-use crate::views::{AccountJson, EndedJson, OkJson, TokenInfoJson, TokenJson, TokenListJson};
+use crate::views::{AccountJson, EndedJson, OkJson, TokenEntryJson, TokenJson, TokenListJson};
 use crate::{AppState, now_ms};
 
 /// A username and a password.
@@ -286,6 +286,7 @@ pub struct EverywhereParams {
 #[utoipa::path(post, path = "/api/account/logout-everywhere", tag = "account",
     request_body(content = EverywhereParams, description = "JSON or form (optional)", content_type = "application/json"),
     responses(
+        (status = 400, description = "a malformed body or an unknown field", body = ErrorBody),
         (status = 200, description = "how many ended", body = EndedJson),
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
@@ -426,7 +427,7 @@ pub async fn list_tokens(
         .tokens(user.user.id, now_ms())
         .await?
         .into_iter()
-        .map(|t| TokenInfoJson {
+        .map(|t| TokenEntryJson {
             current: t.id == current,
             kind: match t.kind {
                 TokenKind::Session => "session",

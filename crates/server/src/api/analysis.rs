@@ -15,7 +15,7 @@ use chessmerge_rules::{Game as RulesGame, ParseMoveError, Position, Variant};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use axum::extract::Path;
+use crate::extract::Path;
 use axum::http::StatusCode;
 
 use crate::AppState;
@@ -420,6 +420,7 @@ pub async fn export_analysis(
 #[utoipa::path(get, path = "/api/game/{id}/analysis", tag = "analysis",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "a malformed game id", body = ErrorBody),
         (status = 200, description = "positions and analysis", body = GameAnalysisJson),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn show_game_analysis(
@@ -437,6 +438,7 @@ pub async fn show_game_analysis(
 #[utoipa::path(post, path = "/api/game/{id}/analysis", tag = "analysis",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "a malformed game id", body = ErrorBody),
         (status = 200, description = "the analysis is stored", body = GameAnalysisJson),
         (status = 202, description = "queued or running", body = GameAnalysisJson),
         (status = 401, description = "not signed in", body = ErrorBody),

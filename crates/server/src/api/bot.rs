@@ -81,8 +81,8 @@ pub struct TokenInfoJson {
 #[utoipa::path(post, path = "/api/token/test", tag = "bot",
     request_body(content = String, description = "tokens, comma-separated", content_type = "text/plain"),
     responses(
-        (status = 200, description = "each token: its scopes and user, or null",
-            body = std::collections::BTreeMap<String, TokenInfoJson>),
+        (status = 200, description = "an object: each token to its scopes and user (TokenInfoJson), or to null when unknown",
+            body = serde_json::Value),
         (status = 400, description = "no token, or too many", body = ErrorBody)))]
 pub async fn token_test(
     State(state): State<AppState>,
@@ -126,6 +126,7 @@ pub async fn token_test(
 #[utoipa::path(get, path = "/api/bot/game/stream/{id}", tag = "bot",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "a malformed game id", body = ErrorBody),
         (status = 200, description = "ndjson: one gameFull line, then gameState lines; empty lines keep the connection alive",
             content((GameFullJson = "application/x-ndjson"), (GameStateJson = "application/x-ndjson"))),
         (status = 401, description = "not authenticated", body = ErrorBody),
@@ -184,6 +185,7 @@ pub async fn play_move(
 #[utoipa::path(post, path = "/api/bot/game/{id}/resign", tag = "bot",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "a malformed game id", body = ErrorBody),
         (status = 200, description = "resigned", body = OkJson),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "not a bot, or not your game", body = ErrorBody),
@@ -203,6 +205,7 @@ pub async fn resign(
 #[utoipa::path(post, path = "/api/bot/game/{id}/abort", tag = "bot",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "a malformed game id", body = ErrorBody),
         (status = 200, description = "aborted", body = OkJson),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "not a bot, or not your game", body = ErrorBody),
@@ -336,6 +339,7 @@ pub struct ChatLineJson {
 #[utoipa::path(get, path = "/api/board/game/{id}/chat", tag = "board",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "a malformed game id", body = ErrorBody),
         (status = 200, description = "the chat lines, oldest first", body = Vec<ChatLineJson>),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn read_chat(
@@ -362,6 +366,7 @@ pub async fn read_chat(
 #[utoipa::path(get, path = "/api/bot/game/{id}/chat", tag = "bot",
     params(("id" = String, Path, description = "game id")),
     responses(
+        (status = 400, description = "a malformed game id", body = ErrorBody),
         (status = 200, description = "the chat lines, oldest first", body = Vec<ChatLineJson>),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn read_bot_chat(

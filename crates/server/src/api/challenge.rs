@@ -133,6 +133,7 @@ async fn json_out(state: &AppState, c: &Challenge) -> ApiResult<Json<ChallengeJs
     params(("username" = String, Path, description = "whom to challenge")),
     request_body(content = ChallengeParams, description = "JSON or form", content_type = "application/json"),
     responses(
+        (status = 429, description = "a per-user cap is reached (the message names it)", body = ErrorBody),
         (status = 200, description = "the challenge", body = ChallengeJson),
         (status = 400, description = "bad variant, colour or FEN", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody),
@@ -156,6 +157,7 @@ pub async fn challenge_user(
 #[utoipa::path(post, path = "/api/challenge/open", tag = "challenges",
     request_body(content = ChallengeParams, description = "JSON or form", content_type = "application/json"),
     responses(
+        (status = 429, description = "a per-user cap is reached (the message names it)", body = ErrorBody),
         (status = 200, description = "the challenge", body = ChallengeJson),
         (status = 400, description = "bad variant, colour or FEN", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody)),
@@ -176,6 +178,7 @@ pub async fn challenge_open(
 #[utoipa::path(post, path = "/api/challenge/ai", tag = "challenges",
     request_body(content = ChallengeParams, description = "JSON or form; `level` 1-8 is required", content_type = "application/json"),
     responses(
+        (status = 429, description = "a per-user cap is reached (the message names it)", body = ErrorBody),
         (status = 200, description = "the game", body = GameJson),
         (status = 400, description = "bad level, variant, colour or FEN", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody)),
