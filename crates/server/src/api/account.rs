@@ -105,20 +105,33 @@ fn cookie_header(
     .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
-async fn start_session(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
-    let token = auth::new_token("cms_");
+/// Stores a new token of `kind` for `user`, living `max_age` seconds;
+/// answers the token itself (to be sent once, in a cookie).
+async fn new_cookie_token(
+    state: &AppState,
+    user: &User,
+    kind: TokenKind,
+    prefix: &str,
+    max_age: u64,
+) -> ApiResult<String> {
+    let token = auth::new_token(prefix);
     let now = now_ms();
     state
         .store
         .create_token(NewToken {
             hash: &auth::token_hash(&token),
             user_id: user.id,
-            kind: TokenKind::Session,
+            kind,
             created_at: now,
-            expires_at: Some(now + SESSION_MAX_AGE as i64 * 1000),
+            expires_at: Some(now + max_age as i64 * 1000),
             description: None,
         })
         .await?;
+    Ok(token)
+}
+
+async fn start_session(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
+    let token = new_cookie_token(state, user, TokenKind::Session, "cms_", SESSION_MAX_AGE).await?;
     session_cookie_header(state, &token, SESSION_MAX_AGE)
 }
 
@@ -136,19 +149,7 @@ async fn known_device(state: &AppState, headers: &HeaderMap, username: &str) -> 
 
 /// A new device cookie for `user` (after a successful sign-in).
 async fn new_device(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
-    let token = auth::new_token("cmd_");
-    let now = now_ms();
-    state
-        .store
-        .create_token(NewToken {
-            hash: &auth::token_hash(&token),
-            user_id: user.id,
-            kind: TokenKind::Device,
-            created_at: now,
-            expires_at: Some(now + DEVICE_MAX_AGE as i64 * 1000),
-            description: None,
-        })
-        .await?;
+    let token = new_cookie_token(state, user, TokenKind::Device, "cmd_", DEVICE_MAX_AGE).await?;
     cookie_header(state, DEVICE_COOKIE, "/api/account", &token, DEVICE_MAX_AGE)
 }
 
@@ -429,11 +430,7 @@ pub async fn list_tokens(
         .into_iter()
         .map(|t| TokenEntryJson {
             current: t.id == current,
-            kind: match t.kind {
-                TokenKind::Session => "session",
-                TokenKind::Api => "api",
-                TokenKind::Device => "device",
-            },
+            kind: t.kind.as_str(),
             id: t.id,
             created_at: t.created_at,
             expires_at: t.expires_at,

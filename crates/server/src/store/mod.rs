@@ -133,7 +133,8 @@ pub enum TokenKind {
 }
 
 impl TokenKind {
-    fn as_str(self) -> &'static str {
+    /// The kind as stored and as the token list names it.
+    pub fn as_str(self) -> &'static str {
         match self {
             TokenKind::Session => "session",
             TokenKind::Api => "api",
