@@ -59,6 +59,10 @@ const MAX_GAMES: usize = 5000;
 const PASSWORD: &str = "loadtest password";
 /// Reconnection attempts per player and game after a connection failed.
 const MAX_RETRIES: u32 = 3;
+/// The same with `--outages`: about a minute of retrying (the waits grow
+/// to a second each), enough for a node to restart or a database to come
+/// back.
+const MAX_OUTAGE_RETRIES: u32 = 60;
 /// How many mismatches are described one by one.
 const SHOWN_MISMATCHES: usize = 10;
 
@@ -113,6 +117,14 @@ pub struct LoadtestArgs {
     /// Allow a host that is not loopback (127.0.0.0/8, ::1, localhost).
     #[arg(long)]
     allow_remote: bool,
+    /// A fault test: the server, a node or the database will go away
+    /// during the run. Connection failures, lost acknowledgements and 502,
+    /// 503 or 504 answers are then counted as outages (expected), and the
+    /// players keep reconnecting for about a minute instead of giving up
+    /// after three tries. The checks stay: every game must replay and be
+    /// what both players saw, and every acknowledged move must be in it.
+    #[arg(long)]
+    outages: bool,
 }
 
 // ---------------------------------------------------------------------------
@@ -241,6 +253,8 @@ struct Shared {
     max_plies: i64,
     variants: Vec<Variant>,
     mix: Mix,
+    /// `--outages`: see there.
+    outages: bool,
     accepted: AtomicU64,
     errors: AtomicU64,
     reconnects: AtomicU64,
@@ -258,6 +272,8 @@ struct Stats {
     errors: BTreeMap<String, (u64, String)>,
     /// Expected refusals (409) by kind.
     expected: BTreeMap<String, (u64, String)>,
+    /// Of the expected ones, those caused by an outage (`--outages`).
+    outage_errors: u64,
     merges: u64,
     splits: u64,
     /// States a WebSocket got after resubscribing with `v`.
@@ -276,6 +292,9 @@ struct GameRecord {
     /// The moves each player (challenger, accepter) was pushed, in order;
     /// `None` when that player's connection failed for good.
     seen: [Option<Vec<String>>; 2],
+    /// The moves the server acknowledged to each player (an ack frame, or
+    /// a 200 to the board API's move): ply (1-based) and Merge-UCI.
+    acked: [Vec<(i64, String)>; 2],
     /// The status the players saw last.
     status: String,
 }
@@ -294,14 +313,42 @@ impl Shared {
         e.0 += 1;
     }
 
+    /// A failure that an outage explains (a lost connection, a timeout):
+    /// expected with `--outages`, an error otherwise.
+    fn fault(&self, kind: impl Into<String>, detail: impl Into<String>) {
+        if self.outages {
+            self.stats.lock().unwrap().outage_errors += 1;
+            self.expected(format!("outage: {}", kind.into()), detail);
+        } else {
+            self.error(kind, detail);
+        }
+    }
+
+    /// A status that says "not now" during an outage (the balancer's 502
+    /// and 504, the server's 503 while its database is away).
+    fn is_outage_status(&self, status: u16) -> bool {
+        self.outages && matches!(status, 502..=504)
+    }
+
     /// A refusal: 409 is expected (stale or out-of-turn after a
-    /// reconnect), anything else is not.
+    /// reconnect), and so is an outage's status with `--outages`;
+    /// anything else is not.
     fn refused(&self, what: &str, status: u16, text: &str) {
         let kind = format!("{what} {status}");
         if status == 409 {
             self.expected(kind, text);
+        } else if self.is_outage_status(status) {
+            self.fault(kind, text);
         } else {
             self.error(kind, text);
+        }
+    }
+
+    fn max_retries(&self) -> u32 {
+        if self.outages {
+            MAX_OUTAGE_RETRIES
+        } else {
+            MAX_RETRIES
         }
     }
 
@@ -362,7 +409,7 @@ async fn post_ok(sh: &Shared, what: &str, req: reqwest::RequestBuilder) -> Resul
             Err(())
         }
         Err(e) => {
-            sh.error(format!("http {what}: {e}"), e.clone());
+            sh.fault(format!("http {what}: {e}"), e.clone());
             Err(())
         }
     }
@@ -651,6 +698,16 @@ struct GameCtx {
     stop: watch::Sender<Option<i64>>,
 }
 
+/// A WebSocket move sent and not yet acknowledged.
+struct PendingMove {
+    /// The frame's `a`, echoed by the ack.
+    a: i64,
+    kind: MoveKind,
+    /// The move's ply (1-based) and Merge-UCI.
+    ply: i64,
+    uci: String,
+}
+
 /// One player in one game: its connection and what it has seen.
 struct Seat<'a> {
     sh: &'a Shared,
@@ -674,7 +731,9 @@ struct Seat<'a> {
     since_open: u32,
     acks: i64,
     /// The WebSocket move waiting for its ack.
-    pending: Option<(i64, MoveKind)>,
+    pending: Option<PendingMove>,
+    /// The moves acknowledged to this player: ply and Merge-UCI.
+    acked: Vec<(i64, String)>,
     refusals: u32,
     /// A move was refused or its answer lost: wait for news before moving.
     stale: bool,
@@ -722,6 +781,7 @@ impl<'a> Seat<'a> {
             since_open: 0,
             acks: 0,
             pending: None,
+            acked: Vec::new(),
             refusals: 0,
             stale: false,
             failures: 0,
@@ -826,11 +886,16 @@ impl<'a> Seat<'a> {
             c.close().await;
         }
         self.sh.reconnects.fetch_add(1, Ordering::Relaxed);
-        if let Some((a, _)) = self.pending.take() {
-            self.sh.error(
+        if let Some(p) = self.pending.take() {
+            self.sh.fault(
                 "ack lost with the connection",
-                format!("game {}: ack {a}", self.g.id),
+                format!("game {}: ack {}", self.g.id, p.a),
             );
+            // Whether the move was stored, the new connection says: its
+            // state comes with the catch-up if it was; if nothing comes,
+            // the seat is still to move (a second try of a stored move is
+            // refused as stale, a 409).
+            self.stale = false;
         }
         let after = match self.g.transport {
             Transport::Ws => Some(self.last_version),
@@ -854,21 +919,19 @@ impl<'a> Seat<'a> {
 
     /// Plays until the game ends, the play stops, or the seat gives up.
     /// Answers the moves seen, or `None` after giving up.
-    async fn play(
-        mut self,
-        mut stop: watch::Receiver<Option<i64>>,
-        mut rng: Rng,
-    ) -> (Option<Vec<String>>, String) {
+    async fn play(mut self, mut stop: watch::Receiver<Option<i64>>, mut rng: Rng) -> SeatResult {
         let ok = self.run(&mut stop, &mut rng).await;
         if let Some(c) = self.conn.take() {
             c.close().await;
         }
         let status = self.state["status"].as_str().unwrap_or("?").to_owned();
-        if ok {
-            (Some(self.seen), status)
-        } else {
+        if !ok {
             self.g.stop.send_replace(Some(-1));
-            (None, status)
+        }
+        SeatResult {
+            seen: ok.then_some(self.seen),
+            status,
+            acked: self.acked,
         }
     }
 
@@ -903,7 +966,7 @@ impl<'a> Seat<'a> {
                 // The opponent is to move: what it plays meanwhile must come
                 // through the new connection.
                 if let Err(e) = self.reconnect().await {
-                    self.sh.error(e.clone(), format!("game {}: {e}", self.g.id));
+                    self.sh.fault(e.clone(), format!("game {}: {e}", self.g.id));
                     if !self.retry().await {
                         return false;
                     }
@@ -928,23 +991,30 @@ impl<'a> Seat<'a> {
             match next {
                 Ok((Incoming::State(st), at)) => self.on_state(st, at),
                 Ok((Incoming::Full(full), _)) => self.on_full(&full["state"]),
-                Ok((Incoming::Ack(a), _)) => match self.pending {
-                    Some((p, kind)) if p == a => {
-                        self.pending = None;
+                Ok((Incoming::Ack(a), _)) => match self.pending.take() {
+                    Some(p) if p.a == a => {
                         self.refusals = 0;
-                        self.sh.accepted(kind);
+                        self.sh.accepted(p.kind);
+                        self.acked.push((p.ply, p.uci));
                     }
-                    _ => self
-                        .sh
-                        .error("unexpected ack", format!("game {}: ack {a}", self.g.id)),
+                    other => {
+                        self.pending = other;
+                        self.sh
+                            .error("unexpected ack", format!("game {}: ack {a}", self.g.id))
+                    }
                 },
                 Ok((Incoming::Refused { a, status, text }, _)) => {
-                    if a.is_some() && a == self.pending.map(|p| p.0) {
+                    if a.is_some() && a == self.pending.as_ref().map(|p| p.a) {
                         self.pending = None;
                         self.sh.refused("ws move", status, &text);
-                        self.refusals += 1;
-                        self.stale = true;
-                        if status != 409 || self.refusals > 5 {
+                        if !self.after_refusal(status).await {
+                            return false;
+                        }
+                    } else if self.sh.is_outage_status(status) {
+                        // The subscription's feed failed (its store read):
+                        // subscribe again.
+                        self.sh.fault(format!("ws error frame {status}"), text);
+                        if !self.retry().await {
                             return false;
                         }
                     } else {
@@ -954,7 +1024,7 @@ impl<'a> Seat<'a> {
                 }
                 Ok((Incoming::End, _)) => {
                     if self.state["status"] == "started" {
-                        self.sh.error(
+                        self.sh.fault(
                             "stream ended before the game did",
                             format!("game {}", self.g.id),
                         );
@@ -969,7 +1039,7 @@ impl<'a> Seat<'a> {
                     } else {
                         format!("{} connection: {e}", self.g.transport.name())
                     };
-                    self.sh.error(kind, format!("game {}: {e}", self.g.id));
+                    self.sh.fault(kind, format!("game {}: {e}", self.g.id));
                     if !self.retry().await {
                         return false;
                     }
@@ -980,15 +1050,53 @@ impl<'a> Seat<'a> {
 
     /// Reconnects after a failure, a few times per game.
     async fn retry(&mut self) -> bool {
-        while self.failures < MAX_RETRIES {
+        while self.failures < self.sh.max_retries() {
             self.failures += 1;
-            tokio::time::sleep(Duration::from_millis(100 * u64::from(self.failures))).await;
+            let wait = (100 * u64::from(self.failures)).min(1000);
+            tokio::time::sleep(Duration::from_millis(wait)).await;
             match self.reconnect().await {
                 Ok(()) => return true,
-                Err(e) => self.sh.error(e.clone(), format!("game {}: {e}", self.g.id)),
+                Err(e) => self.sh.fault(e.clone(), format!("game {}: {e}", self.g.id)),
             }
         }
         false
+    }
+
+    /// After a move whose fate is unknown (an outage's status, a lost
+    /// answer): find out before moving again. A WebSocket move carries its
+    /// ply, so trying again is safe (a stored one is refused as stale, and
+    /// its state comes with the catch-up). A board-API move carries none:
+    /// a second move sent on the old view could land a ply later, in a
+    /// position the player never saw, so the stream is opened again and
+    /// its `gameFull` says where the game stands.
+    async fn learn_outcome(&mut self) -> bool {
+        match self.g.transport {
+            Transport::Ws => {
+                self.stale = false;
+                true
+            }
+            Transport::Http => match self.reconnect().await {
+                Ok(()) => true,
+                Err(e) => {
+                    self.sh.fault(e.clone(), format!("game {}: {e}", self.g.id));
+                    self.retry().await
+                }
+            },
+        }
+    }
+
+    /// After a move was refused (counted by `Shared::refused`): whether to
+    /// go on. A 409 (stale) waits for news, a few times per game; an
+    /// outage's status waits a moment and tries again (the play's deadline
+    /// bounds it); anything else gives up.
+    async fn after_refusal(&mut self, status: u16) -> bool {
+        if self.sh.is_outage_status(status) {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            return self.learn_outcome().await;
+        }
+        self.refusals += 1;
+        self.stale = true;
+        status == 409 && self.refusals <= 5
     }
 
     /// Plays a random legal move (or resigns a game grown too long).
@@ -1028,12 +1136,17 @@ impl<'a> Seat<'a> {
                     Ok(()) => {
                         // The ack may come before the move's own state:
                         // wait for the state before moving again.
-                        self.pending = Some((a, kind));
+                        self.pending = Some(PendingMove {
+                            a,
+                            kind,
+                            ply: ply + 1,
+                            uci,
+                        });
                         self.stale = true;
                         true
                     }
                     Err(e) => {
-                        sh.error(format!("ws connection: {e}"), format!("game {id}: {e}"));
+                        sh.fault(format!("ws connection: {e}"), format!("game {id}: {e}"));
                         self.retry().await
                     }
                 }
@@ -1048,25 +1161,39 @@ impl<'a> Seat<'a> {
                         self.stale = true;
                         self.refusals = 0;
                         sh.accepted(kind);
+                        self.acked.push((ply + 1, uci));
                         true
                     }
                     Ok((status, body)) => {
                         sh.refused("http move", status, &error_text(&body));
-                        self.refusals += 1;
-                        self.stale = true;
-                        status == 409 && self.refusals <= 5
+                        self.after_refusal(status).await
                     }
                     Err(e) => {
-                        sh.error(format!("http move: {e}"), format!("game {id}: {e}"));
-                        // The move may or may not have been committed: the
-                        // stream will say.
+                        sh.fault(format!("http move: {e}"), format!("game {id}: {e}"));
+                        // The move may or may not have been committed.
                         self.stale = true;
-                        true
+                        if sh.outages {
+                            // The node may be gone with its stream: ask.
+                            self.learn_outcome().await
+                        } else {
+                            // The stream will say.
+                            true
+                        }
                     }
                 }
             }
         }
     }
+}
+
+/// What a seat brings back from a game.
+struct SeatResult {
+    /// The moves it was pushed; `None` when it gave up.
+    seen: Option<Vec<String>>,
+    /// The status it saw last.
+    status: String,
+    /// The moves acknowledged to it.
+    acked: Vec<(i64, String)>,
 }
 
 /// One game between `players[a]` (the challenger) and `players[b]`.
@@ -1107,6 +1234,7 @@ async fn play_game(
             variant,
             transport,
             seen: [None, None],
+            acked: [Vec::new(), Vec::new()],
             status: "started".into(),
         });
         s.games.len() - 1
@@ -1125,7 +1253,7 @@ async fn play_game(
         (Ok(sa), Ok(sb)) => (sa, sb),
         (sa, sb) => {
             for e in [sa.err(), sb.err()].into_iter().flatten() {
-                sh.error(e.clone(), format!("game {}: {e}", g.id));
+                sh.fault(e.clone(), format!("game {}: {e}", g.id));
             }
             return Err(());
         }
@@ -1136,8 +1264,9 @@ async fn play_game(
     );
     let mut s = sh.stats.lock().unwrap();
     let r = &mut s.games[record];
-    r.status = ra.1;
-    r.seen = [ra.0, rb.0];
+    r.status = ra.status;
+    r.seen = [ra.seen, rb.seen];
+    r.acked = [ra.acked, rb.acked];
     if r.seen.iter().any(Option::is_none) {
         return Err(());
     }
@@ -1229,6 +1358,21 @@ fn verify(r: &GameRecord, v: &Value) -> Option<String> {
             "game {id}: status {status} but the replay ends with {:?}",
             game.outcome()
         ));
+    }
+    // An acknowledged move is in the game, at its ply: checked for a seat
+    // that gave up too (the point of a fault test).
+    for (who, acked) in ["challenger", "accepter"].iter().zip(&r.acked) {
+        for (ply, uci) in acked {
+            let stored = usize::try_from(*ply - 1).ok().and_then(|i| moves.get(i));
+            if stored != Some(uci) {
+                return Some(format!(
+                    "game {id} ({}): the {who}'s move {uci} at ply {ply} was acknowledged, \
+                     but the server has {} there",
+                    r.transport.name(),
+                    stored.map_or("no move".to_owned(), |m| format!("{m:?}"))
+                ));
+            }
+        }
     }
     for (who, seen) in ["challenger", "accepter"].iter().zip(&r.seen) {
         if let Some(seen) = seen
@@ -1343,6 +1487,7 @@ async fn load(
         max_plies: args.max_plies.max(1),
         variants: args.variants.clone(),
         mix: args.mix,
+        outages: args.outages,
         accepted: AtomicU64::new(0),
         errors: AtomicU64::new(0),
         reconnects: AtomicU64::new(0),
@@ -1525,6 +1670,7 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
         .collect();
     let fmt_q = |i: usize| q.map_or("nan".to_owned(), |q| format!("{:.2}", q[i]));
     let unexpected: u64 = s.errors.values().map(|e| e.0).sum();
+    let acked: usize = r.games.iter().flat_map(|g| &g.acked).map(Vec::len).sum();
     let expected: u64 = s.expected.values().map(|e| e.0).sum();
     let reconnects = sh.reconnects.load(Ordering::Relaxed);
     let ws_games = r
@@ -1592,7 +1738,8 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
         }
     }
     println!(
-        "check: {} games read back through GET /game/export; {} mismatches",
+        "check: {} games read back through GET /game/export, {acked} acknowledged moves looked \
+         up; {} mismatches",
         r.games.len(),
         r.mismatches.len()
     );
@@ -1606,8 +1753,8 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
     println!(
         "loadtest-summary games={} ws_games={ws_games} http_games={} complete={} finished={} moves={accepted} moves_per_s={:.1} \
          p50_ms={} p90_ms={} p99_ms={} max_ms={} latency_samples={} merges={} splits={} \
-         reconnects={reconnects} resumed_states={} mismatches={} errors={unexpected} \
-         expected_errors={expected} result={}",
+         reconnects={reconnects} resumed_states={} acked={acked} mismatches={} errors={unexpected} \
+         expected_errors={expected} outage_errors={} result={}",
         r.games.len(),
         r.games.len() - ws_games,
         r.complete,
@@ -1622,6 +1769,7 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
         s.splits,
         s.resumed_states,
         r.mismatches.len(),
+        s.outage_errors,
         if ok { "ok" } else { "fail" }
     );
     Ok(if ok {
@@ -1765,6 +1913,7 @@ mod tests {
             variant: Variant::ChessMerge,
             transport: Transport::Ws,
             seen: [list(seen[0]), list(seen[1])],
+            acked: [Vec::new(), Vec::new()],
             status: status.into(),
         }
     }
@@ -1812,5 +1961,27 @@ mod tests {
         assert!(e.contains("last saw status started"), "{e}");
         let e = verify(&r, &json!({"variant": "standard", "moves": ""})).unwrap();
         assert!(e.contains("variant"), "{e}");
+    }
+
+    #[test]
+    fn the_check_finds_an_acknowledged_move_the_server_lost() {
+        let short = "a1a6 c5c4 Pa6a7 c4c3 a6a7 c3c2";
+        // The challenger (white) was acknowledged the mate at ply 7, then
+        // lost its connection for good; the accepter saw six moves. A
+        // server that lost the acknowledged move must not pass.
+        let mut r = record([None, Some(short)], "started");
+        r.acked[0] = vec![(1, "a1a6".into()), (7, "a7a8q".into())];
+        let e = verify(&r, &export(short, "started")).unwrap();
+        assert!(
+            e.contains("a7a8q at ply 7 was acknowledged") && e.contains("no move"),
+            "{e}"
+        );
+        // Stored at another ply, or another move stored there: also caught.
+        r.acked[0] = vec![(3, "a1a6".into())];
+        let e = verify(&r, &export(short, "started")).unwrap();
+        assert!(e.contains("the server has \"Pa6a7\""), "{e}");
+        // Every acknowledged move where it was played: no mismatch.
+        r.acked[0] = vec![(1, "a1a6".into()), (3, "Pa6a7".into())];
+        assert_eq!(verify(&r, &export(short, "started")), None);
     }
 }

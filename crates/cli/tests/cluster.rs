@@ -21,9 +21,9 @@ use serde_json::{Value, json};
 const NGINX: &str = "/usr/sbin/nginx";
 
 /// nginx in front of the given upstream addresses, on a free port.
-struct Nginx {
+pub(crate) struct Nginx {
     child: Child,
-    base: String,
+    pub(crate) base: String,
 }
 
 impl Drop for Nginx {
@@ -41,7 +41,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn start_nginx(dir: &TempDir, upstreams: &[String]) -> Nginx {
+pub(crate) fn start_nginx(dir: &TempDir, upstreams: &[String]) -> Nginx {
     assert!(
         std::path::Path::new(NGINX).exists(),
         "this test needs nginx at {NGINX} (apt-get install nginx; scripts/test installs it)"
@@ -113,12 +113,12 @@ http {{
     }
 }
 
-fn addr(s: &Server) -> String {
+pub(crate) fn addr(s: &Server) -> String {
     s.base.trim_start_matches("http://").to_owned()
 }
 
 /// The same player, talking to another address.
-fn via(p: &Player, base: &str) -> Player {
+pub(crate) fn via(p: &Player, base: &str) -> Player {
     Player {
         base: base.to_owned(),
         ..p.clone()
@@ -135,7 +135,7 @@ async fn state(ws: &mut common::Ws) -> Value {
     }
 }
 
-async fn game_ply(p: &Player, id: &str) -> i64 {
+pub(crate) async fn game_ply(p: &Player, id: &str) -> i64 {
     let (s, g) = p.get(&format!("/api/game/{id}")).await;
     assert_eq!(s, StatusCode::OK, "{g}");
     g["ply"].as_i64().unwrap()
@@ -266,13 +266,13 @@ async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
 
 /// A throwaway PostgreSQL cluster of this test's own (so that it can be
 /// restarted without disturbing anything else), stopped on drop.
-struct OwnPostgres {
-    url: String,
+pub(crate) struct OwnPostgres {
+    pub(crate) url: String,
     dir: String,
 }
 
 impl OwnPostgres {
-    fn start() -> OwnPostgres {
+    pub(crate) fn start() -> OwnPostgres {
         let script = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../scripts/postgres-for-tests"
@@ -295,7 +295,7 @@ impl OwnPostgres {
         }
     }
 
-    fn pg_ctl(&self, what: &str) {
+    pub(crate) fn pg_ctl(&self, what: &str) {
         let bin = std::fs::read_dir("/usr/lib/postgresql")
             .unwrap()
             .filter_map(|e| e.ok())

@@ -11,6 +11,9 @@ mod common;
 mod datagen_cli;
 /// `uci`, `bench`, `match` and `play` through the binary.
 mod engine_cli;
+/// Faults under the load generator: a node SIGKILLed, the SQLite node
+/// restarted, PostgreSQL restarted; nothing acknowledged lost.
+mod faults;
 /// Games' computer analysis: marks, better moves, the queue's rules, live progress.
 mod game_analysis;
 /// `loadtest` against the real server: both transports, reconnections, the final check.

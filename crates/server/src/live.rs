@@ -24,6 +24,9 @@ use crate::views;
 
 /// An empty line (or nothing, on the socket) is sent after this long without news.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(7);
+/// How long after a failed read of a notified event its followers are told
+/// to read the store again.
+const NOTICE_RETRY: Duration = Duration::from_millis(500);
 
 const TOPIC_CAPACITY: usize = 64;
 const LOBBY_CAPACITY: usize = 256;
@@ -169,9 +172,14 @@ impl Hub {
                                     Ok(None) => {
                                         tracing::warn!(?topic, seq, "notified event not found")
                                     }
-                                    // The followers fill the gap from the store at their next event.
+                                    // The event may be the game's last for a while (the
+                                    // opponent waits for it): tell its followers to read the
+                                    // store themselves, a moment later, rather than wait for a
+                                    // next event that may never come.
                                     Err(e) => {
-                                        tracing::warn!(error = %e, "cannot read a notified event")
+                                        tracing::warn!(error = %e, "cannot read a notified event");
+                                        tokio::time::sleep(NOTICE_RETRY).await;
+                                        hub.resync(&topic);
                                     }
                                 }
                             });
@@ -205,6 +213,17 @@ impl Hub {
             Topic::Game(id) => self.0.games.has(id),
             Topic::User(id) => self.0.users.has(id),
             Topic::Lobby => self.0.lobby.receiver_count() > 0,
+        }
+    }
+
+    /// Tells the followers of `topic` on this node to read the store again.
+    fn resync(&self, topic: &Topic) {
+        match topic {
+            Topic::Game(id) => self.0.games.send(id, Live::Resync),
+            Topic::User(id) => self.0.users.send(id, Live::Resync),
+            Topic::Lobby => {
+                let _ = self.0.lobby.send(Live::Resync);
+            }
         }
     }
 

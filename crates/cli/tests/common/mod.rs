@@ -170,12 +170,18 @@ impl Server {
 
     /// Starts on the database `database` names (a path or a URL) as it is.
     pub fn start_on(database: std::ffi::OsString, extra: &[&str]) -> Server {
+        Server::start_listening(database, "127.0.0.1:0", extra)
+    }
+
+    /// Starts listening on `listen` (a restart on the port a killed
+    /// server had).
+    pub fn start_listening(database: std::ffi::OsString, listen: &str, extra: &[&str]) -> Server {
         // CHESSMERGE_SERVER_BIN runs another build (the benchmarks compare
         // one commit with another that way).
         let bin = std::env::var("CHESSMERGE_SERVER_BIN")
             .unwrap_or_else(|_| env!("CARGO_BIN_EXE_chessmerge").to_owned());
         let mut child = Command::new(bin)
-            .args(["serve", "--listen", "127.0.0.1:0", "--database"])
+            .args(["serve", "--listen", listen, "--database"])
             .arg(database)
             .args(extra)
             .env("RUST_LOG", "info")

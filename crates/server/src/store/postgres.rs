@@ -332,8 +332,8 @@ impl PgStore {
             node: node.clone(),
         };
         tokio::spawn(group_writer(batches, games_rx, shared.clone()));
-        let listener = PgListener::connect_with(&pool).await?;
-        tokio::spawn(listen(listener, shared, node));
+        let listener = listener(&pool).await?;
+        tokio::spawn(listen(pool.clone(), listener, shared, node));
         Ok(store)
     }
 
@@ -394,15 +394,44 @@ impl PgStore {
     }
 }
 
+/// A listening connection of its own, LISTENing on [`CHANNEL`].
+async fn listener(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
+    let mut listener = PgListener::connect_with(pool).await?;
+    // A lost connection is reopened by `listen` below, not inside sqlx:
+    // the resync must come after the new LISTEN.
+    listener.eager_reconnect(false);
+    listener.listen(CHANNEL).await?;
+    Ok(listener)
+}
+
 /// The node's listening connection: other nodes' events become notices
 /// (topic and sequence; a follower that needs the event reads it by them),
 /// and a lost connection a resync for every follower.
-async fn listen(mut listener: PgListener, shared: Arc<Shared>, node: Arc<str>) {
-    if let Err(e) = listener.listen(CHANNEL).await {
-        tracing::error!(error = %e, "cannot listen for other nodes' events");
-    }
+///
+/// Order matters after a loss: first a new connection that LISTENs again,
+/// then the resync. A notice sent after the new LISTEN arrives; an event
+/// committed before it is read back by the resync. (Resyncing at the loss
+/// instead would read the store before the new LISTEN and miss what other
+/// nodes commit in between: seen under load with PostgreSQL restarting,
+/// `tests/faults.rs`.)
+async fn listen(pool: PgPool, listener: PgListener, shared: Arc<Shared>, node: Arc<str>) {
+    let mut listener = Some(listener);
     loop {
-        match listener.try_recv().await {
+        let Some(l) = listener.as_mut() else {
+            match self::listener(&pool).await {
+                Ok(l) => {
+                    tracing::info!("notification connection back; followers resync");
+                    listener = Some(l);
+                    shared.resync();
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot reopen the notification connection; retrying");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
+            continue;
+        };
+        match l.try_recv().await {
             Ok(Some(n)) => {
                 let mut parts = n.payload().split(' ');
                 let (Some(from), Some(kind), Some(key), Some(seq)) =
@@ -419,16 +448,15 @@ async fn listen(mut listener: PgListener, shared: Arc<Shared>, node: Arc<str>) {
                     None => tracing::warn!(payload = n.payload(), "unreadable notification"),
                 }
             }
+            // What was sent while the connection is down is lost: reopen
+            // it, then read back (above).
             Ok(None) => {
-                // The connection was lost and will be reopened by the next
-                // call: what was sent meanwhile is lost, so read it back.
-                tracing::warn!("notification connection lost; followers resync");
-                shared.resync();
+                tracing::warn!("notification connection lost");
+                listener = None;
             }
             Err(e) => {
-                tracing::warn!(error = %e, "notification connection failed; retrying");
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                shared.resync();
+                tracing::warn!(error = %e, "notification connection failed");
+                listener = None;
             }
         }
     }
