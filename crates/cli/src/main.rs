@@ -12,6 +12,7 @@ mod matches;
 mod perft;
 mod play;
 mod players;
+mod tune;
 mod uci;
 
 /// ChessMerge: merge chess rules, engine and server.
@@ -42,6 +43,8 @@ enum Command {
     Bot(bot::BotArgs),
     /// Self-play games at a fixed node budget, recorded for tuning.
     Datagen(datagen::DatagenArgs),
+    /// Fit evaluation weights to self-play data (Texel's method).
+    Tune(tune::TuneArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,7 +73,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Perft(args) => return perft::run(args),
-        Command::Uci(args) => uci::run(args),
+        Command::Uci(args) => uci::run(args)?,
         Command::Play(args) => play::run_play(args)?,
         Command::Match(args) => matches::run_match(args)?,
         Command::Bench(args) => bench::run(args)?,
@@ -78,6 +81,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Loadtest(args) => return loadtest::run(args),
         Command::Bot(args) => bot::run(args)?,
         Command::Datagen(args) => datagen::run(args)?,
+        Command::Tune(args) => tune::run(args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -10,10 +10,18 @@ pub struct UciArgs {
     /// ordinary chess GUIs that do not set it).
     #[arg(long, default_value = "chessmerge")]
     pub variant: Variant,
+    /// Evaluation weights written by `chessmerge tune` (for the file's
+    /// variant; the other variants keep the built-in values).
+    #[arg(long)]
+    pub params: Option<std::path::PathBuf>,
 }
 
 /// Runs the loop until `quit` or the end of input.
-pub fn run(args: UciArgs) {
+pub fn run(args: UciArgs) -> anyhow::Result<()> {
+    if let Some(path) = &args.params {
+        crate::tune::install_file(path)?;
+    }
     let stdin = std::io::stdin();
     chessmerge_engine::uci::run_loop(stdin.lock(), std::io::stdout(), args.variant);
+    Ok(())
 }

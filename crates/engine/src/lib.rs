@@ -26,6 +26,7 @@ pub mod levels;
 pub mod limits;
 pub mod params;
 pub mod search;
+pub mod tables;
 pub mod tt;
 pub mod uci;
 

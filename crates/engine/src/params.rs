@@ -138,7 +138,7 @@ pub const PST_KING_EG: [i32; 64] = [
 /// In Fusion the compounds are the only strong pieces (pawns promote to
 /// rook, bishop or knight), so they gain more: its queen is rook+bishop.
 /// Royal compounds (king first) count the partner's value plus a bonus.
-pub fn pair_correction(fusion: bool, first: usize, second: usize) -> (i32, i32) {
+pub const fn pair_correction(fusion: bool, first: usize, second: usize) -> (i32, i32) {
     // Role indices: P 0, N 1, B 2, R 3, Q 4, K 5.
     match (first, second) {
         (a, b) if a == b => match a {

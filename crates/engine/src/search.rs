@@ -13,9 +13,10 @@
 //! Merges and splits are quiet moves for the search: they are ordered by
 //! history and may be reduced, but never pruned at PV nodes.
 
-use crate::eval::{evaluate, unit_material, unit_value};
+use crate::eval::{Material, evaluate_with, unit_material, unit_value};
 use crate::limits::{Clock, Limits};
 use crate::params::*;
+use crate::tables::{EvalTables, tables};
 use crate::tt::{Bound, TransTable, prefetch};
 use chessmerge_rules::{Color, Move, MoveList, Position, Role, Variant};
 use std::sync::Arc;
@@ -179,6 +180,11 @@ pub struct Searcher {
     /// Static evaluations by Zobrist key (the raw evaluation, before any
     /// level noise).
     eval_cache: Vec<u64>,
+    /// The evaluation's additive terms of the position at each ply of the
+    /// current line, updated move by move (`Material::after`).
+    material: Vec<Material>,
+    /// The evaluation tables of the variant being searched.
+    tables: &'static EvalTables,
     /// Move-ordering buffers, one per ply (kept to avoid allocations).
     bufs: Vec<Vec<(i32, Move, i32)>>,
     /// Where each node's moves are generated before they are scored into
@@ -223,6 +229,8 @@ impl Searcher {
             root_depth: 0,
             lmr,
             eval_cache: vec![0; EVAL_CACHE_SIZE],
+            material: vec![Material::default(); MAX_PLY + 1],
+            tables: tables(Variant::Standard),
             bufs: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             move_list: Box::new(MoveList::new()),
             imprecision: Imprecision::default(),
@@ -423,10 +431,13 @@ impl Searcher {
         let in_check = pos.is_check();
         let key = pos.zobrist();
         self.keys.push(key);
+        self.material[0] = Material::of(pos);
+        self.tables = tables(pos.variant());
         for (i, &m) in moves.iter().enumerate() {
             // Not counted here: the child counts itself on entry (negamax
             // or quiescence), like every other node.
             let child = pos.play_unchecked(m);
+            self.set_child_material(0, pos, m, &child);
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check && self.features.check_extension);
             let score = if i == 0 {
@@ -524,12 +535,18 @@ impl Searcher {
         &self.eval_cache[eval_index(key)]
     }
 
-    fn static_eval(&mut self, pos: &Position, key: u64) -> i32 {
+    /// The terms of the child `child` that `m` makes from `pos` at `ply`.
+    #[inline]
+    fn set_child_material(&mut self, ply: usize, pos: &Position, m: Move, child: &Position) {
+        self.material[ply + 1] = self.material[ply].after(self.tables, pos, m, child);
+    }
+
+    fn static_eval(&mut self, pos: &Position, key: u64, ply: usize) -> i32 {
         let slot = &mut self.eval_cache[eval_index(key)];
         let e = if let Some(e) = eval_entry_score(*slot, key) {
             e
         } else {
-            let e = evaluate(pos);
+            let e = evaluate_with(pos, &self.material[ply]);
             *slot = eval_entry(key, e);
             e
         };
@@ -577,7 +594,7 @@ impl Searcher {
         }
         self.pv_len[ply] = ply;
         if ply >= MAX_PLY - 1 {
-            return self.static_eval(pos, pos.zobrist());
+            return self.static_eval(pos, pos.zobrist(), ply);
         }
         let key = pos.zobrist();
         if self.is_draw(pos, key) {
@@ -616,7 +633,7 @@ impl Searcher {
         let static_eval = if in_check {
             -INFINITY
         } else {
-            let e = self.static_eval(pos, key);
+            let e = self.static_eval(pos, key, ply);
             // A TT bound tightens the static estimate.
             match hit {
                 Some(h) if h.bound == Bound::Lower && h.score > e => h.score,
@@ -644,6 +661,7 @@ impl Searcher {
             {
                 let r = NULL_BASE_R + depth / NULL_DEPTH_DIVISOR;
                 self.keys.push(key);
+                self.material[ply + 1] = self.material[ply];
                 // Passing cannot put the opponent in check.
                 let s = -self.negamax(
                     &null,
@@ -707,6 +725,7 @@ impl Searcher {
                 continue;
             }
 
+            self.set_child_material(ply, pos, m, &child);
             let ext = i32::from(gives_check && can_extend);
             let new_depth = depth - 1 + ext;
             let score = if i == 0 {
@@ -838,7 +857,7 @@ impl Searcher {
         self.seldepth = self.seldepth.max(ply);
         let key = pos.zobrist();
         if ply >= MAX_PLY - 1 {
-            return self.static_eval(pos, key);
+            return self.static_eval(pos, key, ply);
         }
         // Standing pat is not allowed in check; a stand-pat cutoff needs no
         // move generation. (Stalemate is not detected here: only the moves
@@ -846,7 +865,7 @@ impl Searcher {
         let stand_pat = if in_check {
             -INFINITY
         } else {
-            self.static_eval(pos, key)
+            self.static_eval(pos, key, ply)
         };
         if stand_pat >= beta {
             return stand_pat;
@@ -895,6 +914,7 @@ impl Searcher {
             let m = scored[i].1;
             let child = pos.play_unchecked(m);
             prefetch(self.eval_slot(child.zobrist()));
+            self.set_child_material(ply, pos, m, &child);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, child.is_check());
             if self.stopped {
                 self.keys.pop();
