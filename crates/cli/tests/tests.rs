@@ -19,6 +19,9 @@ mod loadtest;
 mod perft_cli;
 /// The practice board's endpoints (`/api/analysis`, `/api/analysis/best`).
 mod server_analysis;
+/// PGN import: every variant, Merge-UCI, refusals, the cap, analysis; the
+/// editor's position check.
+mod server_import;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
 /// The authorization matrix: every route (from the OpenAPI document and

@@ -223,7 +223,9 @@ pub fn read_limited(text: &str, max_plies: usize) -> Result<PgnGame, PgnReadErro
     }
     let mut game = Game::new(start);
     let mut token_result = None;
-    let mut tokens = movetext_tokens(&movetext).map_err(|e| malformed(e.0))?.into_iter();
+    let mut tokens = movetext_tokens(&movetext)
+        .map_err(|e| malformed(e.0))?
+        .into_iter();
     for token in tokens.by_ref() {
         if RESULTS.contains(&token.as_str()) {
             token_result = Some(token);
@@ -252,7 +254,13 @@ pub fn read_limited(text: &str, max_plies: usize) -> Result<PgnGame, PgnReadErro
                 "the Result tag says {t} but the moves end with {m}"
             )));
         }
-        (Some(t), Some(m)) => if t == "*" { m } else { t },
+        (Some(t), Some(m)) => {
+            if t == "*" {
+                m
+            } else {
+                t
+            }
+        }
         (Some(r), None) | (None, Some(r)) => r,
         (None, None) => "*".to_owned(),
     };
@@ -373,7 +381,12 @@ mod tests {
     fn illegal_move_names_number_and_side() {
         let e = read_limited("1. e4 e5 2. Nf3 Ke7 3. Ke3 *", 100).unwrap_err();
         match &e {
-            PgnReadError::Move { number, color, token, .. } => {
+            PgnReadError::Move {
+                number,
+                color,
+                token,
+                ..
+            } => {
                 assert_eq!((*number, *color, token.as_str()), (3, Color::White, "Ke3"));
             }
             other => panic!("{other:?}"),
@@ -395,7 +408,10 @@ mod tests {
         let mate = "1. f3 e5 2. g4 Qh4";
         assert!(bad(&format!("{mate} 1-0")).contains("checkmate"));
         assert_eq!(read(&format!("{mate} *")).unwrap().result, "0-1");
-        assert_eq!(read(&format!("[Result \"0-1\"]\n\n{mate}")).unwrap().result, "0-1");
+        assert_eq!(
+            read(&format!("[Result \"0-1\"]\n\n{mate}")).unwrap().result,
+            "0-1"
+        );
         assert_eq!(read("1. e4 e5 1-0").unwrap().result, "1-0");
         assert_eq!(read("1. e4 e5").unwrap().result, "*");
     }
@@ -408,6 +424,9 @@ mod tests {
         );
         assert!(read_limited("1. e4 e5 2. Nf3 *", 3).is_ok());
         let e = read_limited("1. e4 * 1. d4 *", 10).unwrap_err();
-        assert!(e.is_malformed() && e.to_string().contains("one game"), "{e}");
+        assert!(
+            e.is_malformed() && e.to_string().contains("one game"),
+            "{e}"
+        );
     }
 }
