@@ -250,10 +250,7 @@ const MATRIX: &[Row] = &[
         [401, 409, 409, 409, 409, 409],
     ),
     // PGN import: any signed-in user.
-    with_body(
-        row("POST", "/api/import", Nothing, USERS_200),
-        short_pgn,
-    ),
+    with_body(row("POST", "/api/import", Nothing, USERS_200), short_pgn),
     // Chat: players write, anyone reads.
     with_body(
         row("POST", "/api/board/game/{id}/chat", Game, PLAYERS_ONLY),

@@ -98,7 +98,10 @@ async fn games_of_every_variant_import_with_pairs_and_splits() {
         assert_eq!(g["source"], "import");
         assert_eq!(g["white"]["name"], "Ann Ames");
         assert_eq!(g["black"]["name"], "Bo Berg");
-        assert!(g["white"]["id"].is_null() && g["white"]["aiLevel"].is_null(), "{g}");
+        assert!(
+            g["white"]["id"].is_null() && g["white"]["aiLevel"].is_null(),
+            "{g}"
+        );
         assert_ne!(g["status"], "started", "{g}");
         // Nobody plays in it: a move is refused.
         let first = uci.first().unwrap();
@@ -157,13 +160,19 @@ async fn merge_uci_and_a_custom_start_import_and_refusals_name_the_fault() {
     let fen = "6k1/5ppp/8/1q6/3p4/8/5PPP/1(RN)4K1 w - - 0 1";
     let (s, v) = import(
         &p,
-        &format!("[Variant \"fusion\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[Result \"1-0\"]\n\n1. b1b5 1-0"),
+        &format!(
+            "[Variant \"fusion\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[Result \"1-0\"]\n\n1. b1b5 1-0"
+        ),
     )
     .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     let (_, g) = get_anonymous(base, &format!("/api/game/{}", v["id"].as_str().unwrap())).await;
     assert_eq!(g["initialFen"], fen);
-    assert_eq!((&g["status"], &g["winner"]), (&json!("resign"), &json!("white")), "{g}");
+    assert_eq!(
+        (&g["status"], &g["winner"]),
+        (&json!("resign"), &json!("white")),
+        "{g}"
+    );
 
     // An illegal move: 422 with its number, side and the rules' reason.
     let (s, v) = import(&p, "1. e4 e5 2. Nf3 e8e3 *").await;
@@ -176,7 +185,13 @@ async fn merge_uci_and_a_custom_start_import_and_refusals_name_the_fault() {
         s == StatusCode::UNPROCESSABLE_ENTITY || s == StatusCode::BAD_REQUEST,
         "{s} {v}"
     );
-    assert!(v["error"].as_str().unwrap().starts_with("move 2. (white) Qe4: "), "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("move 2. (white) Qe4: "),
+        "{v}"
+    );
 
     // Malformed PGN: 400 naming the fault.
     for (text, says) in [
@@ -191,7 +206,9 @@ async fn merge_uci_and_a_custom_start_import_and_refusals_name_the_fault() {
         assert_eq!(s, StatusCode::BAD_REQUEST, "{text}: {v}");
         assert!(v["error"].as_str().unwrap().contains(says), "{text}: {v}");
     }
-    let (s, v) = p.post("/api/import", json!({"pgn": "1. e4 *", "extra": 1})).await;
+    let (s, v) = p
+        .post("/api/import", json!({"pgn": "1. e4 *", "extra": 1}))
+        .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
 
     // Results: only PGN's four, agreeing with the tags and the board.
@@ -208,20 +225,30 @@ async fn merge_uci_and_a_custom_start_import_and_refusals_name_the_fault() {
     let (s, v) = import(&p, "1. f3 e5 2. g4 Qh4 *").await;
     assert_eq!(s, StatusCode::OK, "{v}");
     let (_, g) = get_anonymous(base, &format!("/api/game/{}", v["id"].as_str().unwrap())).await;
-    assert_eq!((&g["status"], &g["winner"]), (&json!("mate"), &json!("black")), "{g}");
+    assert_eq!(
+        (&g["status"], &g["winner"]),
+        (&json!("mate"), &json!("black")),
+        "{g}"
+    );
 
     // Size: bytes and plies.
     let long = format!("{{{}}} *", "x".repeat(33 * 1024));
     let (s, v) = import(&p, &long).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-    assert!(v["error"].as_str().unwrap().contains("at most 32768"), "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("at most 32768"),
+        "{v}"
+    );
     let (s, _) = import(&p, &"x".repeat(200 * 1024)).await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
     // Merge chess has no repetition rule: knights can shuffle past 1000 plies.
     let shuffle = "b1c3 b8c6 c3b1 c6b8 ".repeat(251);
     let (s, v) = import(&p, &format!("[Variant \"chessmerge\"]\n\n{shuffle}*")).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-    assert!(v["error"].as_str().unwrap().contains("at most 1000 plies"), "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("at most 1000 plies"),
+        "{v}"
+    );
 
     // Not signed in: 401.
     let resp = http()
@@ -245,7 +272,10 @@ async fn imports_are_capped_per_user() {
     }
     let (s, v) = import(&a, "1. e4 e5 *").await;
     assert_eq!(s, StatusCode::TOO_MANY_REQUESTS, "{v}");
-    assert!(v["error"].as_str().unwrap().contains("30 imports an hour"), "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("30 imports an hour"),
+        "{v}"
+    );
     // Another user is not held back.
     let (s, v) = import(&b, "1. e4 e5 *").await;
     assert_eq!(s, StatusCode::OK, "{v}");

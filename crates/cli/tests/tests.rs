@@ -19,9 +19,6 @@ mod loadtest;
 mod perft_cli;
 /// The practice board's endpoints (`/api/analysis`, `/api/analysis/best`).
 mod server_analysis;
-/// PGN import: every variant, Merge-UCI, refusals, the cap, analysis; the
-/// editor's position check.
-mod server_import;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
 /// The authorization matrix: every route (from the OpenAPI document and
@@ -29,6 +26,9 @@ mod server_api;
 mod server_authz;
 /// The bot API as lichess-bot calls it; bots and humans each on their own API.
 mod server_bot;
+/// PGN import: every variant, Merge-UCI, refusals, the cap, analysis; the
+/// editor's position check.
+mod server_import;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;

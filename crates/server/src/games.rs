@@ -161,7 +161,8 @@ pub fn san_of(variant: &str, initial_fen: &str, moves: &str) -> Option<String> {
 pub async fn players_of(store: &dyn Store, row: &store::Game) -> GameResult<Players> {
     if row.is_imported() {
         let names = store.game_import(&row.id).await?;
-        let (white, black) = names.map_or(("?".into(), "?".into()), |i| (i.white_name, i.black_name));
+        let (white, black) =
+            names.map_or(("?".into(), "?".into()), |i| (i.white_name, i.black_name));
         return Ok(Players {
             white: views::named_player(white),
             black: views::named_player(black),

@@ -229,7 +229,11 @@ mod tests {
         });
         assert_eq!(
             ending("0-1", mate, Some("normal")),
-            (GameStatus::Mate, Some(Color::Black), Some("checkmate".into()))
+            (
+                GameStatus::Mate,
+                Some(Color::Black),
+                Some("checkmate".into())
+            )
         );
         assert_eq!(
             ending("1-0", None, Some("time forfeit")),
@@ -239,7 +243,13 @@ mod tests {
                 Some("time forfeit".into())
             )
         );
-        assert_eq!(ending("1/2-1/2", None, None), (GameStatus::Draw, None, None));
-        assert_eq!(ending("*", None, Some("x")), (GameStatus::Started, None, None));
+        assert_eq!(
+            ending("1/2-1/2", None, None),
+            (GameStatus::Draw, None, None)
+        );
+        assert_eq!(
+            ending("*", None, Some("x")),
+            (GameStatus::Started, None, None)
+        );
     }
 }
