@@ -55,9 +55,9 @@ test('build a position with a pair, see an illegal one refused, start a game fro
   assert.match(await page.locator('#editor-check').innerText(), /^Legal position/);
   await shot(page, 'editor-01-pair-built');
 
-  // By keyboard: a black pawn on h8 (arrow keys from a1, Enter): refused with the reason.
+  // By keyboard: a white pawn on h8, its last rank (arrow keys from a1, Enter): refused with the reason.
   await page.uncheck('#editor-join');
-  await tool(page, 'b', 'P').click();
+  await tool(page, 'w', 'P').click();
   await sqr(page, 'a1').focus();
   for (let i = 0; i < 7; i++) await page.keyboard.press('ArrowUp');
   for (let i = 0; i < 7; i++) await page.keyboard.press('ArrowRight');
