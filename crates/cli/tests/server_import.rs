@@ -39,7 +39,7 @@ fn game_with_pairs(variant: Variant, seed: u64) -> (Game, usize, usize) {
         if game.outcome().is_some() {
             break;
         }
-        let pos = game.position().clone();
+        let pos = *game.position();
         let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
         let special: Vec<_> = moves
             .iter()
