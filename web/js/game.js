@@ -2,6 +2,7 @@
 // updates, resign/draw/abort, the result and a PGN download. A path that is
 // not a game yet may be a challenge: the page offers to accept it.
 
+import { diagramHtml } from './diagram.js';
 import { api, botTag, currentUser, esc, toast } from './api.js';
 import { navigate, notFound } from './app.js';
 import { Board } from './board.js';
@@ -527,7 +528,7 @@ async function mountChallenge(root, id, me) {
   if (c) {
     const mine = c.direction === 'out';
     const colour = c.color === 'random' ? 'random colours' : `${c.challenger ? esc(c.challenger.name) : '?'} plays ${c.color}`;
-    const fen = c.initialFen ? `<br><span class="muted">from <code>${esc(c.initialFen)}</code></span>` : '';
+    const fen = c.initialFen ? `${diagramHtml(c.initialFen, c.variant.key)}<span class="muted">from <code>${esc(c.initialFen)}</code></span>` : '';
     const p = document.createElement('p');
     p.id = 'ch-info';
     p.innerHTML = `${mine ? 'Your' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>'s`} ${c.kind === 'open' ? 'open ' : ''}challenge · ${esc(c.variant.name)} · ${colour}${fen}`;

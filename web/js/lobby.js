@@ -3,6 +3,7 @@
 // (accept others', cancel mine), my games (my move first) and my finished
 // games.
 
+import { diagramHtml } from './diagram.js';
 import { api, botTag, currentUser, esc, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
@@ -72,6 +73,10 @@ export async function mount(root) {
     <section class="card" aria-labelledby="done-h"><h2 id="done-h">Finished games</h2><ul class="items" id="finished"></ul></section>`;
 
   const form = root.querySelector('#new-game');
+  // The board editor's "Challenge from here": /?fen=...&variant=... prefills the form.
+  const pre = new URLSearchParams(location.search);
+  if (pre.get('fen')) form.fen.value = pre.get('fen');
+  if ([...form.variant.options].some((o) => o.value === pre.get('variant'))) form.variant.value = pre.get('variant');
   const kind = root.querySelector('#kind');
   const syncKind = () => {
     root.querySelector('#dest-field').classList.toggle('hidden', kind.value !== 'user');
@@ -140,7 +145,7 @@ export async function mount(root) {
       li.dataset.open = c.id;
       if (mine) li.classList.add('mine');
       const who = mine ? '<span class="tag">yours</span>' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>${botTag(c.challenger)}`;
-      const fen = c.initialFen ? `<div class="muted fen-line">from <code title="${esc(c.initialFen)}">${esc(c.initialFen)}</code></div>` : '';
+      const fen = c.initialFen ? `${diagramHtml(c.initialFen, c.variant.key)}<div class="muted fen-line">from <code title="${esc(c.initialFen)}">${esc(c.initialFen)}</code></div>` : '';
       const share = mine ? `<a class="share" href="/${c.id}" data-link>${esc(location.origin)}/${c.id}</a>` : '';
       li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${openColour(c)}</span>${share}${fen}</span>
         ${mine ? '<button data-act="cancel">Cancel</button>' : '<button class="primary" data-act="join">Accept</button>'}`;

@@ -64,7 +64,8 @@ export function mount(root) {
           <p class="error-text" id="setup-error" role="alert"></p>
           <div class="row"><button type="button" id="setup">Set up</button></div>
           <label class="field">Current position <input id="fen-out" class="fen-out" readonly></label>
-          <div class="row"><button type="button" id="copy-fen">Copy FEN</button><button type="button" id="copy-link">Copy link</button></div>
+          <div class="row"><button type="button" id="copy-fen">Copy FEN</button><button type="button" id="copy-link">Copy link</button>
+            <a class="button" id="open-editor" data-link href="/editor">Board editor</a></div>
         </div>
       </aside>
     </div>`;
@@ -125,6 +126,7 @@ export function mount(root) {
     $('#status').textContent = res ? 'Game over' : `${v.turn === 'white' ? 'White' : 'Black'} to move${v.check ? ' — check!' : ''}`;
     renderMoves($('#moves'), v.initialFen, v.san);
     $('#fen-out').value = v.fen;
+    $('#open-editor').href = `/editor?${new URLSearchParams({ fen: v.fen, variant: v.variant.key })}`;
     $('#undo').disabled = !st.moves.length;
     $('#best').disabled = !!res;
     $('#best-out').innerHTML = best ? `Best: <strong id="best-san">${esc(best.san)}</strong> <span class="eval" id="best-eval">${esc(scoreText(best.score))}</span>

@@ -124,6 +124,10 @@ fn empty(_: &Fixture) -> Value {
     json!({})
 }
 
+fn short_pgn(_: &Fixture) -> Value {
+    json!({"pgn": "[Variant \"chessmerge\"]\n\n1. Nd2 e6 *"})
+}
+
 fn computer_level_1(_: &Fixture) -> Value {
     json!({"level": 1})
 }
@@ -245,6 +249,8 @@ const MATRIX: &[Row] = &[
         Game,
         [401, 409, 409, 409, 409, 409],
     ),
+    // PGN import: any signed-in user.
+    with_body(row("POST", "/api/import", Nothing, USERS_200), short_pgn),
     // Chat: players write, anyone reads.
     with_body(
         row("POST", "/api/board/game/{id}/chat", Game, PLAYERS_ONLY),

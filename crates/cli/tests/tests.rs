@@ -29,6 +29,9 @@ mod server_api;
 mod server_authz;
 /// The bot API as lichess-bot calls it; bots and humans each on their own API.
 mod server_bot;
+/// PGN import: every variant, Merge-UCI, refusals, the cap, analysis; the
+/// editor's position check.
+mod server_import;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;

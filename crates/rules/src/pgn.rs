@@ -127,9 +127,61 @@ fn tag_line(name: &str, value: &str) -> String {
 /// Merge-UCI. Comments, variations and NAGs are skipped.
 ///
 /// # Errors
-/// A malformed tag, an unknown variant, a bad FEN, or the first move that
-/// cannot be played (with its number).
+/// A malformed tag, an unknown variant, a bad FEN, the first move that
+/// cannot be played (with its number), or a result that is not a PGN
+/// result or contradicts the tags or the final position.
 pub fn read(text: &str) -> Result<PgnGame, PgnError> {
+    read_limited(text, usize::MAX).map_err(|e| PgnError(e.to_string()))
+}
+
+/// Why [`read_limited`] refused a PGN, by kind.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PgnReadError {
+    /// The text is not PGN (a tag, a comment, a variation, a variant or FEN).
+    #[error("invalid PGN: {0}")]
+    Malformed(String),
+    /// A move the rules refuse or cannot read.
+    #[error("move {number}{dots} ({side}) {token}: {error}", side = color.name(), dots = if *color == Color::White { "." } else { "…" })]
+    Move {
+        /// The full-move number.
+        number: u32,
+        /// The side that was to move.
+        color: Color,
+        /// The move as written.
+        token: String,
+        /// The rules' reason.
+        error: crate::uci::ParseMoveError,
+    },
+    /// More moves than allowed.
+    #[error("too many moves: at most {0} plies")]
+    TooLong(usize),
+    /// The `[Result]` tag or the movetext's result is not allowed here.
+    #[error("invalid result: {0}")]
+    Result(String),
+}
+
+impl PgnReadError {
+    /// Whether the text itself is malformed (as opposed to a move or a
+    /// result that the rules refuse).
+    pub fn is_malformed(&self) -> bool {
+        match self {
+            PgnReadError::Malformed(_) => true,
+            PgnReadError::Move { error, .. } => error.is_malformed(),
+            PgnReadError::TooLong(_) | PgnReadError::Result(_) => false,
+        }
+    }
+}
+
+const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+
+/// [`read`] with at most `max_plies` moves, and its refusals by kind. The
+/// result must be one of `1-0`, `0-1`, `1/2-1/2`, `*`; the `[Result]` tag
+/// and the movetext's result must agree when both say something; a game
+/// that ended on the board (checkmate, stalemate, a draw rule) cannot
+/// claim another result (`*` there becomes the board's result). Nothing
+/// but whitespace may follow the result (one game at a time).
+pub fn read_limited(text: &str, max_plies: usize) -> Result<PgnGame, PgnReadError> {
+    let malformed = PgnReadError::Malformed;
     let mut tags = Vec::new();
     let mut movetext = String::new();
     for (n, line) in text.lines().enumerate() {
@@ -137,7 +189,7 @@ pub fn read(text: &str) -> Result<PgnGame, PgnError> {
         if t.starts_with('[') && movetext.trim().is_empty() {
             tags.push(
                 parse_tag(t)
-                    .ok_or_else(|| PgnError(format!("line {}: malformed tag {t:?}", n + 1)))?,
+                    .ok_or_else(|| malformed(format!("line {}: malformed tag {t:?}", n + 1)))?,
             );
         } else if !t.starts_with('%') {
             movetext.push_str(line);
@@ -152,31 +204,76 @@ pub fn read(text: &str) -> Result<PgnGame, PgnError> {
     let variant: Variant = match find("Variant") {
         Some(v) => v
             .parse()
-            .map_err(|e| PgnError(format!("Variant tag: {e}")))?,
+            .map_err(|e| malformed(format!("Variant tag: {e}")))?,
         None => Variant::Standard,
     };
     let start = match find("FEN") {
         Some(fen) => {
-            Position::from_fen(variant, &fen).map_err(|e| PgnError(format!("FEN tag: {e}")))?
+            Position::from_fen(variant, &fen).map_err(|e| malformed(format!("FEN tag: {e}")))?
         }
         None => Position::new(variant),
     };
+    let tag_result = find("Result");
+    if let Some(r) = &tag_result
+        && !RESULTS.contains(&r.as_str())
+    {
+        return Err(PgnReadError::Result(format!(
+            "Result tag {r:?}: expected 1-0, 0-1, 1/2-1/2 or *"
+        )));
+    }
     let mut game = Game::new(start);
-    let mut result = find("Result").unwrap_or_else(|| "*".to_owned());
-    for token in movetext_tokens(&movetext)? {
-        if matches!(token.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
-            result = token;
+    let mut token_result = None;
+    let mut tokens = movetext_tokens(&movetext)
+        .map_err(|e| malformed(e.0))?
+        .into_iter();
+    for token in tokens.by_ref() {
+        if RESULTS.contains(&token.as_str()) {
+            token_result = Some(token);
             break;
         }
+        if game.moves().len() >= max_plies {
+            return Err(PgnReadError::TooLong(max_plies));
+        }
         let pos = game.position();
-        let dots = if pos.turn() == Color::White {
-            "."
-        } else {
-            "..."
-        };
-        let number = format!("{}{dots}", pos.fullmove_number());
-        game.play_text(&token)
-            .map_err(|e| PgnError(format!("move {number} {token}: {e}")))?;
+        let (number, color) = (pos.fullmove_number(), pos.turn());
+        game.play_text(&token).map_err(|error| PgnReadError::Move {
+            number,
+            color,
+            token: token.chars().take(40).collect(),
+            error,
+        })?;
+    }
+    if let Some(extra) = tokens.next() {
+        return Err(malformed(format!(
+            "{extra:?} after the result: one game at a time"
+        )));
+    }
+    let mut result = match (tag_result, token_result) {
+        (Some(t), Some(m)) if t != m && t != "*" && m != "*" => {
+            return Err(PgnReadError::Result(format!(
+                "the Result tag says {t} but the moves end with {m}"
+            )));
+        }
+        (Some(t), Some(m)) => {
+            if t == "*" {
+                m
+            } else {
+                t
+            }
+        }
+        (Some(r), None) | (None, Some(r)) => r,
+        (None, None) => "*".to_owned(),
+    };
+    if let Some(outcome) = game.outcome() {
+        if result == "*" {
+            outcome.result().clone_into(&mut result);
+        } else if result != outcome.result() {
+            return Err(PgnReadError::Result(format!(
+                "{result} but the game ended by {} ({})",
+                outcome.reason(),
+                outcome.result()
+            )));
+        }
     }
     Ok(PgnGame { tags, game, result })
 }
@@ -277,6 +374,59 @@ mod tests {
         assert_eq!(
             parse_tag(line.trim()),
             Some(("White".to_owned(), "a \"quoted\" \\ name".to_owned()))
+        );
+    }
+
+    #[test]
+    fn illegal_move_names_number_and_side() {
+        let e = read_limited("1. e4 e5 2. Nf3 Ke7 3. Ke3 *", 100).unwrap_err();
+        match &e {
+            PgnReadError::Move {
+                number,
+                color,
+                token,
+                ..
+            } => {
+                assert_eq!((*number, *color, token.as_str()), (3, Color::White, "Ke3"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(e.to_string().starts_with("move 3. (white) Ke3: "), "{e}");
+        let e = read_limited("1. e4 Ke3 *", 100).unwrap_err();
+        assert!(e.to_string().starts_with("move 1… (black) Ke3: "), "{e}");
+    }
+
+    #[test]
+    fn results_are_checked() {
+        let bad = |text: &str| match read_limited(text, 100) {
+            Err(PgnReadError::Result(r)) => r,
+            other => panic!("{other:?}"),
+        };
+        assert!(bad("[Result \"2-0\"]\n\n1. e4 *").contains("2-0"));
+        assert!(bad("[Result \"1-0\"]\n\n1. e4 0-1").contains("says 1-0"));
+        // Fool's mate: Black won on the board.
+        let mate = "1. f3 e5 2. g4 Qh4";
+        assert!(bad(&format!("{mate} 1-0")).contains("checkmate"));
+        assert_eq!(read(&format!("{mate} *")).unwrap().result, "0-1");
+        assert_eq!(
+            read(&format!("[Result \"0-1\"]\n\n{mate}")).unwrap().result,
+            "0-1"
+        );
+        assert_eq!(read("1. e4 e5 1-0").unwrap().result, "1-0");
+        assert_eq!(read("1. e4 e5").unwrap().result, "*");
+    }
+
+    #[test]
+    fn limits_and_trailing_text() {
+        assert_eq!(
+            read_limited("1. e4 e5 2. Nf3 *", 2).unwrap_err(),
+            PgnReadError::TooLong(2)
+        );
+        assert!(read_limited("1. e4 e5 2. Nf3 *", 3).is_ok());
+        let e = read_limited("1. e4 * 1. d4 *", 10).unwrap_err();
+        assert!(
+            e.is_malformed() && e.to_string().contains("one game"),
+            "{e}"
         );
     }
 }

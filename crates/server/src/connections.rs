@@ -369,12 +369,18 @@ async fn read_body(
         return Ok(req.map(Body::new));
     }
     let (parts, body) = req.into_parts();
-    let limited = http_body_util::Limited::new(body, limits.max_body);
+    // PGN import takes larger bodies (a long game, form-encoded).
+    let max_body = if parts.uri.path() == "/api/import" {
+        limits.max_body.max(crate::api::import::BODY_LIMIT)
+    } else {
+        limits.max_body
+    };
+    let limited = http_body_util::Limited::new(body, max_body);
     match tokio::time::timeout(limits.body_timeout, limited.collect()).await {
         Ok(Ok(collected)) => Ok(Request::from_parts(parts, Body::from(collected.to_bytes()))),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(plain(
             StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the request body is larger than {} bytes", limits.max_body),
+            format!("the request body is larger than {max_body} bytes"),
         )),
         Ok(Err(e)) => Err(plain(
             StatusCode::BAD_REQUEST,

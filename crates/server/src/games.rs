@@ -159,6 +159,15 @@ pub fn san_of(variant: &str, initial_fen: &str, moves: &str) -> Option<String> {
 
 /// The players of a stored game, as the views show them.
 pub async fn players_of(store: &dyn Store, row: &store::Game) -> GameResult<Players> {
+    if row.is_imported() {
+        let names = store.game_import(&row.id).await?;
+        let (white, black) =
+            names.map_or(("?".into(), "?".into()), |i| (i.white_name, i.black_name));
+        return Ok(Players {
+            white: views::named_player(white),
+            black: views::named_player(black),
+        });
+    }
     let mut sides = Vec::with_capacity(2);
     for color in Color::ALL {
         sides.push(match row.player_id(color) {

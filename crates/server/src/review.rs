@@ -625,7 +625,9 @@ impl Analyses {
     /// Asks for the analysis of a finished game on behalf of `user`.
     pub async fn request(&self, id: &GameId, user: UserId) -> Result<Requested, ReviewError> {
         let row = self.store.game(id).await?.ok_or(GameError::NotFound)?;
-        if row.is_ongoing() {
+        // An imported game cannot change (nobody plays in it): it may be
+        // analysed unfinished too.
+        if row.is_ongoing() && !row.is_imported() {
             return Err(ReviewError::Ongoing);
         }
         if self.store.game_analysis(id).await?.is_some() {

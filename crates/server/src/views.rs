@@ -307,6 +307,27 @@ pub fn ai_player(level: u8) -> PlayerJson {
     }
 }
 
+/// A player known only by a name (an imported game's, from its tags).
+pub fn named_player(name: String) -> PlayerJson {
+    PlayerJson {
+        id: None,
+        name,
+        title: None,
+        ai_level: None,
+    }
+}
+
+/// Where a game came from, lichess's word: `import`, `ai` or `friend`.
+pub fn source_of(game: &store::Game) -> &'static str {
+    if game.is_imported() {
+        "import"
+    } else if game.ai_level.is_some() {
+        "ai"
+    } else {
+        "friend"
+    }
+}
+
 /// A player as a user.
 pub fn user_player(u: &store::User) -> PlayerJson {
     PlayerJson {
@@ -468,6 +489,9 @@ pub struct GameJson {
     pub created_at: i64,
     /// Milliseconds since the Unix epoch.
     pub updated_at: i64,
+    /// Where the game came from: `import` (a PGN import, no accounts
+    /// play in it), `ai` or `friend`.
+    pub source: &'static str,
 }
 
 /// A player in a game export.
@@ -480,6 +504,9 @@ pub struct ExportPlayerJson {
     /// The computer's level.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ai_level: Option<u8>,
+    /// The name from the PGN's tags (imported games only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// Both players in a game export.
@@ -517,6 +544,8 @@ pub struct ExportJson {
     pub winner: Option<&'static str>,
     /// The players.
     pub players: ExportPlayersJson,
+    /// `import`, `ai` or `friend`.
+    pub source: &'static str,
     /// The start position (Merge-FEN).
     pub initial_fen: String,
     /// The current position (Merge-FEN).
@@ -689,11 +718,7 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
         },
         perf: "correspondence",
         rated: false,
-        source: if game.ai_level.is_some() {
-            "ai"
-        } else {
-            "friend"
-        },
+        source: source_of(game),
         speed: "correspondence",
         status: StatusJson { name: game.status },
         winner: game.winner.map(Color::name),

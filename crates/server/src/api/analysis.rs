@@ -393,7 +393,8 @@ async fn game_analysis_json(state: &AppState, id: &GameId) -> ApiResult<GameAnal
         id: id.to_string(),
         positions: review::positions(&live.rules),
         state: analysis_state,
-        can_request: analysis_state == AnalysisState::None && !live.row.is_ongoing(),
+        can_request: analysis_state == AnalysisState::None
+            && (!live.row.is_ongoing() || live.row.is_imported()),
         progress: progress.map(|(p, _)| p),
         nodes_per_position: judged.as_ref().map(|(a, _)| a.nodes_per_position),
         summary: judged.as_ref().map(|(_, j)| j.summary.clone()),

@@ -178,6 +178,7 @@ pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
         you: viewer.and_then(|v| g.color_of(v)).map(Color::name),
         created_at: g.created_at,
         updated_at: g.updated_at,
+        source: views::source_of(g),
     }
 }
 
@@ -312,12 +313,19 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
                     .as_ref()
                     .map(LightUser::from),
                 ai_level: None,
+                name: None,
             },
             None => ExportPlayerJson {
                 user: None,
                 ai_level: g.ai_level,
+                name: None,
             },
         });
+    }
+    if g.is_imported() {
+        let names = players_of(state.store.as_ref(), g).await?;
+        sides[0].name = Some(names.white.name);
+        sides[1].name = Some(names.black.name);
     }
     let black = sides.pop().expect("two sides");
     let white = sides.pop().expect("two sides");
@@ -332,6 +340,7 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
         status: g.status,
         winner: g.winner.map(Color::name),
         players: ExportPlayersJson { white, black },
+        source: views::source_of(g),
         initial_fen: g.initial_fen.clone(),
         fen: g.fen.clone(),
         moves: g.moves.clone(),

@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod board;
 pub mod bot;
 pub mod challenge;
+pub mod import;
 pub mod socket;
 pub mod stream;
 
@@ -41,6 +42,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         bot::upgrade, bot::token_test, bot::game_stream, bot::play_move, bot::resign,
         bot::abort, bot::chat, bot::read_bot_chat, bot::board_chat, bot::read_chat, bot::users_status,
         bot::user, bot::online_bots,
+        import::import_game,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -186,6 +188,10 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/game/{id}/analysis",
             get(analysis::show_game_analysis).post(analysis::request_game_analysis),
+        )
+        .route(
+            "/api/import",
+            post(import::import_game).layer(DefaultBodyLimit::max(import::BODY_LIMIT)),
         )
         .fallback(web::fallback)
         .method_not_allowed_fallback(method_not_allowed)

@@ -94,6 +94,76 @@ pub async fn run_all(s: &dyn Store) {
     batched_commits_each_get_their_answer(s).await;
     login_attempts_are_counted_as_they_are_checked(s).await;
     bots_are_accounts_without_games_and_chat_is_bounded(s).await;
+    imports_are_stored_with_their_game_and_capped_per_user(s).await;
+}
+
+async fn imports_are_stored_with_their_game_and_capped_per_user(s: &dyn Store) {
+    let importer = s.create_user("Importer1", "hash", 5).await.unwrap();
+    let row = |id: &str| Game {
+        white_id: None,
+        black_id: None,
+        status: GameStatus::Draw,
+        ..game(id, importer.id, importer.id)
+    };
+    let import = |id: &str, at: i64| GameImport {
+        game_id: id.parse().unwrap(),
+        importer_id: importer.id,
+        white_name: "Tal".into(),
+        black_name: "Botvinnik".into(),
+        tags: r#"[["White","Tal"]]"#.into(),
+        created_at: at,
+    };
+    let mut feed = s.committed();
+    // Two imports allowed since 100: the third is refused and stores nothing.
+    assert!(
+        s.import_game(&row("imp1"), &import("imp1", 100), "{\"v\":1}", 2, 100)
+            .await
+            .unwrap()
+    );
+    assert!(
+        s.import_game(&row("imp2"), &import("imp2", 150), "{\"v\":1}", 2, 100)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !s.import_game(&row("imp3"), &import("imp3", 200), "{\"v\":1}", 2, 100)
+            .await
+            .unwrap()
+    );
+    assert!(s.game(&"imp3".parse().unwrap()).await.unwrap().is_none());
+    assert!(
+        s.game_import(&"imp3".parse().unwrap())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // Later, the first import is out of the window.
+    assert!(
+        s.import_game(&row("imp3"), &import("imp3", 300), "{\"v\":1}", 2, 101)
+            .await
+            .unwrap()
+    );
+    let id: GameId = "imp1".parse().unwrap();
+    let stored = s.game(&id).await.unwrap().unwrap();
+    assert_eq!(stored, row("imp1"));
+    assert_eq!(s.game_import(&id).await.unwrap(), Some(import("imp1", 100)));
+    let events = s.game_events_since(&id, 0).await.unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(&*events[0].payload, "{\"v\":1}");
+    // The first event was published after its commit.
+    let mut published = Vec::new();
+    while let Ok(c) = feed.try_recv() {
+        if let Committed::Event(e) = c {
+            published.push(e.topic);
+        }
+    }
+    assert!(published.contains(&Topic::Game(id)), "{published:?}");
+    assert!(
+        s.game_import(&"nosuch".parse().unwrap())
+            .await
+            .unwrap()
+            .is_none()
+    );
 }
 
 async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &dyn Store) {

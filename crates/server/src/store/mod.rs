@@ -326,6 +326,12 @@ impl Game {
             .find(|&c| self.player_id(c).is_none())
     }
 
+    /// An imported game (`POST /api/import`): no player ids and no
+    /// computer, which no other game has (every challenge has a user).
+    pub fn is_imported(&self) -> bool {
+        self.white_id.is_none() && self.black_id.is_none() && self.ai_level.is_none()
+    }
+
     /// The side to move (from the current position's FEN).
     pub fn turn(&self) -> Color {
         if self.fen.split_ascii_whitespace().nth(1) == Some("b") {
@@ -409,6 +415,25 @@ pub struct GameCommit {
     pub event: String,
     /// Other events of the change.
     pub also: NewEvents,
+}
+
+/// Where an imported game came from (`POST /api/import`): who imported
+/// it, and the players' names and other tags as its PGN gave them (text,
+/// not accounts; the game's row has no player ids and no computer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameImport {
+    /// The game.
+    pub game_id: GameId,
+    /// Who imported it.
+    pub importer_id: UserId,
+    /// White's name from the `[White]` tag (`?` when missing).
+    pub white_name: String,
+    /// Black's name from the `[Black]` tag.
+    pub black_name: String,
+    /// Every tag of the PGN, as a JSON list of `[name, value]` pairs.
+    pub tags: String,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
 }
 
 /// Counters of the work the store did, for benchmarks and operators.
@@ -609,6 +634,21 @@ pub trait Store: Send + Sync + 'static {
         event: &'a str,
         result: Option<&'a str>,
     ) -> BoxFuture<'a, StoreResult<i64>>;
+    /// Stores an imported game, its first event and its [`GameImport`] in
+    /// one transaction, unless the importer already imported `max` games
+    /// since `since` (ms): then nothing is stored and the answer is false.
+    /// The count and the insert are one step (concurrent imports of one
+    /// user cannot all pass the cap).
+    fn import_game<'a>(
+        &'a self,
+        game: &'a Game,
+        import: &'a GameImport,
+        first_event: &'a str,
+        max: i64,
+        since: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>>;
+    /// The import record of a game, if it was imported.
+    fn game_import<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<GameImport>>>;
     /// Whether other processes may write to the same database (then the
     /// computer player sweeps for turns no process has claimed).
     fn shared_by_nodes(&self) -> bool;

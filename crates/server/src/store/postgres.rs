@@ -31,9 +31,9 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writer};
 use super::rows::{self, Columns};
 use super::{
-    BotUpgrade, BoxFuture, Challenge, ChatLine, Committed, EndTokens, Game, GameCommit, NewEvents,
-    NewToken, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic,
-    User,
+    BotUpgrade, BoxFuture, Challenge, ChatLine, Committed, EndTokens, Game, GameCommit, GameImport,
+    NewEvents, NewToken, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo,
+    TokenKind, Topic, User,
 };
 use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
@@ -63,6 +63,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         5,
         "token lifetimes and device cookies",
         include_str!("../../migrations/postgres/0005_token_lifetimes.sql"),
+    ),
+    (
+        9,
+        "game imports",
+        include_str!("../../migrations/postgres/0009_game_imports.sql"),
     ),
 ];
 
@@ -1213,6 +1218,70 @@ impl Store for PgStore {
             }
             self.finish(tx, vec![stored], statements).await?;
             Ok(version)
+        })
+    }
+
+    fn import_game<'a>(
+        &'a self,
+        game: &'a Game,
+        import: &'a GameImport,
+        first_event: &'a str,
+        max: i64,
+        since: i64,
+    ) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            // One importer's imports queue here, so the count below holds.
+            sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE")
+                .bind(import.importer_id.0)
+                .execute(&mut *tx)
+                .await?;
+            let (count,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM game_imports WHERE importer_id = $1 AND created_at >= $2",
+            )
+            .bind(import.importer_id.0)
+            .bind(since)
+            .fetch_one(&mut *tx)
+            .await?;
+            if count >= max {
+                return Ok(false);
+            }
+            let stored = insert_game(&mut tx, game, first_event).await?;
+            sqlx::query(
+                "INSERT INTO game_imports (game_id, importer_id, white_name, black_name, tags, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(import.game_id.as_str())
+            .bind(import.importer_id.0)
+            .bind(&import.white_name)
+            .bind(&import.black_name)
+            .bind(&import.tags)
+            .bind(import.created_at)
+            .execute(&mut *tx)
+            .await?;
+            self.finish(tx, vec![stored], 5).await?;
+            Ok(true)
+        })
+    }
+
+    fn game_import<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<GameImport>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row: Option<(i64, String, String, String, i64)> = sqlx::query_as(
+                "SELECT importer_id, white_name, black_name, tags, created_at FROM game_imports WHERE game_id = $1",
+            )
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await?;
+            Ok(row.map(
+                |(importer, white_name, black_name, tags, created_at)| GameImport {
+                    game_id: id.clone(),
+                    importer_id: UserId(importer),
+                    white_name,
+                    black_name,
+                    tags,
+                    created_at,
+                },
+            ))
         })
     }
 

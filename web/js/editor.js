@@ -1,0 +1,277 @@
+// The board editor (/editor?fen=...&variant=...), opened from the practice
+// board: place and remove single pieces and pairs of either colour (Fusion
+// compounds in Fusion Chess), set the side to move, castling rights and an
+// en passant square, choose the variant. Every change is checked by the
+// server's rules (POST /api/analysis with the FEN and no moves): the
+// normalized FEN when it is a legal Merge-FEN position, else the rules'
+// reason. Then: play from it on the practice board, challenge someone or
+// the computer from it (the lobby's form, prefilled), copy its FEN or link.
+// By pointer or touch: tap a palette piece, then squares. By keyboard: the
+// palette's buttons, then arrow keys on the board and Enter to place.
+
+import { api, esc, toast } from './api.js';
+import { Board } from './board.js';
+import { VARIANTS, START_FEN, sq, fileOf, rankOf, parseFen, describeUnit } from './fen.js';
+import { pieceSvg, ROLE_NAMES } from './pieces.js';
+
+const ORDER = 'KQRBNP';
+const EMPTY_FEN = '4k3/8/8/8/8/8/8/4K3 w - - 0 1';
+
+/** The Merge-FEN letters of a unit: `R`, `n`, `(RN)`. */
+function unitLetters(u) {
+  const roles = [...u.roles].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)).join('');
+  const t = u.color === 'w' ? roles : roles.toLowerCase();
+  return roles.length > 1 ? `(${t})` : t;
+}
+
+/** The board field of a Merge-FEN from a square -> unit map. */
+export function boardField(units) {
+  const rows = [];
+  for (let r = 7; r >= 0; r--) {
+    let row = '';
+    let empty = 0;
+    for (let f = 0; f < 8; f++) {
+      const u = units[sq(f, r)];
+      if (!u) { empty++; continue; }
+      if (empty) { row += empty; empty = 0; }
+      row += unitLetters(u);
+    }
+    if (empty) row += empty;
+    rows.push(row);
+  }
+  return rows.join('/');
+}
+
+/**
+ * What placing `tool` on a square holding `unit` leaves there: the tool's
+ * piece; joined into a pair with a different single piece of its colour
+ * when `join` is set; nothing for the eraser.
+ */
+export function place(unit, tool, join) {
+  if (tool.erase) return null;
+  if (join && unit && unit.color === tool.color && unit.roles.length === 1 && unit.roles[0] !== tool.role) {
+    return { color: tool.color, roles: [unit.roles[0], tool.role] };
+  }
+  return { color: tool.color, roles: [tool.role] };
+}
+
+export function mount(root) {
+  document.title = 'Board editor · ChessMerge';
+  const q = new URLSearchParams(location.search);
+  const variant0 = VARIANTS.some((v) => v.key === q.get('variant')) ? q.get('variant') : 'chessmerge';
+  let start = q.get('fen') || START_FEN;
+  let parsed;
+  try { parsed = parseFen(start); } catch { start = START_FEN; parsed = parseFen(start); }
+  const fields = start.trim().split(/\s+/);
+  const st = {
+    variant: variant0,
+    units: parsed.units,
+    turn: parsed.turn === 'b' ? 'b' : 'w',
+    castling: fields[2] && fields[2] !== '-' ? fields[2] : '',
+    ep: fields[3] && fields[3] !== '-' ? fields[3] : '',
+    tool: { color: 'w', role: 'P' },
+    focus: 'e4',
+    checked: null, // the server's answer for the current FEN: {fen} or {error}
+    seq: 0,
+  };
+
+  const palette = ['w', 'b'].map((c) => `<div class="palette-row" role="group" aria-label="${c === 'w' ? 'white' : 'black'} pieces">${[...ORDER].map((r) =>
+    `<button type="button" class="tool" data-color="${c}" data-role="${r}" aria-pressed="false" aria-label="${c === 'w' ? 'white' : 'black'} ${ROLE_NAMES[r]}">${pieceSvg(r, c)}</button>`).join('')}</div>`).join('');
+  root.innerHTML = `
+    <h1>Board editor</h1>
+    <div class="game-layout" data-view="editor">
+      <div class="board-wrap"><div id="board-host"></div></div>
+      <aside class="side stack" aria-label="editor">
+        <div class="card stack">
+          <div class="palette" id="palette">${palette}
+            <div class="palette-row"><button type="button" class="tool" data-erase="1" aria-pressed="false">Remove</button>
+            <label class="check"><input type="checkbox" id="editor-join"> Join into a pair</label></div>
+          </div>
+          <p class="muted" id="editor-tool" aria-live="polite"></p>
+          <p class="muted">Tap a piece, then squares. With “Join into a pair”, a piece put on a single piece of its
+            colour makes a pair (in Fusion Chess: the compound). Keyboard: arrow keys on the board, Enter places.</p>
+        </div>
+        <div class="card stack">
+          <label class="field">Variant <select id="editor-variant">${VARIANTS.map((v) => `<option value="${v.key}">${esc(v.name)}</option>`).join('')}</select></label>
+          <label class="field">Side to move <select id="editor-turn"><option value="w">White</option><option value="b">Black</option></select></label>
+          <fieldset class="row"><legend>Castling</legend>
+            ${[['K', 'White O-O'], ['Q', 'White O-O-O'], ['k', 'Black O-O'], ['q', 'Black O-O-O']].map(([c, t]) =>
+    `<label class="check"><input type="checkbox" class="castle" value="${c}"> ${t}</label>`).join('')}</fieldset>
+          <label class="field">En passant square <input id="editor-ep" maxlength="2" placeholder="-" spellcheck="false" autocomplete="off"></label>
+          <div class="row"><button type="button" id="editor-start">Start position</button><button type="button" id="editor-clear">Kings only</button></div>
+        </div>
+        <div class="card stack">
+          <p id="editor-check" role="status" aria-live="polite"></p>
+          <label class="field">FEN <input id="editor-fen" class="fen-out" spellcheck="false" autocomplete="off"></label>
+          <div class="row">
+            <a class="button primary" id="editor-play" data-link href="/practice">Play from here</a>
+            <a class="button" id="editor-challenge" data-link href="/">Challenge from here</a>
+          </div>
+          <div class="row"><button type="button" id="editor-copy-fen">Copy FEN</button><button type="button" id="editor-copy-link">Copy link</button></div>
+        </div>
+      </aside>
+    </div>`;
+  const $ = (s) => root.querySelector(s);
+  const board = new Board($('#board-host'), { label: 'board editor' });
+  const boardEl = $('#board-host .board');
+  boardEl.classList.add('editor');
+  for (const [s, d] of Object.entries(board.squares)) {
+    d.setAttribute('role', 'button');
+    d.tabIndex = s === st.focus ? 0 : -1;
+  }
+
+  const fen = () => `${boardField(st.units)} ${st.turn} ${st.castling || '-'} ${st.ep || '-'} 0 1`;
+  const link = () => `${location.origin}/editor?${new URLSearchParams({ fen: fen(), variant: st.variant })}`;
+
+  function toolText() {
+    const t = st.tool;
+    return t.erase ? 'Tool: remove' : `Tool: ${t.color === 'w' ? 'white' : 'black'} ${ROLE_NAMES[t.role]}`;
+  }
+
+  function render() {
+    board.setPosition(fen(), st.variant);
+    for (const [s, d] of Object.entries(board.squares)) {
+      const u = st.units[s];
+      d.setAttribute('aria-label', `${s}: ${u ? describeUnit(u, st.variant) : 'empty'}`);
+    }
+    for (const b of root.querySelectorAll('.tool')) {
+      const on = st.tool.erase ? !!b.dataset.erase : b.dataset.color === st.tool.color && b.dataset.role === st.tool.role;
+      b.setAttribute('aria-pressed', String(on));
+    }
+    $('#editor-tool').textContent = toolText();
+    $('#editor-variant').value = st.variant;
+    $('#editor-turn').value = st.turn;
+    for (const c of root.querySelectorAll('.castle')) c.checked = st.castling.includes(c.value);
+    $('#editor-ep').value = st.ep;
+    if (document.activeElement !== $('#editor-fen')) $('#editor-fen').value = fen();
+    history.replaceState(null, '', link().slice(location.origin.length));
+  }
+
+  /** Asks the rules about the current position; shows ok + normalized FEN, or the reason. */
+  async function check() {
+    const mine = ++st.seq;
+    const asked = fen();
+    const out = $('#editor-check');
+    let answer;
+    try {
+      const v = await api('POST', '/api/analysis', { variant: st.variant, fen: asked });
+      answer = { fen: v.fen, status: v.status };
+    } catch (e) {
+      answer = { error: e.message.replace(/^invalid fen: /, '') };
+    }
+    if (mine !== st.seq) return; // a newer change is being checked
+    st.checked = answer;
+    const ok = !answer.error;
+    out.className = ok ? 'ok-text' : 'error-text';
+    out.dataset.ok = String(ok);
+    out.dataset.fen = asked;
+    out.textContent = ok
+      ? `Legal position${answer.status !== 'started' ? ` (the game is over here: ${answer.status})` : ''}.`
+      : `Not a legal position: ${answer.error}`;
+    const play = $('#editor-play');
+    const challenge = $('#editor-challenge');
+    for (const a of [play, challenge]) {
+      a.classList.toggle('disabled', !ok);
+      a.setAttribute('aria-disabled', String(!ok));
+    }
+    if (ok) {
+      const p = new URLSearchParams({ fen: answer.fen });
+      if (st.variant !== 'chessmerge') p.set('variant', st.variant);
+      play.href = `/practice?${p}`;
+      challenge.href = `/?${new URLSearchParams({ fen: answer.fen, variant: st.variant })}`;
+    }
+  }
+
+  function changed() { render(); check(); }
+
+  function putOn(s) {
+    const next = place(st.units[s], st.tool, $('#editor-join').checked);
+    if (next) st.units[s] = next; else delete st.units[s];
+    changed();
+  }
+
+  function focusSquare(s) {
+    board.squares[st.focus].tabIndex = -1;
+    st.focus = s;
+    board.squares[s].tabIndex = 0;
+    board.squares[s].focus();
+  }
+
+  boardEl.addEventListener('click', (e) => {
+    const d = e.target.closest('[data-square]');
+    if (!d) return;
+    focusSquare(d.dataset.square);
+    putOn(d.dataset.square);
+  });
+  boardEl.addEventListener('keydown', (e) => {
+    const d = e.target.closest('[data-square]');
+    if (!d) return;
+    const s = d.dataset.square;
+    const flip = board.orientation === 'black' ? -1 : 1;
+    const moves = { ArrowUp: [0, flip], ArrowDown: [0, -flip], ArrowLeft: [-flip, 0], ArrowRight: [flip, 0] };
+    if (moves[e.key]) {
+      e.preventDefault();
+      const f = Math.min(7, Math.max(0, fileOf(s) + moves[e.key][0]));
+      const r = Math.min(7, Math.max(0, rankOf(s) + moves[e.key][1]));
+      focusSquare(sq(f, r));
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      putOn(s);
+    } else if (e.key === 'Delete' || e.key === 'Backspace') {
+      e.preventDefault();
+      delete st.units[s];
+      changed();
+    }
+  });
+  $('#palette').addEventListener('click', (e) => {
+    const b = e.target.closest('.tool');
+    if (!b) return;
+    st.tool = b.dataset.erase ? { erase: true } : { color: b.dataset.color, role: b.dataset.role };
+    render();
+  });
+  $('#editor-variant').onchange = (e) => { st.variant = e.target.value; changed(); };
+  $('#editor-turn').onchange = (e) => { st.turn = e.target.value; changed(); };
+  for (const c of root.querySelectorAll('.castle')) {
+    c.onchange = () => {
+      st.castling = [...root.querySelectorAll('.castle')].filter((x) => x.checked).map((x) => x.value).join('');
+      changed();
+    };
+  }
+  $('#editor-ep').onchange = (e) => { st.ep = e.target.value.trim().toLowerCase().replace(/^-$/, ''); changed(); };
+  $('#editor-fen').onchange = (e) => {
+    const text = e.target.value.trim();
+    try {
+      const p = parseFen(text);
+      const f = text.split(/\s+/);
+      st.units = p.units;
+      st.turn = p.turn === 'b' ? 'b' : 'w';
+      st.castling = f[2] && f[2] !== '-' ? f[2] : '';
+      st.ep = f[3] && f[3] !== '-' ? f[3] : '';
+      e.target.blur();
+      changed();
+    } catch {
+      $('#editor-check').className = 'error-text';
+      $('#editor-check').textContent = 'Not a legal position: the board field needs 8 ranks.';
+    }
+  };
+  const setFen = (text) => {
+    const p = parseFen(text);
+    const f = text.split(/\s+/);
+    st.units = p.units; st.turn = 'w'; st.castling = f[2] === '-' ? '' : f[2]; st.ep = '';
+    changed();
+  };
+  $('#editor-start').onclick = () => setFen(START_FEN);
+  $('#editor-clear').onclick = () => setFen(EMPTY_FEN);
+  const copy = async (text, what) => {
+    try { await navigator.clipboard.writeText(text); toast(`${what} copied.`, 'info', 2000); } catch { toast(`Copy failed: select the ${what}.`); }
+  };
+  $('#editor-copy-fen').onclick = () => copy(st.checked && st.checked.fen ? st.checked.fen : fen(), 'FEN');
+  $('#editor-copy-link').onclick = () => copy(link(), 'link');
+  for (const a of [$('#editor-play'), $('#editor-challenge')]) {
+    a.addEventListener('click', (e) => {
+      if (a.getAttribute('aria-disabled') === 'true') { e.preventDefault(); e.stopImmediatePropagation(); }
+    }, true);
+  }
+  changed();
+  return () => {};
+}
