@@ -19,6 +19,8 @@ mod loadtest;
 mod perft_cli;
 /// The practice board's endpoints (`/api/analysis`, `/api/analysis/best`).
 mod server_analysis;
+/// The analysis board's live engine (`/api/analysis/stream`): depths, stop, bounds.
+mod server_live_analysis;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
 /// The authorization matrix: every route (from the OpenAPI document and
