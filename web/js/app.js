@@ -1,6 +1,7 @@
 // The page's router: one HTML page, views chosen by the path.
 //   /              lobby          /login /signup   accounts
 //   /practice      practice board /rules[/variant] rules
+//   /analysis[/{id}] analysis board (live engine, variation tree)
 //   /{id}          a game (or a challenge to accept); anything else: not found
 
 import { api, currentUser, setCurrentUser, esc, toast } from './api.js';
@@ -99,6 +100,7 @@ async function route() {
   if (path === '/') view = (await import('./lobby.js')).mount(app);
   else if (path === '/login' || path === '/signup') view = (await import('./auth.js')).mount(app, path.slice(1));
   else if (path === '/practice') view = (await import('./practice.js')).mount(app);
+  else if ((m = /^\/analysis(?:\/([A-Za-z0-9]{8}))?$/.exec(path))) view = (await import('./analysisboard.js')).mount(app, m[1]);
   else if ((m = /^\/rules(?:\/([a-z]+))?$/.exec(path))) view = (await import('./rules.js')).mount(app, m[1] || 'chessmerge');
   else if ((m = /^\/([A-Za-z0-9]{8})$/.exec(path))) view = (await import('./game.js')).mount(app, m[1]);
   else notFound(app);

@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 /// A position with play in it: a few moves into a ChessMerge game.
-const MOVES: [&str; 4] = ["b1d2", "e7e6", "e2e4", "d7d5"];
+const MOVES: [&str; 4] = ["b1d2", "e7e6", "e2e3", "d7d6"];
 
 /// Reads an ndjson answer line by line (empty keep-alive lines skipped).
 struct Lines {
