@@ -169,7 +169,7 @@ export function mount(root, gameId) {
     }
   }
 
-  async function startEngine(v) {
+  async function startEngine(v, retried = false) {
     const gen = ++engineGen;
     await stopEngine();
     if (gen !== engineGen || !alive) return;
@@ -193,6 +193,13 @@ export function mount(root, gameId) {
         let why = `HTTP ${resp.status}`;
         try { why = (await resp.json()).error || why; } catch { /* keep the status */ }
         engineRuns = false;
+        // A stream we had cancelled may have reached the server after our stop: stop it, try once more.
+        if (resp.status === 429 && !retried && gen === engineGen) {
+          engineRuns = true;
+          if (engineCtrl === ctrl) engineCtrl = null;
+          startEngine(v, true);
+          return;
+        }
         if (gen === engineGen) $('#engine-state').textContent = `Engine unavailable: ${why}`;
         return;
       }

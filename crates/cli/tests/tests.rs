@@ -19,8 +19,6 @@ mod loadtest;
 mod perft_cli;
 /// The practice board's endpoints (`/api/analysis`, `/api/analysis/best`).
 mod server_analysis;
-/// The analysis board's live engine (`/api/analysis/stream`): depths, stop, bounds.
-mod server_live_analysis;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
 /// The authorization matrix: every route (from the OpenAPI document and
@@ -31,6 +29,8 @@ mod server_bot;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;
+/// The analysis board's live engine (`/api/analysis/stream`): depths, stop, bounds.
+mod server_live_analysis;
 /// The lobby's open challenges: list, show, and the live feed.
 mod server_lobby;
 /// Sessions that end, login limits, strict input and security headers.

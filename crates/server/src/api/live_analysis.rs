@@ -31,7 +31,9 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use utoipa::ToSchema;
 
-use super::analysis::{AnalysisParams, MovesParam, NumberParam, ScoreJson, legal_line, replay, score_json};
+use super::analysis::{
+    AnalysisParams, MovesParam, NumberParam, ScoreJson, legal_line, replay, score_json,
+};
 use crate::AppState;
 use crate::auth::MaybeUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
@@ -99,7 +101,10 @@ impl Drop for Held {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         let mut running = self.live.lock();
-        if running.get(&self.owner).is_some_and(|e| e.serial == self.serial) {
+        if running
+            .get(&self.owner)
+            .is_some_and(|e| e.serial == self.serial)
+        {
             running.remove(&self.owner);
         }
     }
@@ -228,9 +233,7 @@ fn bounded(name: &str, p: &Option<NumberParam>, most: u64) -> ApiResult<u64> {
             .map_err(|_| ApiError::bad(format!("invalid {name} {t:?}: expected a number")))?,
     };
     if n < 1 {
-        return Err(ApiError::bad(format!(
-            "invalid {name}: a positive number"
-        )));
+        return Err(ApiError::bad(format!("invalid {name}: a positive number")));
     }
     Ok((n as u64).min(most))
 }
@@ -265,6 +268,7 @@ enum Out {
         (status = 200, description = "ndjson: info lines, then one done line; empty lines keep the connection alive",
             content((LiveAnalysisLine = "application/x-ndjson"))),
         (status = 400, description = "unknown variant, bad FEN, malformed move, bad movetime or nodes", body = ErrorBody),
+        (status = 401, description = "credentials were sent but are not valid (none are needed)", body = ErrorBody),
         (status = 422, description = "an illegal move, or the game is over", body = ErrorBody),
         (status = 429, description = "you already have a live analysis running: stop it first", body = ErrorBody),
         (status = 503, description = "the engine is busy; try again", body = ErrorBody)))]
@@ -297,7 +301,9 @@ pub async fn stream(
     let stop = held.stop.clone();
     let pos = *game.position();
     let keys = game.repetition_keys().to_vec();
-    let (tx, mut rx) = mpsc::channel::<Out>(64);
+    // Unbounded, yet small: one line per iteration (the depth is capped) and
+    // one at the end; a search never waits for a slow reader.
+    let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
     let timed_out = Arc::new(AtomicBool::new(false));
     let lane = state.analysis.with_wait(LIVE_SLOT_WAIT);
     let job = {
@@ -305,7 +311,7 @@ pub async fn stream(
         move || {
             // The place is held until the search ends (or the job is dropped unrun).
             let _held = held;
-            if tx.blocking_send(Out::Started).is_err() {
+            if tx.send(Out::Started).is_err() {
                 return;
             }
             live_search(&pos, &keys, budget, &stop, &timed_out, &tx);
@@ -313,7 +319,7 @@ pub async fn stream(
     };
     tokio::spawn(async move {
         if let Err(e) = lane.run(job).await {
-            let _ = tx.send(Out::Line(error_line(&e.to_string()))).await;
+            let _ = tx.send(Out::Line(error_line(&e.to_string())));
         }
     });
     // The time budget: the search is stopped when it is spent.
@@ -349,7 +355,7 @@ fn live_search(
     budget: Budget,
     stop: &Arc<AtomicBool>,
     timed_out: &AtomicBool,
-    tx: &mpsc::Sender<Out>,
+    tx: &mpsc::UnboundedSender<Out>,
 ) {
     let started = Instant::now();
     let mut searcher = Searcher::new(HASH_MB, stop.clone());
@@ -361,7 +367,7 @@ fn live_search(
     let mut last: Option<SearchInfo> = None;
     let mut on_info = |info: &SearchInfo| {
         let line = info_line(pos, "info", info, None);
-        if tx.blocking_send(Out::Line(line)).is_err() {
+        if tx.send(Out::Line(line)).is_err() {
             // Nobody reads any more: the connection is gone.
             stop.store(true, Ordering::Relaxed);
         }
@@ -397,9 +403,7 @@ fn live_search(
     if last.is_none() {
         line.score = None;
     }
-    let _ = tx.blocking_send(Out::Line(
-        serde_json::to_string(&line).unwrap_or_default(),
-    ));
+    let _ = tx.send(Out::Line(serde_json::to_string(&line).unwrap_or_default()));
 }
 
 fn info_json(
@@ -441,7 +445,7 @@ impl Drop for StopOnDrop {
     }
 }
 
-fn ndjson(rx: mpsc::Receiver<Out>, guard: StopOnDrop) -> Response {
+fn ndjson(rx: mpsc::UnboundedReceiver<Out>, guard: StopOnDrop) -> Response {
     let stream = futures_util::stream::unfold((rx, guard), |(mut rx, guard)| async move {
         let bytes = match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
             Err(_) => Bytes::from_static(b"\n"),
@@ -484,6 +488,7 @@ pub struct LiveAnalysisStopped {
 #[utoipa::path(post, path = "/api/analysis/stream/stop", tag = "analysis",
     responses(
         (status = 200, description = "stopped (or none was running)", body = LiveAnalysisStopped),
+        (status = 401, description = "credentials were sent but are not valid (none are needed)", body = ErrorBody),
         (status = 503, description = "the search did not end in time", body = ErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
