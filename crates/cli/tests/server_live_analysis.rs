@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Env, TIMEOUT, fresh, http, json_of, register};
+use crate::common::{Env, NdStream, fresh, http, json_of, register};
 use chessmerge_rules::{Game, Position, Variant};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -13,56 +13,13 @@ use serde_json::{Value, json};
 /// A position with play in it: a few moves into a ChessMerge game.
 const MOVES: [&str; 4] = ["b1d2", "e7e6", "e2e3", "d7d6"];
 
-/// Reads an ndjson answer line by line (empty keep-alive lines skipped).
-struct Lines {
-    resp: reqwest::Response,
-    buf: Vec<u8>,
-}
-
-impl Lines {
-    fn new(resp: reqwest::Response) -> Lines {
-        assert_eq!(resp.status(), StatusCode::OK);
-        assert_eq!(
-            resp.headers()["content-type"].to_str().unwrap(),
-            "application/x-ndjson"
-        );
-        Lines {
-            resp,
-            buf: Vec::new(),
-        }
+/// Every line of an ndjson answer, to its end.
+async fn rest(lines: &mut NdStream) -> Vec<Value> {
+    let mut all = Vec::new();
+    while let Some(v) = lines.next().await {
+        all.push(v);
     }
-
-    async fn next(&mut self) -> Option<Value> {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = self.buf.drain(..=i).collect();
-                let line = std::str::from_utf8(&line).unwrap().trim();
-                if line.is_empty() {
-                    continue;
-                }
-                return Some(serde_json::from_str(line).unwrap());
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            let chunk = tokio::time::timeout(left, self.resp.chunk())
-                .await
-                .expect("timed out waiting for a line")
-                .unwrap();
-            match chunk {
-                Some(c) => self.buf.extend_from_slice(&c),
-                None => return None,
-            }
-        }
-    }
-
-    /// Every line up to the end of the stream.
-    async fn rest(&mut self) -> Vec<Value> {
-        let mut all = Vec::new();
-        while let Some(v) = self.next().await {
-            all.push(v);
-        }
-        all
-    }
+    all
 }
 
 async fn start(base: &str, token: Option<&str>, body: Value) -> reqwest::Response {
@@ -122,8 +79,8 @@ async fn live_analysis_gives_growing_depths_a_legal_line_and_ends_on_its_budget(
 
     // Signed out, bounded by nodes: info lines with growing depth, then done.
     let resp = start(base, None, json!({ "moves": MOVES, "nodes": 100_000 })).await;
-    let mut lines = Lines::new(resp);
-    let all = lines.rest().await;
+    let mut lines = NdStream::of(resp);
+    let all = rest(&mut lines).await;
     let (done, infos) = all.split_last().expect("no lines");
     assert!(infos.len() >= 3, "too few iterations: {all:?}");
     let mut depth = 0;
@@ -150,7 +107,7 @@ async fn live_analysis_gives_growing_depths_a_legal_line_and_ends_on_its_budget(
     // Bounded by time: the search ends near its movetime, reason "time".
     let started = Instant::now();
     let resp = start(base, None, json!({ "moves": MOVES, "movetime": 1500 })).await;
-    let all = Lines::new(resp).rest().await;
+    let all = rest(&mut NdStream::of(resp)).await;
     let took = started.elapsed();
     let done = all.last().unwrap();
     assert_eq!(done["reason"], "time", "{done}");
@@ -162,7 +119,7 @@ async fn live_analysis_gives_growing_depths_a_legal_line_and_ends_on_its_budget(
     // A forced mate: the score says so, from White's view.
     let fen = "7k/6pp/8/8/8/8/8/R3K3 w - - 0 1";
     let resp = start(base, None, json!({ "fen": fen, "nodes": 200_000 })).await;
-    let all = Lines::new(resp).rest().await;
+    let all = rest(&mut NdStream::of(resp)).await;
     let last_info = all.iter().rev().find(|v| v["type"] == "info").unwrap();
     assert_eq!(last_info["score"]["mate"], 1, "{last_info}");
     assert_eq!(last_info["san"][0], "Ra8#", "{last_info}");
@@ -176,7 +133,7 @@ async fn stop_and_disconnect_free_the_place_and_the_lane() {
     let bob = register(&base, "bob").await;
 
     // Ann's stream runs (no budget given: the signed-in 30 s).
-    let mut first = Lines::new(start(&base, Some(&ann.token), json!({ "moves": MOVES })).await);
+    let mut first = NdStream::of(start(&base, Some(&ann.token), json!({ "moves": MOVES })).await);
     let v = first.next().await.unwrap();
     assert_eq!(v["type"], "info", "{v}");
 
@@ -203,13 +160,13 @@ async fn stop_and_disconnect_free_the_place_and_the_lane() {
     let (s, v) = stop(&base, Some(&ann.token)).await;
     assert_eq!((s, &v), (StatusCode::OK, &json!({ "stopped": true })));
     assert!(asked.elapsed() < Duration::from_secs(3));
-    let rest = first.rest().await;
-    let done = rest.last().unwrap();
+    let tail = rest(&mut first).await;
+    let done = tail.last().unwrap();
     assert_eq!(done["type"], "done", "{done}");
     assert_eq!(done["reason"], "stopped", "{done}");
 
     // Both places are free: Bob's stream starts now.
-    let mut bobs = Lines::new(start(&base, Some(&bob.token), json!({ "moves": MOVES })).await);
+    let mut bobs = NdStream::of(start(&base, Some(&bob.token), json!({ "moves": MOVES })).await);
     assert_eq!(bobs.next().await.unwrap()["type"], "info");
     // Bob goes away without a word: the connection closes.
     drop(bobs);
@@ -218,7 +175,7 @@ async fn stop_and_disconnect_free_the_place_and_the_lane() {
     loop {
         let resp = start(&base, Some(&ann.token), json!({ "nodes": 50_000 })).await;
         if resp.status() == StatusCode::OK {
-            let all = Lines::new(resp).rest().await;
+            let all = rest(&mut NdStream::of(resp)).await;
             assert_eq!(all.last().unwrap()["reason"], "nodes");
             break;
         }
@@ -229,7 +186,7 @@ async fn stop_and_disconnect_free_the_place_and_the_lane() {
     // And Bob's own place is free again too.
     let resp = start(&base, Some(&bob.token), json!({ "nodes": 50_000 })).await;
     assert_eq!(resp.status(), StatusCode::OK);
-    let all = Lines::new(resp).rest().await;
+    let all = rest(&mut NdStream::of(resp)).await;
     assert_eq!(all.last().unwrap()["type"], "done");
 }
 
@@ -259,6 +216,6 @@ async fn bad_positions_moves_and_budgets_are_refused_with_the_reason() {
     }
     // Nothing was left running: a good request proceeds at once.
     let resp = start(base, None, json!({ "nodes": 20_000 })).await;
-    let all = Lines::new(resp).rest().await;
+    let all = rest(&mut NdStream::of(resp)).await;
     assert_eq!(all.last().unwrap()["type"], "done");
 }

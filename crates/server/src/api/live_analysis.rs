@@ -22,9 +22,10 @@ use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::body::{Body, Bytes};
+use axum::extract::FromRequestParts;
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::request::Parts;
+use axum::response::Response;
 use chessmerge_engine::search::{SearchInfo, Searcher};
 use chessmerge_engine::{Limits, TimeControl};
 use serde::{Deserialize, Serialize};
@@ -211,14 +212,33 @@ pub struct LiveAnalysisLine {
     pub reason: Option<&'static str>,
 }
 
-fn owner_of(state: &AppState, user: &MaybeUser, peer: SocketAddr, headers: &HeaderMap) -> Owner {
-    match &user.0 {
-        Some(u) => Owner::User(u.user.id),
-        None => Owner::Address(crate::auth::client_ip(
-            peer.ip(),
-            headers,
-            &state.trusted_proxies,
-        )),
+/// Who asks: the signed-in user, else the client's address (behind a
+/// trusted proxy, the forwarded one).
+pub struct LiveOwner {
+    owner: Owner,
+    signed_in: bool,
+}
+
+impl FromRequestParts<AppState> for LiveOwner {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let MaybeUser(user) = MaybeUser::from_request_parts(parts, state).await?;
+        if let Some(u) = user {
+            return Ok(LiveOwner {
+                owner: Owner::User(u.user.id),
+                signed_in: true,
+            });
+        }
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
+        let address = crate::auth::client_ip(peer, &parts.headers, &state.trusted_proxies);
+        Ok(LiveOwner {
+            owner: Owner::Address(address),
+            signed_in: false,
+        })
     }
 }
 
@@ -274,12 +294,10 @@ enum Out {
         (status = 503, description = "the engine is busy; try again", body = ErrorBody)))]
 pub async fn stream(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    user: MaybeUser,
+    who: LiveOwner,
     Input(p): Input<LiveAnalysisParams>,
 ) -> ApiResult<Response> {
-    let budget = request_budget(&p, user.0.is_some())?;
+    let budget = request_budget(&p, who.signed_in)?;
     let game = replay(&AnalysisParams {
         variant: p.variant,
         fen: p.fen,
@@ -292,8 +310,7 @@ pub async fn stream(
             o.reason()
         )));
     }
-    let owner = owner_of(&state, &user, peer, &headers);
-    let held = state.live_analyses.take(owner).ok_or_else(|| {
+    let held = state.live_analyses.take(who.owner).ok_or_else(|| {
         ApiError::TooManyRequests(
             "you already have a live analysis running: stop it first (POST /api/analysis/stream/stop, or close its connection)".into(),
         )
@@ -458,21 +475,7 @@ fn ndjson(rx: mpsc::UnboundedReceiver<Out>, guard: StopOnDrop) -> Response {
         };
         Some((Ok::<_, Infallible>(bytes), (rx, guard)))
     });
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/x-ndjson"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-            (
-                header::HeaderName::from_static("x-accel-buffering"),
-                HeaderValue::from_static("no"),
-            ),
-        ],
-        Body::from_stream(stream),
-    )
-        .into_response()
+    super::stream::ndjson_response(Body::from_stream(stream))
 }
 
 /// Whether a live analysis was stopped.
@@ -492,11 +495,9 @@ pub struct LiveAnalysisStopped {
         (status = 503, description = "the search did not end in time", body = ErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    user: MaybeUser,
+    who: LiveOwner,
 ) -> ApiResult<Json<LiveAnalysisStopped>> {
-    let owner = owner_of(&state, &user, peer, &headers);
+    let owner = who.owner;
     let stopped = state.live_analyses.stop(owner);
     let deadline = Instant::now() + STOP_WAIT;
     while state.live_analyses.holds(owner) {
