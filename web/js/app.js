@@ -2,6 +2,7 @@
 //   /              lobby          /login /signup   accounts
 //   /practice      practice board /rules[/variant] rules
 //   /import        PGN import     /editor          board editor
+//   /analysis[/{id}] analysis board (live engine, variation tree)
 //   /{id}          a game (or a challenge to accept); anything else: not found
 
 import { api, currentUser, setCurrentUser, esc, toast } from './api.js';
@@ -102,6 +103,7 @@ async function route() {
   else if (path === '/practice') view = (await import('./practice.js')).mount(app);
   else if (path === '/import') view = (await import('./import.js')).mount(app);
   else if (path === '/editor') view = (await import('./editor.js')).mount(app);
+  else if ((m = /^\/analysis(?:\/([A-Za-z0-9]{8}))?$/.exec(path))) view = (await import('./analysisboard.js')).mount(app, m[1]);
   else if ((m = /^\/rules(?:\/([a-z]+))?$/.exec(path))) view = (await import('./rules.js')).mount(app, m[1] || 'chessmerge');
   else if ((m = /^\/([A-Za-z0-9]{8})$/.exec(path))) view = (await import('./game.js')).mount(app, m[1]);
   else notFound(app);

@@ -106,6 +106,7 @@ export async function mount(root, id) {
         <div class="row">
           <button type="button" id="flip" title="Flip the board">Flip board</button>
           <a id="pgn" href="/game/export/${esc(id)}" download="chessmerge-${esc(id)}.pgn">Download PGN</a>
+          <a id="analyse" href="/analysis/${esc(id)}" data-link class="hidden">Analyse</a>
         </div>
         <div class="conn" id="conn" aria-live="polite">Connecting…</div>
         <p class="muted" id="variant-line"></p>
@@ -175,6 +176,10 @@ export async function mount(root, id) {
     root.querySelector('#variant-line').textContent = `${g.variant.name} · game ${g.id}`;
     renderActions();
     renderAnalysis();
+    // The analysis board: for a finished game, or for spectators (a player's own ongoing game: no engine help).
+    const analyse = root.querySelector('#analyse');
+    analyse.classList.toggle('hidden', g.status === 'started' && !!g.you);
+    analyse.href = `/analysis/${id}#${review.shown(g.ply)}`;
   }
 
   /** The computer analysis: the request, its progress, then the graph, the summary and the shown move's mark. */

@@ -136,6 +136,10 @@ fn short_search(_: &Fixture) -> Value {
     json!({"level": 1, "movetime": 50})
 }
 
+fn short_live_search(_: &Fixture) -> Value {
+    json!({"nodes": 500, "movetime": 200})
+}
+
 use Needs::{Challenge, Game, Nothing, OwnCredential};
 
 /// Columns: anonymous, third, white, black, challenger, challenged.
@@ -240,6 +244,12 @@ const MATRIX: &[Row] = &[
         row("POST", "/api/analysis/best", Nothing, ALL_200),
         short_search,
     ),
+    // The live engine too (signed out: one per address, with a lower budget).
+    with_body(
+        row("POST", "/api/analysis/stream", Nothing, ALL_200),
+        short_live_search,
+    ),
+    row("POST", "/api/analysis/stream/stop", Nothing, ALL_200),
     // A game's computer analysis: anyone reads it; signed-in users ask for
     // it, and only once the game is over (these games are going on).
     row("GET", "/api/game/{id}/analysis", Game, ALL_200),

@@ -35,6 +35,8 @@ mod server_import;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;
+/// The analysis board's live engine (`/api/analysis/stream`): depths, stop, bounds.
+mod server_live_analysis;
 /// The lobby's open challenges: list, show, and the live feed.
 mod server_lobby;
 /// Sessions that end, login limits, strict input and security headers.

@@ -102,6 +102,16 @@ impl Bounded {
         }
     }
 
+    /// The same lane (the same slots and threads), whose jobs wait at most
+    /// `wait` for a slot: for callers that must answer sooner than the
+    /// lane's usual wait.
+    pub fn with_wait(&self, wait: Duration) -> Bounded {
+        Bounded {
+            wait,
+            ..self.clone()
+        }
+    }
+
     /// Runs `job` on the blocking pool once a slot is free.
     pub async fn run<T, F>(&self, job: F) -> Result<T, BlockingError>
     where

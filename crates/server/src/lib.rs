@@ -200,6 +200,8 @@ pub struct Inner {
     pub analysis: blocking::Bounded,
     /// The queue of games' computer analyses (on the `analysis` lane).
     pub analyses: Arc<review::Analyses>,
+    /// The analysis board's live engine searches, one per user or address.
+    pub live_analyses: Arc<api::live_analysis::LiveAnalyses>,
     /// Password hashing (Argon2id: CPU and about 19 MiB each while it runs).
     pub hashing: blocking::Bounded,
     /// Failed-login limits.
@@ -321,6 +323,7 @@ impl AppState {
             computer,
             analysis,
             analyses,
+            live_analyses: Arc::default(),
             hashing: blocking::Bounded::dedicated(
                 "password hashing",
                 capacity.ai_threads.max(2),

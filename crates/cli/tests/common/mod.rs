@@ -404,6 +404,19 @@ pub struct NdStream {
 }
 
 impl NdStream {
+    /// Reads `resp`, an ndjson answer (200, `application/x-ndjson`).
+    pub fn of(resp: reqwest::Response) -> NdStream {
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert_eq!(
+            resp.headers()["content-type"].to_str().unwrap(),
+            "application/x-ndjson"
+        );
+        NdStream {
+            resp,
+            buf: Vec::new(),
+        }
+    }
+
     /// The next non-empty line as JSON; `None` at the end of the stream.
     pub async fn next(&mut self) -> Option<Value> {
         let deadline = Instant::now() + TIMEOUT;

@@ -236,6 +236,42 @@ pub fn analysis_json(game: &RulesGame) -> AnalysisJson {
     }
 }
 
+/// A line of moves from `pos`, as far as it stays legal: Merge-UCI and
+/// readable notation.
+pub fn legal_line(pos: &Position, line: &[chessmerge_rules::Move]) -> (Vec<String>, Vec<String>) {
+    let mut uci = Vec::new();
+    let mut san = Vec::new();
+    let mut walk = *pos;
+    for &m in line {
+        if !walk.is_legal(m) {
+            break;
+        }
+        uci.push(m.to_string());
+        san.push(walk.san(m));
+        walk = walk.play_unchecked(m);
+    }
+    (uci, san)
+}
+
+/// An engine score (internal units, the side to move's view) from White's view.
+pub fn score_json(pos: &Position, score: i32) -> ScoreJson {
+    let white_sign = if pos.turn() == chessmerge_rules::Color::White {
+        1
+    } else {
+        -1
+    };
+    match ReportedScore::from_internal(score) {
+        ReportedScore::Cp(cp) => ScoreJson {
+            cp: Some(cp * white_sign),
+            mate: None,
+        },
+        ReportedScore::Mate(n) => ScoreJson {
+            cp: None,
+            mate: Some(n * white_sign),
+        },
+    }
+}
+
 /// Replay a line from a position: the position reached, its legal moves,
 /// and whether the game is over.
 #[utoipa::path(post, path = "/api/analysis", tag = "analysis",
@@ -311,32 +347,8 @@ pub async fn best(
     } else {
         vec![best]
     };
-    let mut pv = Vec::new();
-    let mut pv_san = Vec::new();
-    let mut walk = *pos;
-    for m in line {
-        if !walk.is_legal(m) {
-            break;
-        }
-        pv.push(m.to_string());
-        pv_san.push(walk.san(m));
-        walk = walk.play_unchecked(m);
-    }
-    let white_sign = if pos.turn() == chessmerge_rules::Color::White {
-        1
-    } else {
-        -1
-    };
-    let score = match ReportedScore::from_internal(result.score) {
-        ReportedScore::Cp(cp) => ScoreJson {
-            cp: Some(cp * white_sign),
-            mate: None,
-        },
-        ReportedScore::Mate(n) => ScoreJson {
-            cp: None,
-            mate: Some(n * white_sign),
-        },
-    };
+    let (pv, pv_san) = legal_line(pos, &line);
+    let score = score_json(pos, result.score);
     Ok(Json(BestMoveJson {
         fen: pos.fen(),
         uci: best.to_string(),

@@ -7,6 +7,7 @@ pub mod board;
 pub mod bot;
 pub mod challenge;
 pub mod import;
+pub mod live_analysis;
 pub mod socket;
 pub mod stream;
 
@@ -39,6 +40,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         stream::game_stream, stream::event_stream, socket::socket, openapi_json,
         analysis::analyse, analysis::best, analysis::show_game_analysis,
         analysis::request_game_analysis, server_stats,
+        live_analysis::stream, live_analysis::stop,
         bot::upgrade, bot::token_test, bot::game_stream, bot::play_move, bot::resign,
         bot::abort, bot::chat, bot::read_bot_chat, bot::board_chat, bot::read_chat, bot::users_status,
         bot::user, bot::online_bots,
@@ -185,6 +187,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/server/stats", get(server_stats))
         .route("/api/analysis", post(analysis::analyse))
         .route("/api/analysis/best", post(analysis::best))
+        .route("/api/analysis/stream", post(live_analysis::stream))
+        .route("/api/analysis/stream/stop", post(live_analysis::stop))
         .route(
             "/api/game/{id}/analysis",
             get(analysis::show_game_analysis).post(analysis::request_game_analysis),

@@ -33,6 +33,12 @@ pub(crate) fn ndjson(rx: mpsc::Receiver<FeedItem>) -> Response {
         };
         Some((Ok::<_, Infallible>(bytes), rx))
     });
+    ndjson_response(Body::from_stream(stream))
+}
+
+/// An ndjson answer with `body`: its content type, no caching, and no
+/// buffering in a proxy (nginx's `X-Accel-Buffering`).
+pub(crate) fn ndjson_response(body: Body) -> Response {
     (
         [
             (
@@ -45,7 +51,7 @@ pub(crate) fn ndjson(rx: mpsc::Receiver<FeedItem>) -> Response {
                 HeaderValue::from_static("no"),
             ),
         ],
-        Body::from_stream(stream),
+        body,
     )
         .into_response()
 }

@@ -1,0 +1,104 @@
+// The analysis board's variation tree: the game's line and the player's
+// side lines. Each node is a position reached by one move; a node's first
+// child continues its line, the others are side lines. Drawn as lichess's
+// inline move list: the main line, side lines in parentheses after the
+// move they replace, every move a button.
+
+import { esc } from './api.js';
+
+export class Tree {
+  /** A tree whose root is the start position (`initialFen`, Merge-FEN or empty). */
+  constructor(initialFen) {
+    this.initialFen = initialFen || '';
+    this.nextId = 1;
+    this.root = { id: 0, uci: null, san: null, parent: null, children: [], ply: 0 };
+    this.byId = new Map([[0, this.root]]);
+  }
+
+  /** The child of `node` reached by `uci`, made (as a side line) if it is new. */
+  add(node, uci, san) {
+    const had = node.children.find((c) => c.uci === uci);
+    if (had) return had;
+    const child = { id: this.nextId++, uci, san, parent: node, children: [], ply: node.ply + 1 };
+    node.children.push(child);
+    this.byId.set(child.id, child);
+    return child;
+  }
+
+  /** Adds a line of moves (`[{uci, san}]`) from `node`; returns the last node. */
+  addLine(node, moves) {
+    return moves.reduce((n, m) => this.add(n, m.uci, m.san), node);
+  }
+
+  /** The Merge-UCI moves from the root to `node`. */
+  path(node) {
+    const out = [];
+    for (let n = node; n.parent; n = n.parent) out.push(n.uci);
+    return out.reverse();
+  }
+
+  /** The last node of the line through `node` (following first children). */
+  end(node) {
+    let n = node;
+    while (n.children.length) n = n.children[0];
+    return n;
+  }
+
+  /** Whether `node` is on the root's main line. */
+  onMainLine(node) {
+    for (let n = node; n.parent; n = n.parent) if (n.parent.children[0] !== n) return false;
+    return true;
+  }
+}
+
+/** The move number and side of a ply counted from the start position. */
+function numberOf(initialFen, ply) {
+  const f = (initialFen || '').split(/\s+/);
+  const blackFirst = f[1] === 'b';
+  const first = Number(f[5]) || 1;
+  const half = ply - 1 + (blackFirst ? 1 : 0);
+  return { n: first + Math.floor(half / 2), white: half % 2 === 0 };
+}
+
+/**
+ * Draws `tree` into `el`, marking `current`; a click (or Enter) on a move
+ * calls `onPick(node)`.
+ */
+export function renderTree(el, tree, current, onPick) {
+  const move = (node, showNumber) => {
+    const { n, white } = numberOf(tree.initialFen, node.ply);
+    const num = white ? `${n}. ` : showNumber ? `${n}… ` : '';
+    const cur = node === current;
+    return `<span class="tm${cur ? ' current' : ''}" data-node="${node.id}" role="button" tabindex="0"${cur ? ' aria-current="step"' : ''}>${num ? `<span class="n">${num}</span>` : ''}${esc(node.san || node.uci)}</span>`;
+  };
+  // The moves after `from`, its first children in turn, side lines in brackets.
+  const line = (from, showNumber) => {
+    const parts = [];
+    let n = from;
+    let number = showNumber;
+    while (n.children.length) {
+      const [main, ...sides] = n.children;
+      parts.push(move(main, number));
+      number = false;
+      for (const side of sides) {
+        parts.push(`<span class="variation">(${[move(side, true), line(side, false)].filter(Boolean).join(' ')})</span>`);
+        number = true;
+      }
+      n = main;
+    }
+    return parts.join(' ');
+  };
+  const html = line(tree.root, true);
+  el.innerHTML = html ? `<div class="tree-moves">${html}</div>` : '<p class="muted">No moves yet: play one on the board.</p>';
+  const pick = (e) => {
+    const t = e.target.closest('[data-node]');
+    if (!t) return;
+    if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
+    e.preventDefault();
+    onPick(tree.byId.get(Number(t.dataset.node)));
+  };
+  el.onclick = pick;
+  el.onkeydown = pick;
+  const cur = el.querySelector('.tm.current');
+  if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
+}
