@@ -21,6 +21,8 @@ mod perft_cli;
 mod server_analysis;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
+/// Takebacks, rematches and conditional moves (issue 15).
+mod server_correspondence;
 /// The authorization matrix: every route (from the OpenAPI document and
 /// the router's table) for every role, and cross-site cookies.
 mod server_authz;

@@ -202,7 +202,8 @@ async fn apply_game_commit(
     debug_assert_eq!(g.version, c.expected_version + 1);
     let r = sqlx::query(
         "UPDATE games SET status = ?, winner = ?, status_reason = ?, moves = ?, san = ?, fen = ?,
-            ply = ?, version = ?, draw_offer = ?, updated_at = ?
+            ply = ?, version = ?, draw_offer = ?, updated_at = ?, takeback_offer = ?, rematch = ?,
+            forecasts = ?
          WHERE id = ? AND version = ? AND ply = ?",
     )
     .bind(g.status.as_str())
@@ -215,6 +216,9 @@ async fn apply_game_commit(
     .bind(g.version)
     .bind(g.draw_offer.map(|c| c.name()))
     .bind(g.updated_at)
+    .bind(g.takeback_offer.map(|c| c.name()))
+    .bind(g.rematch.as_ref().map(super::Rematch::to_text))
+    .bind(super::forecasts_text(&g.forecasts))
     .bind(g.id.as_str())
     .bind(c.expected_version)
     .bind(c.expected_ply)
@@ -224,7 +228,13 @@ async fn apply_game_commit(
         return Ok((None, 1));
     }
     let mut events = vec![insert_game_event(conn, &g.id, g.version, &c.event).await?];
-    let n = insert_events(conn, &c.also, now, &mut events).await?;
+    let mut n = insert_events(conn, &c.also, now, &mut events).await?;
+    if let Some(s) = &c.start {
+        // A game started by this change (a rematch): in the same transaction.
+        insert_challenge(conn, &s.challenge).await?;
+        events.push(insert_game(conn, &s.game, &s.first_event).await?);
+        n += 2 + insert_events(conn, &s.events, now, &mut events).await?;
+    }
     Ok((Some(events), 2 + n))
 }
 
