@@ -85,7 +85,11 @@ async fn takebacks_are_proposed_declined_accepted_and_pushed_with_a_lower_ply() 
         "you have not moved yet",
     );
     let stranger = register(base, "Tom").await;
-    refused(tb(&stranger, "yes").await, StatusCode::FORBIDDEN, "not a player");
+    refused(
+        tb(&stranger, "yes").await,
+        StatusCode::FORBIDDEN,
+        "not a player",
+    );
     let (s, _) = w
         .post_empty(&format!("/api/bot/game/{id}/takeback/yes"))
         .await;
@@ -100,11 +104,21 @@ async fn takebacks_are_proposed_declined_accepted_and_pushed_with_a_lower_ply() 
     // White proposes; Black is told live (stream and events), and declines.
     assert_eq!(tb(&w, "yes").await.0, StatusCode::OK);
     let st = next_state(&mut stream).await;
-    assert_eq!((st["wtakeback"].clone(), st["btakeback"].clone()), (json!(true), json!(false)));
+    assert_eq!(
+        (st["wtakeback"].clone(), st["btakeback"].clone()),
+        (json!(true), json!(false))
+    );
     let offer = b_events.next_of("takebackOffer").await;
-    assert_eq!((offer["gameId"].as_str(), offer["by"].as_str()), (Some(id.as_str()), Some("white")));
+    assert_eq!(
+        (offer["gameId"].as_str(), offer["by"].as_str()),
+        (Some(id.as_str()), Some("white"))
+    );
     assert_eq!(view(&b, &id).await["takebackOffer"], "white");
-    assert_eq!(tb(&w, "yes").await.0, StatusCode::OK, "proposing again changes nothing");
+    assert_eq!(
+        tb(&w, "yes").await.0,
+        StatusCode::OK,
+        "proposing again changes nothing"
+    );
     assert_eq!(tb(&b, "no").await.0, StatusCode::OK);
     let st = next_state(&mut stream).await;
     assert_eq!(st["wtakeback"], false);
@@ -126,7 +140,10 @@ async fn takebacks_are_proposed_declined_accepted_and_pushed_with_a_lower_ply() 
     assert_eq!(g["san"].as_array().unwrap().len(), 1);
     assert_eq!(g["turn"], "black");
     assert_eq!(g["takebackOffer"], Value::Null);
-    assert!(g["version"].as_i64() > before["version"].as_i64(), "the version goes on");
+    assert!(
+        g["version"].as_i64() > before["version"].as_i64(),
+        "the version goes on"
+    );
     // The stream: the states of the moves, the proposal, then the undone one.
     let mut last = Value::Null;
     let mut versions = Vec::new();
@@ -134,7 +151,10 @@ async fn takebacks_are_proposed_declined_accepted_and_pushed_with_a_lower_ply() 
         last = next_state(&mut stream).await;
         versions.push(last["version"].as_i64().unwrap());
     }
-    assert!(versions.windows(2).all(|w| w[1] == w[0] + 1), "{versions:?}");
+    assert!(
+        versions.windows(2).all(|w| w[1] == w[0] + 1),
+        "{versions:?}"
+    );
     assert_eq!(last["version"], g["version"]);
     assert_eq!(last["fen"], g["fen"]);
     assert!(!last["legalMoves"].as_array().unwrap().is_empty());
@@ -144,7 +164,10 @@ async fn takebacks_are_proposed_declined_accepted_and_pushed_with_a_lower_ply() 
     assert_eq!(tb(&w, "yes").await.0, StatusCode::OK);
     assert_eq!(tb(&b, "yes").await.0, StatusCode::OK);
     let g = view(&b, &id).await;
-    assert_eq!((g["ply"].clone(), g["moves"].clone()), (json!(2), json!(["e2e3", "d7d6"])));
+    assert_eq!(
+        (g["ply"].clone(), g["moves"].clone()),
+        (json!(2), json!(["e2e3", "d7d6"]))
+    );
     assert_eq!(g["turn"], "white");
     // A move withdraws one's own proposal; so does `no`.
     assert_eq!(tb(&w, "yes").await.0, StatusCode::OK);
@@ -153,7 +176,10 @@ async fn takebacks_are_proposed_declined_accepted_and_pushed_with_a_lower_ply() 
     assert_eq!(tb(&b, "yes").await.0, StatusCode::OK);
     assert_eq!(tb(&b, "no").await.0, StatusCode::OK);
     let g = view(&w, &id).await;
-    assert_eq!((g["ply"].clone(), g["takebackOffer"].clone()), (json!(3), Value::Null));
+    assert_eq!(
+        (g["ply"].clone(), g["takebackOffer"].clone()),
+        (json!(3), Value::Null)
+    );
     // Never after the game.
     let (s, _) = w.post_empty(&format!("/api/board/game/{id}/resign")).await;
     assert_eq!(s, StatusCode::OK);
@@ -167,7 +193,8 @@ async fn takebacks_are_proposed_declined_accepted_and_pushed_with_a_lower_ply() 
     let ai = v["id"].as_str().unwrap().to_owned();
     play(&w, &ai, "e2e3").await;
     refused(
-        w.post_empty(&format!("/api/board/game/{ai}/takeback/yes")).await,
+        w.post_empty(&format!("/api/board/game/{ai}/takeback/yes"))
+            .await,
         StatusCode::CONFLICT,
         "against the computer",
     );
@@ -178,7 +205,13 @@ async fn rematches_swap_colours_keep_the_start_and_are_answered_once() {
     let env = fresh("corr_rematch");
     let base = &env.server.base;
     let fen = "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1";
-    let (w, b, id) = game(base, "Rita", "Remy", json!({"variant": "chessmerge", "fen": fen})).await;
+    let (w, b, id) = game(
+        base,
+        "Rita",
+        "Remy",
+        json!({"variant": "chessmerge", "fen": fen}),
+    )
+    .await;
     let rematch = |who: &Player, tail: &str| {
         let who = who.clone();
         let path = format!("/api/board/game/{id}/rematch{tail}");
@@ -188,31 +221,57 @@ async fn rematches_swap_colours_keep_the_start_and_are_answered_once() {
     let (s, _) = w.post_empty(&format!("/api/board/game/{id}/resign")).await;
     assert_eq!(s, StatusCode::OK);
     let stranger = register(base, "Rudi").await;
-    refused(rematch(&stranger, "").await, StatusCode::FORBIDDEN, "not a player");
-    refused(rematch(&w, "/perhaps").await, StatusCode::BAD_REQUEST, "yes or no");
-    refused(rematch(&b, "/no").await, StatusCode::CONFLICT, "no rematch offer");
+    refused(
+        rematch(&stranger, "").await,
+        StatusCode::FORBIDDEN,
+        "not a player",
+    );
+    refused(
+        rematch(&w, "/perhaps").await,
+        StatusCode::BAD_REQUEST,
+        "yes or no",
+    );
+    refused(
+        rematch(&b, "/no").await,
+        StatusCode::CONFLICT,
+        "no rematch offer",
+    );
 
     let mut b_events = b.stream("/api/stream/event").await;
     let mut w_events = w.stream("/api/stream/event").await;
     let game_stream = format!("/api/board/game/stream/{id}");
     // A finished game's stream ends at once when no rematch is offered.
     let mut stream = b.stream(&game_stream).await;
-    assert!(stream.next_of("gameFull").await["state"].get("rematch").is_none());
+    assert!(
+        stream.next_of("gameFull").await["state"]
+            .get("rematch")
+            .is_none()
+    );
     assert!(stream.next().await.is_none());
     // Offer: told live; the stream stays open while the offer waits.
     let (s, v) = rematch(&w, "").await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["rematch"]["by"], "white");
     let offer = b_events.next_of("rematchOffer").await;
-    assert_eq!((offer["gameId"].as_str(), offer["by"].as_str()), (Some(id.as_str()), Some("white")));
+    assert_eq!(
+        (offer["gameId"].as_str(), offer["by"].as_str()),
+        (Some(id.as_str()), Some("white"))
+    );
     let mut stream = b.stream(&game_stream).await;
-    assert_eq!(stream.next_of("gameFull").await["state"]["rematch"], json!({"by": "white"}));
+    assert_eq!(
+        stream.next_of("gameFull").await["state"]["rematch"],
+        json!({"by": "white"})
+    );
     // Withdrawn: the stream says so and ends.
     assert_eq!(rematch(&w, "/no").await.0, StatusCode::OK, "withdrawn");
     assert_eq!(next_state(&mut stream).await.get("rematch"), None);
     assert!(stream.next().await.is_none());
     assert_eq!(rematch(&w, "/yes").await.0, StatusCode::OK);
-    assert_eq!(rematch(&w, "").await.0, StatusCode::OK, "offering again changes nothing");
+    assert_eq!(
+        rematch(&w, "").await.0,
+        StatusCode::OK,
+        "offering again changes nothing"
+    );
     assert_eq!(view(&b, &id).await["rematch"], json!({"by": "white"}));
     let mut stream = b.stream(&game_stream).await;
     stream.next_of("gameFull").await;
@@ -227,7 +286,10 @@ async fn rematches_swap_colours_keep_the_start_and_are_answered_once() {
     assert_eq!(n["you"], "black");
     assert_eq!(n["variant"]["key"], "chessmerge");
     assert_eq!(n["initialFen"], fen);
-    assert_eq!((n["ply"].clone(), n["status"].clone()), (json!(0), json!("started")));
+    assert_eq!(
+        (n["ply"].clone(), n["status"].clone()),
+        (json!(0), json!("started"))
+    );
     for events in [&mut w_events, &mut b_events] {
         loop {
             let e = events.next_of("gameStart").await;
@@ -236,14 +298,27 @@ async fn rematches_swap_colours_keep_the_start_and_are_answered_once() {
             }
         }
     }
-    assert_eq!(next_state(&mut stream).await["rematch"], json!({"gameId": next}));
+    assert_eq!(
+        next_state(&mut stream).await["rematch"],
+        json!({"gameId": next})
+    );
     assert!(stream.next().await.is_none(), "answered: the stream ends");
     // Answered once.
-    refused(rematch(&w, "").await, StatusCode::CONFLICT, "already rematched");
-    refused(rematch(&b, "/no").await, StatusCode::CONFLICT, "already rematched");
+    refused(
+        rematch(&w, "").await,
+        StatusCode::CONFLICT,
+        "already rematched",
+    );
+    refused(
+        rematch(&b, "/no").await,
+        StatusCode::CONFLICT,
+        "already rematched",
+    );
     // The new game plays, and a declined rematch is final.
     play(&b, &next, "e2e3").await;
-    let (s, _) = w.post_empty(&format!("/api/board/game/{next}/resign")).await;
+    let (s, _) = w
+        .post_empty(&format!("/api/board/game/{next}/resign"))
+        .await;
     assert_eq!(s, StatusCode::OK);
     let again = |who: &Player, tail: &str| {
         let who = who.clone();
@@ -297,21 +372,46 @@ async fn conditional_moves_play_themselves_in_the_same_commit_and_stay_private()
     );
     // Invalid lines name the line, the move and the rules' reason.
     for (steps, says) in [
-        (json!([["e7e6", "e3e5"]]), "line 1, move 2 (your reply \"e3e5\")"),
-        (json!([["e7e6", "d2d3"], ["d2d3", "e7e6"]]), "line 2, move 1 (their move \"d2d3\")"),
+        (
+            json!([["e7e6", "e3e5"]]),
+            "line 1, move 2 (your reply \"e3e5\")",
+        ),
+        (
+            json!([["e7e6", "d2d3"], ["d2d3", "e7e6"]]),
+            "line 2, move 1 (their move \"d2d3\")",
+        ),
         (json!([["e7e6"]]), "line 1: 1 moves"),
         (json!([["e7e6", "zz"]]), "not Merge-UCI"),
-        (json!([["e7e6", "d2d3"], ["e7e6", "g1f3"]]), "one reply per position"),
+        (
+            json!([["e7e6", "d2d3"], ["e7e6", "g1f3"]]),
+            "one reply per position",
+        ),
     ] {
-        refused(set(&w, json!({ "steps": steps })).await, StatusCode::UNPROCESSABLE_ENTITY, says);
+        refused(
+            set(&w, json!({ "steps": steps })).await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            says,
+        );
     }
-    refused(set(&w, json!({"lines": []})).await, StatusCode::BAD_REQUEST, "unknown field");
+    refused(
+        set(&w, json!({"lines": []})).await,
+        StatusCode::BAD_REQUEST,
+        "unknown field",
+    );
     let (s, v) = w.get(&path).await;
-    assert_eq!((s, v["steps"].clone()), (StatusCode::OK, json!([])), "refusals store nothing");
+    assert_eq!(
+        (s, v["steps"].clone()),
+        (StatusCode::OK, json!([])),
+        "refusals store nothing"
+    );
     let stranger = register(base, "Finn").await;
     assert_eq!(stranger.get(&path).await.0, StatusCode::FORBIDDEN);
 
-    let lines = json!([["e7e6", "d2d3"], ["d7d6", "b1c3", "g8f6", "g1f3"], ["d7d6", "b1c3", "c8f5", "f1d3"]]);
+    let lines = json!([
+        ["e7e6", "d2d3"],
+        ["d7d6", "b1c3", "g8f6", "g1f3"],
+        ["d7d6", "b1c3", "c8f5", "f1d3"]
+    ]);
     let (s, v) = set(&w, json!({ "steps": lines })).await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["steps"], lines);
@@ -345,7 +445,11 @@ async fn conditional_moves_play_themselves_in_the_same_commit_and_stay_private()
     play(&b, &id, "c8f5").await;
     let g = view(&w, &id).await;
     assert_eq!(g["moves"], json!(["e2e3", "d7d6", "b1c3", "c8f5", "f1d3"]));
-    assert_eq!(w.get(&path).await.1["steps"], json!([]), "the line is used up");
+    assert_eq!(
+        w.get(&path).await.1["steps"],
+        json!([]),
+        "the line is used up"
+    );
     // A move outside the plan clears it and is answered by nobody.
     let (s, _) = set(&w, json!({"steps": [["a7a6", "a2a3"]]})).await;
     assert_eq!(s, StatusCode::OK);

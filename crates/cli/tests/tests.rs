@@ -21,13 +21,13 @@ mod perft_cli;
 mod server_analysis;
 /// Accounts, challenges, games, streams and the WebSocket, end to end.
 mod server_api;
-/// Takebacks, rematches and conditional moves (issue 15).
-mod server_correspondence;
 /// The authorization matrix: every route (from the OpenAPI document and
 /// the router's table) for every role, and cross-site cookies.
 mod server_authz;
 /// The bot API as lichess-bot calls it; bots and humans each on their own API.
 mod server_bot;
+/// Takebacks, rematches and conditional moves (issue 15).
+mod server_correspondence;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;

@@ -677,7 +677,12 @@ mod tests {
 impl Challenges {
     /// `rematch` (`yes`: offer, accept the opponent's offer, or, against
     /// the computer, start the new game at once) or `rematch/no`.
-    pub async fn rematch(&self, me: &User, id: &crate::model::GameId, yes: bool) -> ChallengeResult<store::Game> {
+    pub async fn rematch(
+        &self,
+        me: &User,
+        id: &crate::model::GameId,
+        yes: bool,
+    ) -> ChallengeResult<store::Game> {
         let old = self.games.get(id).await?.row;
         let mine = old.color_of(me.id).ok_or(GameError::NotAPlayer)?;
         let other = match old.player_id(mine.other()) {
@@ -694,7 +699,9 @@ impl Challenges {
         let _creating = self.creating.lock().await;
         if yes && other.is_none() {
             let ongoing = self.store.ongoing_games(me.id).await?;
-            if ongoing.iter().filter(|g| g.ai_level.is_some()).count() >= self.limits.computer_games_per_user {
+            if ongoing.iter().filter(|g| g.ai_level.is_some()).count()
+                >= self.limits.computer_games_per_user
+            {
                 return Err(ChallengeError::Limit(
                     "you have the most games against the computer allowed under way: finish or resign one first".into(),
                 ));
@@ -703,7 +710,9 @@ impl Challenges {
         for _ in 0..5 {
             let r = self
                 .games
-                .rematch(id, me.id, yes, |live| self.rematch_game(live, me, other.as_ref()))
+                .rematch(id, me.id, yes, |live| {
+                    self.rematch_game(live, me, other.as_ref())
+                })
                 .await;
             match r {
                 Err(GameError::Store(StoreError::Conflict)) => continue,
@@ -728,11 +737,19 @@ impl Challenges {
             (Some(store::Rematch::Offered(c)), Some(o)) if *c != mine.other() => (o, Some(me)),
             _ => (me, other),
         };
-        let challenger_color = if challenger.id == me.id { mine } else { mine.other() };
+        let challenger_color = if challenger.id == me.id {
+            mine
+        } else {
+            mine.other()
+        };
         let standard = Position::new(old.variant).fen();
         let c = Challenge {
             id: ChallengeId::random(),
-            kind: if other.is_some() { ChallengeKind::User } else { ChallengeKind::Ai },
+            kind: if other.is_some() {
+                ChallengeKind::User
+            } else {
+                ChallengeKind::Ai
+            },
             challenger_id: challenger.id,
             dest_user_id: dest.map(|u| u.id),
             variant: old.variant,

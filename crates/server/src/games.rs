@@ -23,8 +23,8 @@ use crate::store::{self, Committed, GameCommit, NewEvents, Store, StoreError, St
 use crate::views::{self, Players};
 
 mod corr;
-pub use corr::{Forecasts, RematchStart};
 use corr::Extra;
+pub use corr::{Forecasts, RematchStart};
 
 /// Who acts in a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -334,7 +334,9 @@ fn state_is_ongoing(payload: &str) -> bool {
 /// Whether a game's feed goes on after this event: the game goes on, or
 /// its computer analysis is under way (progress follows).
 fn more_follows(payload: &str) -> bool {
-    state_is_ongoing(payload) || crate::review::is_progress_event(payload) || rematch_pending(payload)
+    state_is_ongoing(payload)
+        || crate::review::is_progress_event(payload)
+        || rematch_pending(payload)
 }
 
 /// Whether a finished game's state has a rematch offer waiting for its

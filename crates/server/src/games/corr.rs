@@ -45,7 +45,8 @@ fn refused(why: impl Into<String>) -> GameError {
 fn tell_other(row: &store::Game, from: Color, kind: &str) -> Vec<(UserId, String)> {
     row.player_id(from.other())
         .map(|uid| {
-            let json = serde_json::json!({"type": kind, "gameId": row.id.to_string(), "by": from.name()});
+            let json =
+                serde_json::json!({"type": kind, "gameId": row.id.to_string(), "by": from.name()});
             (uid, json.to_string())
         })
         .into_iter()
@@ -108,7 +109,11 @@ pub fn check_forecasts(rules: &RulesGame, lines: &[Vec<String>]) -> GameResult<F
         let mut game = rules.clone();
         let mut canonical = Vec::with_capacity(line.len());
         for (j, text) in line.iter().enumerate() {
-            let whose = if j % 2 == 0 { "their move" } else { "your reply" };
+            let whose = if j % 2 == 0 {
+                "their move"
+            } else {
+                "your reply"
+            };
             let step = format!("line {n}, move {} ({whose} {text:?})", j + 1);
             if game.outcome().is_some() {
                 return Err(bad(format!("{step}: the game is over before it")));
@@ -124,7 +129,8 @@ pub fn check_forecasts(rules: &RulesGame, lines: &[Vec<String>]) -> GameResult<F
         }
         // Lines may branch on the opponent's moves only: one reply each.
         for (k, other) in out.iter().enumerate() {
-            if let Some(d) = (0..canonical.len().min(other.len())).find(|&d| canonical[d] != other[d])
+            if let Some(d) =
+                (0..canonical.len().min(other.len())).find(|&d| canonical[d] != other[d])
                 && d % 2 == 1
             {
                 return Err(bad(format!(
@@ -336,5 +342,94 @@ impl Games {
             }))
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chessmerge_rules::Variant;
+
+    fn after(moves: &[&str]) -> RulesGame {
+        RulesGame::from_uci_moves(Position::new(Variant::ChessMerge), moves.iter().copied())
+            .unwrap()
+    }
+
+    fn lines(ls: &[&[&str]]) -> Forecasts {
+        ls.iter()
+            .map(|l| l.iter().map(|m| (*m).to_owned()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn lines_are_checked_move_by_move_and_branch_only_on_the_opponent() {
+        let g = after(&["e2e3"]);
+        let ok = lines(&[&["e7e6", "d2d3"], &["d7d6", "b1c3", "g8f6", "g1f3"]]);
+        assert_eq!(check_forecasts(&g, &ok).unwrap(), ok);
+        for (bad, says) in [
+            (
+                lines(&[&["d2d3", "e7e6"]]),
+                "line 1, move 1 (their move \"d2d3\")",
+            ),
+            (
+                lines(&[&["e7e6", "e3e5"]]),
+                "line 1, move 2 (your reply \"e3e5\")",
+            ),
+            (lines(&[&["e7e6"]]), "line 1: 1 moves"),
+            (lines(&[&["e7e6", "d2d3", "d7d6"]]), "line 1: 3 moves"),
+            (lines(&[&["e7e6", "x"]]), "not Merge-UCI"),
+            (
+                lines(&[&["e7e6", "d2d3"], &["e7e6", "g1f3"]]),
+                "line 2, move 2: line 1 answers",
+            ),
+        ] {
+            let e = check_forecasts(&g, &bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{e:?} should say {says:?}");
+        }
+    }
+
+    #[test]
+    fn a_matching_move_is_answered_and_the_rest_of_its_lines_kept() {
+        let mut rules = after(&["e2e3"]);
+        let start = Position::new(Variant::ChessMerge);
+        let mut row = crate::store::conformance::game("corrtest", UserId(1), UserId(2));
+        row.moves = "e2e3".into();
+        row.san = "e3".into();
+        row.ply = 1;
+        row.fen = rules.position().fen();
+        row.forecasts = lines(&[
+            &["e7e6", "d2d3"],
+            &["d7d6", "b1c3", "g8f6", "g1f3"],
+            &["d7d6", "b1c3", "c8f5", "f1d3"],
+        ]);
+        assert_ne!(start.fen(), row.fen);
+        apply_move(
+            &mut row,
+            &mut rules,
+            Color::Black,
+            &"d7d6".parse().unwrap(),
+            false,
+        )
+        .unwrap();
+        answer_forecasts(&mut row, &mut rules, Color::Black);
+        assert_eq!(row.moves, "e2e3 d7d6 b1c3");
+        assert_eq!(row.ply, 3);
+        assert_eq!(row.fen, rules.position().fen());
+        assert_eq!(
+            row.forecasts,
+            lines(&[&["g8f6", "g1f3"], &["c8f5", "f1d3"]])
+        );
+        // Any other move clears the plan and is answered by nobody.
+        apply_move(
+            &mut row,
+            &mut rules,
+            Color::Black,
+            &"h7h6".parse().unwrap(),
+            false,
+        )
+        .unwrap();
+        answer_forecasts(&mut row, &mut rules, Color::Black);
+        assert_eq!(row.ply, 4);
+        assert!(row.forecasts.is_empty());
     }
 }

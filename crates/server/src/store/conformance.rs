@@ -604,7 +604,7 @@ async fn correspondence_state_and_a_started_game_commit_with_the_change(s: &dyn 
     };
     // A stale change starts nothing.
     let mut stale = commit(&over, &accepted, "{}");
-    stale.expected_version = 1;
+    stale.expected_ply = over.ply + 1;
     stale.start = Some(Box::new(start.clone()));
     assert!(!s.commit_game(stale).await.unwrap());
     assert!(s.game(&g2.id).await.unwrap().is_none());
@@ -613,10 +613,16 @@ async fn correspondence_state_and_a_started_game_commit_with_the_change(s: &dyn 
     ok.start = Some(Box::new(start.clone()));
     assert!(s.commit_game(ok).await.unwrap());
     assert_eq!(s.game(&g2.id).await.unwrap().unwrap(), g2);
-    assert_eq!(s.challenge(&c2.id).await.unwrap().unwrap().status, ChallengeStatus::Accepted);
+    assert_eq!(
+        s.challenge(&c2.id).await.unwrap().unwrap().status,
+        ChallengeStatus::Accepted
+    );
     assert_eq!(s.game_events_since(&g2.id, 0).await.unwrap().len(), 1);
     assert_eq!(s.user_events_since(a.id, head).await.unwrap().len(), 1);
-    assert_eq!(s.game(&g.id).await.unwrap().unwrap().rematch, accepted.rematch);
+    assert_eq!(
+        s.game(&g.id).await.unwrap().unwrap().rematch,
+        accepted.rematch
+    );
     // A started game whose id is taken fails the whole change.
     let mut again = accepted.clone();
     again.version += 1;
@@ -624,5 +630,8 @@ async fn correspondence_state_and_a_started_game_commit_with_the_change(s: &dyn 
     let mut dup = commit(&accepted, &again, "{}");
     dup.start = Some(Box::new(start));
     assert!(s.commit_game(dup).await.is_err());
-    assert_eq!(s.game(&g.id).await.unwrap().unwrap().version, accepted.version);
+    assert_eq!(
+        s.game(&g.id).await.unwrap().unwrap().version,
+        accepted.version
+    );
 }

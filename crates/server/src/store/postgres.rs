@@ -64,6 +64,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "token lifetimes and device cookies",
         include_str!("../../migrations/postgres/0005_token_lifetimes.sql"),
     ),
+    (
+        7,
+        "takebacks, rematches and conditional moves",
+        include_str!("../../migrations/postgres/0007_correspondence.sql"),
+    ),
 ];
 
 /// The notification channel.

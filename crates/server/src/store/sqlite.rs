@@ -57,6 +57,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "token lifetimes and device cookies",
         include_str!("../../migrations/sqlite/0007_token_lifetimes.sql"),
     ),
+    (
+        9,
+        "takebacks, rematches and conditional moves",
+        include_str!("../../migrations/sqlite/0009_correspondence.sql"),
+    ),
 ];
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).
