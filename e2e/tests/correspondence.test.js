@@ -62,6 +62,7 @@ test('a conditional line built on the scratch board plays itself', async () => {
   // Carol waits for Dave: if he plays Nc6, she answers Nc3.
   const panel = carol.locator('#forecasts');
   await panel.locator('[data-act=fc-open]').click();
+  await carol.locator('#fc-line', { hasText: 'Play their move first' }).waitFor();
   const fc = (s) => carol.locator(`#fc-board [data-square="${s}"]`);
   await fc('b8').click();
   await carol.locator('#fc-board [data-square="b8"].selected').waitFor();

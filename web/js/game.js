@@ -162,7 +162,9 @@ export async function mount(root, id) {
     const title = `ChessMerge: ${g.white.name} vs ${g.black.name}`;
     if (res) {
       banner.classList.remove('hidden');
-      banner.innerHTML = `<strong>${esc(g.status === 'aborted' ? res.head : outcomeHead(g))}</strong>${esc(res.why)}`;
+      // In the viewer's words ("You won"), then who won and why.
+      const detail = g.you && g.winner ? `${res.head} ${res.why}` : res.why;
+      banner.innerHTML = `<strong>${esc(g.status === 'aborted' ? res.head : outcomeHead(g))}</strong>${esc(detail)}`;
       status.textContent = 'Game over';
       document.title = title;
     } else {
