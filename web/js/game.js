@@ -163,7 +163,7 @@ export async function mount(root, id) {
     if (res) {
       banner.classList.remove('hidden');
       // In the viewer's words ("You won"), then who won and why.
-      const detail = g.you && g.winner ? `${res.head} ${res.why}` : res.why;
+      const detail = g.you && g.winner ? `${res.head}${/^by /.test(res.why) ? ' ' : ': '}${res.why}` : res.why;
       banner.innerHTML = `<strong>${esc(g.status === 'aborted' ? res.head : outcomeHead(g))}</strong>${esc(detail)}`;
       status.textContent = 'Game over';
       document.title = title;
