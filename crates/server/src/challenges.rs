@@ -621,56 +621,6 @@ impl Challenges {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn terms_are_checked() {
-        let t = Terms::parse(None, None, None).unwrap();
-        assert_eq!(
-            (t.variant, t.color, t.fen),
-            (Variant::ChessMerge, ColorRequest::Random, None)
-        );
-        assert!(matches!(
-            Terms::parse(Some("crazyhouse"), None, None),
-            Err(ChallengeError::Invalid(_))
-        ));
-        assert!(matches!(
-            Terms::parse(None, Some("green"), None),
-            Err(ChallengeError::Invalid(_))
-        ));
-        assert!(matches!(
-            Terms::parse(None, None, Some("not a fen")),
-            Err(ChallengeError::Invalid(_))
-        ));
-        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-        assert_eq!(
-            Terms::parse(None, Some("black"), Some(start)).unwrap().fen,
-            None
-        );
-        let custom = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
-        assert_eq!(
-            Terms::parse(Some("chessplus"), None, Some(custom))
-                .unwrap()
-                .fen
-                .as_deref(),
-            Some(custom)
-        );
-    }
-
-    #[test]
-    fn lobby_events_get_the_viewers_direction() {
-        let payload = r#"{"type":"challenge","challengerId":7,"challenge":{"id":"x"}}"#;
-        let mine = lobby_event_for(payload, UserId(7)).unwrap();
-        assert_eq!(mine["challenge"]["direction"], "out");
-        assert!(mine.get("challengerId").is_none());
-        let theirs = lobby_event_for(payload, UserId(8)).unwrap();
-        assert_eq!(theirs["challenge"]["direction"], "in");
-        assert!(lobby_event_for("{}", UserId(1)).is_none());
-    }
-}
-
 /// Rematches: the games domain decides under the game's lock whether one
 /// applies; this builds the new game (colours swapped, same variant and
 /// start), stored in the same commit as the old game's change.
@@ -783,5 +733,55 @@ impl Challenges {
             players,
             position,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_are_checked() {
+        let t = Terms::parse(None, None, None).unwrap();
+        assert_eq!(
+            (t.variant, t.color, t.fen),
+            (Variant::ChessMerge, ColorRequest::Random, None)
+        );
+        assert!(matches!(
+            Terms::parse(Some("crazyhouse"), None, None),
+            Err(ChallengeError::Invalid(_))
+        ));
+        assert!(matches!(
+            Terms::parse(None, Some("green"), None),
+            Err(ChallengeError::Invalid(_))
+        ));
+        assert!(matches!(
+            Terms::parse(None, None, Some("not a fen")),
+            Err(ChallengeError::Invalid(_))
+        ));
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(
+            Terms::parse(None, Some("black"), Some(start)).unwrap().fen,
+            None
+        );
+        let custom = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
+        assert_eq!(
+            Terms::parse(Some("chessplus"), None, Some(custom))
+                .unwrap()
+                .fen
+                .as_deref(),
+            Some(custom)
+        );
+    }
+
+    #[test]
+    fn lobby_events_get_the_viewers_direction() {
+        let payload = r#"{"type":"challenge","challengerId":7,"challenge":{"id":"x"}}"#;
+        let mine = lobby_event_for(payload, UserId(7)).unwrap();
+        assert_eq!(mine["challenge"]["direction"], "out");
+        assert!(mine.get("challengerId").is_none());
+        let theirs = lobby_event_for(payload, UserId(8)).unwrap();
+        assert_eq!(theirs["challenge"]["direction"], "in");
+        assert!(lobby_event_for("{}", UserId(1)).is_none());
     }
 }
