@@ -10,6 +10,7 @@ import { Live } from './live.js';
 import { explainRefusal } from './words.js';
 import { NAV_HTML, Review, bindKeys, plyFromHash, showArrow } from './review.js';
 import { drawGraph, evalText } from './graph.js';
+import { ForecastPanel, outcomeHead, renderAfterGame, renderTakeback, takebackNews } from './corr.js';
 
 const GLYPHS = { Inaccuracy: '?!', Mistake: '?', Blunder: '??' };
 const GLYPH_CLASS = { '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' };
@@ -96,9 +97,12 @@ export async function mount(root, id) {
       </div>
       <aside class="side" aria-label="game">
         <div class="banner hidden" id="result" role="status"></div>
+        <div class="after-game hidden" id="after-game"></div>
         <div class="status" id="status" aria-live="polite"></div>
         <div class="draw-offer hidden" id="draw-offer"></div>
+        <div class="draw-offer hidden" id="takeback-offer"></div>
         <div class="actions" id="actions"></div>
+        <section class="forecasts hidden" id="forecasts" aria-label="conditional moves"></section>
         <div class="moves" id="moves" aria-label="moves"></div>
         ${NAV_HTML}
         <div id="analysis-panel"></div>
@@ -119,6 +123,8 @@ export async function mount(root, id) {
   let sentAt = 0; // the version our pending move was played on
   let resignArmed = false;
   let cancellingDraw = false; // we take back our own draw offer
+  let cancellingTakeback = false; // we withdraw our own takeback proposal
+  const forecasts = new ForecastPanel(root.querySelector('#forecasts'), id);
   const board = new Board(root.querySelector('#board-host'), {
     interactive: true,
     orientation: g.you || 'white',
@@ -158,7 +164,9 @@ export async function mount(root, id) {
     const title = `ChessMerge: ${g.white.name} vs ${g.black.name}`;
     if (res) {
       banner.classList.remove('hidden');
-      banner.innerHTML = `<strong>${esc(res.head)}</strong>${esc(res.why)}`;
+      // In the viewer's words ("You won"), then who won and why.
+      const detail = g.you && g.winner ? `${res.head}${/^by /.test(res.why) ? ' ' : ': '}${res.why}` : res.why;
+      banner.innerHTML = `<strong>${esc(g.status === 'aborted' ? res.head : outcomeHead(g))}</strong>${esc(detail)}`;
       status.textContent = 'Game over';
       document.title = title;
     } else {
@@ -175,6 +183,8 @@ export async function mount(root, id) {
     renderMoves(root.querySelector('#moves'), g.initialFen, g.san, { current: review.shown(g.ply), clickable: true, glyphs });
     root.querySelector('#variant-line').textContent = `${g.variant.name} · game ${g.id}`;
     renderActions();
+    renderAfterGame(root.querySelector('#after-game'), g, rematchAct);
+    forecasts.update(g);
     renderAnalysis();
     // The analysis board: for a finished game, or for spectators (a player's own ongoing game: no engine help).
     const analyse = root.querySelector('#analyse');
@@ -270,6 +280,7 @@ export async function mount(root, id) {
     const offer = root.querySelector('#draw-offer');
     actions.innerHTML = '';
     offer.classList.add('hidden');
+    root.querySelector('#takeback-offer').classList.add('hidden');
     if (!g.you || g.status !== 'started') return;
     const btn = (text, act, cls = '') => {
       const b = document.createElement('button');
@@ -286,6 +297,10 @@ export async function mount(root, id) {
     if (!vsComputer) {
       if (g.drawOffer === g.you) btn('Cancel draw offer', 'draw-cancel').onclick = () => { cancellingDraw = true; act('draw/no'); };
       else if (g.drawOffer !== opp) btn('Offer draw', 'draw-offer').onclick = () => act('draw/yes');
+      renderTakeback(actions, root.querySelector('#takeback-offer'), g, (what) => {
+        cancellingTakeback = what === 'takeback/no' && g.takebackOffer === g.you;
+        act(what);
+      });
     }
     const r = btn(resignArmed ? 'Confirm resignation' : 'Resign', 'resign', resignArmed ? 'danger confirm' : 'danger');
     r.onclick = () => {
@@ -337,7 +352,13 @@ export async function mount(root, id) {
       }
     }
     if (!n.drawOffer) cancellingDraw = false;
+    const news = takebackNews(old, n, cancellingTakeback);
+    if (news) toast(news, 'info', 6000);
+    if (!n.takebackOffer) cancellingTakeback = false;
     render();
+    // A rematch accepted while we look: both players go to the new game.
+    const next = n.rematch && n.rematch.gameId;
+    if (next && n.you && !(old.rematch && old.rematch.gameId)) navigate(`/${next}`);
   }
 
   /**
@@ -361,6 +382,8 @@ export async function mount(root, id) {
       lastMove: d.lastMove || null,
       check: !!d.check,
       drawOffer: d.wdraw ? 'white' : d.bdraw ? 'black' : null,
+      takebackOffer: d.wtakeback ? 'white' : d.btakeback ? 'black' : null,
+      rematch: d.rematch || null,
       legalMoves: d.legalMoves,
     };
   }
@@ -397,6 +420,26 @@ export async function mount(root, id) {
     }
     // The change arrives as a push; fetch only without the live channel.
     if (!live.up) refresh();
+  }
+
+  /** A rematch action: the finished game's feed may have ended, so fetch the game and follow it again (it stays open while an offer waits). */
+  async function rematchAct(what) {
+    try {
+      await api('POST', `/api/board/game/${id}/${what}`);
+    } catch (e) {
+      toast(e.message);
+      return;
+    }
+    await refresh();
+    if (alive) live.subscribe(id, version);
+  }
+
+  /** User events about this game (offers and refusals, a rematch's start): fetch it again and follow it. */
+  function onEvent(d) {
+    if (!alive || !d) return;
+    const about = d.gameId === id || (d.type === 'gameStart' && g.status !== 'started' && g.you);
+    if (!about || d.type === 'hello') return;
+    refresh().then(() => { if (alive && g.status !== 'started') live.subscribe(id, version); });
   }
 
   function refused(e, uci) {
@@ -461,6 +504,7 @@ export async function mount(root, id) {
   const conn = root.querySelector('#conn');
   let wasDown = false;
   const live = new Live({
+    onEvent,
     onGame: onPush,
     onStatus: (up) => {
       if (!alive) return;

@@ -128,6 +128,10 @@ fn short_pgn(_: &Fixture) -> Value {
     json!({"pgn": "[Variant \"chessmerge\"]\n\n1. Nd2 e6 *"})
 }
 
+fn no_forecasts(_: &Fixture) -> Value {
+    json!({"steps": []})
+}
+
 fn computer_level_1(_: &Fixture) -> Value {
     json!({"level": 1})
 }
@@ -227,6 +231,43 @@ const MATRIX: &[Row] = &[
         "/api/board/game/{id}/draw/{accept}",
         Game,
         PLAYERS_ONLY,
+    ),
+    // Correspondence (fresh game, white to move): nothing to take back and
+    // no rematch of an unfinished game (409) for the players; forecasts are
+    // the waiting side's (black's 200, white's 409: its move).
+    row(
+        "POST",
+        "/api/board/game/{id}/takeback/{accept}",
+        Game,
+        [401, 403, 409, 409, 403, 403],
+    ),
+    row(
+        "POST",
+        "/api/bot/game/{id}/takeback/{accept}",
+        Game,
+        HUMANS_REFUSED,
+    ),
+    row(
+        "POST",
+        "/api/board/game/{id}/rematch",
+        Game,
+        [401, 403, 409, 409, 403, 403],
+    ),
+    row(
+        "POST",
+        "/api/board/game/{id}/rematch/{accept}",
+        Game,
+        [401, 403, 409, 409, 403, 403],
+    ),
+    row("GET", "/api/board/game/{id}/forecasts", Game, PLAYERS_ONLY),
+    with_body(
+        row(
+            "POST",
+            "/api/board/game/{id}/forecasts",
+            Game,
+            [401, 403, 409, 200, 403, 403],
+        ),
+        no_forecasts,
     ),
     row("GET", "/api/stream/event", Nothing, USERS_200),
     // Games are public: anyone may watch, read and export them.

@@ -32,6 +32,8 @@ mod server_bot;
 /// PGN import: every variant, Merge-UCI, refusals, the cap, analysis; the
 /// editor's position check.
 mod server_import;
+/// Takebacks, rematches and conditional moves (issue 15).
+mod server_correspondence;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;

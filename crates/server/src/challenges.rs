@@ -467,6 +467,9 @@ impl Challenges {
             draw_offer: None,
             created_at: now,
             updated_at: now,
+            takeback_offer: None,
+            rematch: None,
+            forecasts: Vec::new(),
         };
         let side = |u: Option<&User>| match u {
             Some(u) => views::user_player(u),
@@ -615,6 +618,121 @@ impl Challenges {
             return Err(ChallengeError::NoLongerPending);
         }
         Ok(())
+    }
+}
+
+/// Rematches: the games domain decides under the game's lock whether one
+/// applies; this builds the new game (colours swapped, same variant and
+/// start), stored in the same commit as the old game's change.
+impl Challenges {
+    /// `rematch` (`yes`: offer, accept the opponent's offer, or, against
+    /// the computer, start the new game at once) or `rematch/no`.
+    pub async fn rematch(
+        &self,
+        me: &User,
+        id: &crate::model::GameId,
+        yes: bool,
+    ) -> ChallengeResult<store::Game> {
+        let old = self.games.get(id).await?.row;
+        let mine = old.color_of(me.id).ok_or(GameError::NotAPlayer)?;
+        let other = match old.player_id(mine.other()) {
+            Some(uid) => Some(self.store.user_by_id(uid).await?.ok_or_else(|| {
+                StoreError::Corrupt(format!("game {}: player {uid} missing", old.id))
+            })?),
+            None => None,
+        };
+        if yes && other.as_ref().is_some_and(|u| u.bot) {
+            return Err(ChallengeError::Game(GameError::Refused(
+                "bots do not answer rematch offers: challenge the bot again instead".into(),
+            )));
+        }
+        let _creating = self.creating.lock().await;
+        if yes && other.is_none() {
+            let ongoing = self.store.ongoing_games(me.id).await?;
+            if ongoing.iter().filter(|g| g.ai_level.is_some()).count()
+                >= self.limits.computer_games_per_user
+            {
+                return Err(ChallengeError::Limit(
+                    "you have the most games against the computer allowed under way: finish or resign one first".into(),
+                ));
+            }
+        }
+        for _ in 0..5 {
+            let r = self
+                .games
+                .rematch(id, me.id, yes, |live| {
+                    self.rematch_game(live, me, other.as_ref())
+                })
+                .await;
+            match r {
+                Err(GameError::Store(StoreError::Conflict)) => continue,
+                r => return Ok(r?),
+            }
+        }
+        Err(ChallengeError::NoFreeId)
+    }
+
+    /// The new game of a rematch of `live` between `me` and `other` (`None`:
+    /// the computer), the colours swapped.
+    fn rematch_game(
+        &self,
+        live: &games::LiveGame,
+        me: &User,
+        other: Option<&User>,
+    ) -> Result<games::RematchStart, GameError> {
+        let old = &live.row;
+        let mine = old.color_of(me.id).ok_or(GameError::NotAPlayer)?.other();
+        // The one who offered is the challenger (against the computer: me).
+        let (challenger, dest) = match (&old.rematch, other) {
+            (Some(store::Rematch::Offered(c)), Some(o)) if *c != mine.other() => (o, Some(me)),
+            _ => (me, other),
+        };
+        let challenger_color = if challenger.id == me.id {
+            mine
+        } else {
+            mine.other()
+        };
+        let standard = Position::new(old.variant).fen();
+        let c = Challenge {
+            id: ChallengeId::random(),
+            kind: if other.is_some() {
+                ChallengeKind::User
+            } else {
+                ChallengeKind::Ai
+            },
+            challenger_id: challenger.id,
+            dest_user_id: dest.map(|u| u.id),
+            variant: old.variant,
+            color: match challenger_color {
+                Color::White => ColorRequest::White,
+                Color::Black => ColorRequest::Black,
+            },
+            initial_fen: (old.initial_fen != standard).then(|| old.initial_fen.clone()),
+            ai_level: old.ai_level,
+            status: ChallengeStatus::Accepted,
+            decline_reason: None,
+            created_at: crate::now_ms(),
+        };
+        let (white, black) = match mine {
+            Color::White => (Some(me), other),
+            Color::Black => (other, Some(me)),
+        };
+        let (game, first_event, events, players, position) =
+            self.new_game(&c, white, black).map_err(|e| match e {
+                ChallengeError::Game(g) => g,
+                ChallengeError::Store(s) => GameError::Store(s),
+                other => GameError::Refused(other.to_string()),
+            })?;
+        Ok(games::RematchStart {
+            new: store::NewGame {
+                challenge: c,
+                game,
+                first_event,
+                events,
+            },
+            players,
+            position,
+        })
     }
 }
 

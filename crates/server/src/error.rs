@@ -111,8 +111,9 @@ fn game_status(e: &GameError) -> StatusCode {
         | GameError::Stale { .. }
         | GameError::NotYourTurn
         | GameError::NotAbortable
-        | GameError::TooFast => StatusCode::CONFLICT,
-        GameError::Illegal(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        | GameError::TooFast
+        | GameError::Refused(_) => StatusCode::CONFLICT,
+        GameError::Illegal(_) | GameError::BadForecast(_) => StatusCode::UNPROCESSABLE_ENTITY,
         GameError::Corrupt { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         GameError::Store(e) => store_status(e),
     }

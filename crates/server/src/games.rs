@@ -22,6 +22,10 @@ use crate::model::{Color, GameId, GameStatus, UserId};
 use crate::store::{self, Committed, GameCommit, NewEvents, Store, StoreError, StoredEvent, Topic};
 use crate::views::{self, Players};
 
+mod corr;
+use corr::Extra;
+pub use corr::{Forecasts, RematchStart};
+
 /// Who acts in a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Actor {
@@ -66,6 +70,12 @@ pub enum GameError {
     /// Other changes kept winning the race.
     #[error("the game is changing too fast; try again")]
     TooFast,
+    /// A takeback or rematch that does not apply to the game as it is.
+    #[error("{0}")]
+    Refused(String),
+    /// Conditional moves the rules refuse (which line, which step, why).
+    #[error("{0}")]
+    BadForecast(String),
     /// A stored game that the rules cannot rebuild.
     #[error("game {id} cannot be rebuilt: {detail}")]
     Corrupt {
@@ -92,6 +102,8 @@ impl GameError {
                 | GameError::NotYourTurn
                 | GameError::Illegal(_)
                 | GameError::NotAbortable
+                | GameError::Refused(_)
+                | GameError::BadForecast(_)
         )
     }
 }
@@ -134,6 +146,8 @@ pub struct Games {
 struct Next {
     row: store::Game,
     rules: Option<RulesGame>,
+    /// What else the change does (see [`Extra`]).
+    extra: Extra,
 }
 
 /// Rebuilds a stored game with the rules crate (a full replay).
@@ -219,6 +233,45 @@ fn actor_color(row: &store::Game, actor: Actor) -> GameResult<Color> {
         Actor::User(id) => row.color_of(id).ok_or(GameError::NotAPlayer),
         Actor::Computer => row.computer_color().ok_or(GameError::NoComputer),
     }
+}
+
+/// Plays `uci` for `color` on `rules` and writes it into `row` (moves in
+/// both notations, position, ply, draw offer, outcome; a move withdraws a
+/// takeback offer).
+fn apply_move(
+    row: &mut store::Game,
+    rules: &mut RulesGame,
+    color: Color,
+    uci: &UciMove,
+    offering_draw: bool,
+) -> GameResult<()> {
+    let pos = rules.position();
+    let mv = uci.to_move(pos)?;
+    let san = pos.san(mv);
+    rules.play(mv)?;
+    for (list, text) in [(&mut row.moves, mv.to_string()), (&mut row.san, san)] {
+        if !list.is_empty() {
+            list.push(' ');
+        }
+        list.push_str(&text);
+    }
+    row.fen = rules.position().fen();
+    row.ply += 1;
+    row.takeback_offer = None;
+    row.draw_offer = if offering_draw {
+        Some(color)
+    } else if row.draw_offer == Some(color.other()) {
+        None // moving declines the opponent's offer
+    } else {
+        row.draw_offer
+    };
+    if let Some(outcome) = rules.outcome() {
+        row.status = GameStatus::of_outcome(outcome);
+        row.winner = outcome.winner();
+        row.status_reason = Some(outcome.reason().to_owned());
+        row.draw_offer = None;
+    }
+    Ok(())
 }
 
 fn require_ongoing(row: &store::Game) -> GameResult<()> {
@@ -439,6 +492,11 @@ impl Games {
             };
             let mut row = next.row;
             row.version = live.row.version + 1;
+            if !row.is_ongoing() {
+                // Offers and plans end with the game.
+                row.takeback_offer = None;
+                row.forecasts.clear();
+            }
             row.updated_at = crate::now_ms().max(live.row.updated_at);
             let updated = LiveGame {
                 row,
@@ -451,16 +509,22 @@ impl Games {
             if live.row.is_ongoing() && !updated.row.is_ongoing() {
                 also.user = announcements(&updated.row, &updated.players, "gameFinish");
             }
+            also.user.extend(next.extra.notify);
             let commit = GameCommit {
                 game: updated.row.clone(),
                 expected_version: live.row.version,
                 expected_ply: live.row.ply,
                 event,
                 also,
+                start: next.extra.start.as_ref().map(|s| Box::new(s.new.clone())),
             };
             if self.store.commit_game(commit).await? {
                 let row = updated.row.clone();
                 *guard = Some(updated);
+                drop(guard);
+                if let Some(s) = next.extra.start {
+                    self.started(&s.new.game, s.players, s.position);
+                }
                 if computer_to_move(&row) {
                     let _ = self.computer_turns.send(row.id.clone());
                 }
@@ -497,36 +561,15 @@ impl Games {
             if old.turn() != color {
                 return Err(GameError::NotYourTurn);
             }
-            let pos = live.position();
-            let mv = uci.to_move(pos)?;
-            let san = pos.san(mv);
             let mut rules = live.rules.clone();
-            rules.play(mv)?;
             let mut new = old.clone();
-            for (list, text) in [(&mut new.moves, mv.to_string()), (&mut new.san, san)] {
-                if !list.is_empty() {
-                    list.push(' ');
-                }
-                list.push_str(&text);
-            }
-            new.fen = rules.position().fen();
-            new.ply += 1;
-            new.draw_offer = if offering_draw {
-                Some(color)
-            } else if old.draw_offer == Some(color.other()) {
-                None // moving declines the opponent's offer
-            } else {
-                old.draw_offer
-            };
-            if let Some(outcome) = rules.outcome() {
-                new.status = GameStatus::of_outcome(outcome);
-                new.winner = outcome.winner();
-                new.status_reason = Some(outcome.reason().to_owned());
-                new.draw_offer = None;
-            }
+            apply_move(&mut new, &mut rules, color, uci, offering_draw)?;
+            // The waiting side's conditional reply, in the same change.
+            corr::answer_forecasts(&mut new, &mut rules, color);
             Ok(Some(Next {
                 row: new,
                 rules: Some(rules),
+                extra: Extra::default(),
             }))
         })
         .await
@@ -546,6 +589,7 @@ impl Games {
             Ok(Some(Next {
                 row: new,
                 rules: None,
+                extra: Extra::default(),
             }))
         })
         .await
@@ -568,6 +612,7 @@ impl Games {
             Ok(Some(Next {
                 row: new,
                 rules: None,
+                extra: Extra::default(),
             }))
         })
         .await
@@ -596,6 +641,7 @@ impl Games {
             Ok(Some(Next {
                 row: new,
                 rules: None,
+                extra: Extra::default(),
             }))
         })
         .await
@@ -785,6 +831,7 @@ mod tests {
             expected_ply: expected.1,
             event: "{}".into(),
             also: NewEvents::none(),
+            start: None,
         };
         assert!(games.store().commit_game(other).await.unwrap());
         let _ = rules.undo();

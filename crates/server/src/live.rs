@@ -353,7 +353,16 @@ fn state_is_ongoing(payload: &str) -> bool {
 /// Whether a game's feed goes on after this event: the game goes on, or
 /// its computer analysis is under way (progress follows).
 fn more_follows(payload: &str) -> bool {
-    state_is_ongoing(payload) || crate::review::is_progress_event(payload)
+    state_is_ongoing(payload)
+        || crate::review::is_progress_event(payload)
+        || rematch_pending(payload)
+}
+
+/// Whether a finished game's state has a rematch offer waiting for its
+/// answer (the feed goes on until it is answered). As [`state_is_ongoing`],
+/// this reads the compact JSON that [`views::game_state`] writes.
+fn rematch_pending(payload: &str) -> bool {
+    payload.contains("\"rematch\":{\"by\":")
 }
 
 /// The events a user or lobby follower has not sent yet, in order: the
@@ -438,7 +447,7 @@ impl Feeds {
             _ => {
                 let (v, full, going) = self.game_full(&id).await?;
                 last = v;
-                finished = !going && !self.analysing(&id, v).await?;
+                finished = !going && !rematch_pending(&full) && !self.analysing(&id, v).await?;
                 if tx.send(FeedItem::Full(v, full)).await.is_err() {
                     return Ok(());
                 }
@@ -479,7 +488,9 @@ impl Feeds {
     /// is under way.
     async fn analysing(&self, id: &GameId, version: i64) -> Result<bool, FeedError> {
         let last = self.store.event(&Topic::Game(id.clone()), version).await?;
-        Ok(last.is_some_and(|e| crate::review::is_progress_event(&e.payload)))
+        Ok(last.is_some_and(|e| {
+            crate::review::is_progress_event(&e.payload) || rematch_pending(&e.payload)
+        }))
     }
 
     /// Sends the stored states after `after`; returns the last version sent

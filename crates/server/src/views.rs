@@ -368,10 +368,13 @@ pub struct GameStateJson {
     pub wdraw: bool,
     /// Black offers a draw.
     pub bdraw: bool,
-    /// Always false (no takebacks).
+    /// White proposes a takeback.
     pub wtakeback: bool,
-    /// Always false (no takebacks).
+    /// Black proposes a takeback.
     pub btakeback: bool,
+    /// Where a rematch of the finished game stands (absent: none offered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<RematchJson>,
     /// The current position (Merge-FEN).
     pub fen: String,
     /// The last move (Merge-UCI).
@@ -389,6 +392,39 @@ pub struct GameStateJson {
     /// The legal moves of the side to move (empty once the game is over):
     /// with these a page draws the position without asking again.
     pub legal_moves: Vec<LegalMoveJson>,
+}
+
+/// A rematch's state: offered by one side, declined, or accepted (the new
+/// game). Exactly one field is present.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RematchJson {
+    /// `white` or `black`: who offers it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<&'static str>,
+    /// True when the offer was declined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declined: Option<bool>,
+    /// The new game's id, once accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<String>,
+}
+
+impl RematchJson {
+    /// The JSON of a stored rematch state.
+    pub fn of(r: &store::Rematch) -> RematchJson {
+        let mut j = RematchJson {
+            by: None,
+            declined: None,
+            game_id: None,
+        };
+        match r {
+            store::Rematch::Offered(c) => j.by = Some(c.name()),
+            store::Rematch::Declined => j.declined = Some(true),
+            store::Rematch::Next(id) => j.game_id = Some(id.to_string()),
+        }
+        j
+    }
 }
 
 /// The first line of a board stream.
@@ -477,6 +513,11 @@ pub struct GameJson {
     pub check: bool,
     /// The colour with an open draw offer.
     pub draw_offer: Option<&'static str>,
+    /// The colour with an open takeback proposal.
+    pub takeback_offer: Option<&'static str>,
+    /// Where a rematch stands (absent: none offered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<RematchJson>,
     /// White.
     pub white: PlayerJson,
     /// Black.
@@ -643,8 +684,9 @@ pub fn game_state(game: &store::Game, pos: &Position) -> GameStateJson {
         reason: game.status_reason.clone(),
         wdraw: game.draw_offer == Some(Color::White),
         bdraw: game.draw_offer == Some(Color::Black),
-        wtakeback: false,
-        btakeback: false,
+        wtakeback: game.takeback_offer == Some(Color::White),
+        btakeback: game.takeback_offer == Some(Color::Black),
+        rematch: game.rematch.as_ref().map(RematchJson::of),
         fen: game.fen.clone(),
         last_move: game.move_list().last().map(|m| (*m).to_owned()),
         check: pos.is_check(),

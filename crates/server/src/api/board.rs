@@ -172,6 +172,8 @@ pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
         last_move: state.last_move,
         check: state.check,
         draw_offer: g.draw_offer.map(Color::name),
+        takeback_offer: g.takeback_offer.map(Color::name),
+        rematch: state.rematch,
         white: live.players.white.clone(),
         black: live.players.black.clone(),
         legal_moves: state.legal_moves,

@@ -8,6 +8,7 @@ pub mod bot;
 pub mod challenge;
 pub mod import;
 pub mod live_analysis;
+pub mod corr;
 pub mod socket;
 pub mod stream;
 
@@ -45,6 +46,8 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         bot::abort, bot::chat, bot::read_bot_chat, bot::board_chat, bot::read_chat, bot::users_status,
         bot::user, bot::online_bots,
         import::import_game,
+        corr::takeback, corr::bot_takeback, corr::rematch, corr::rematch_answer,
+        corr::forecasts, corr::set_forecasts,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -164,6 +167,23 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/board/game/{id}/chat",
             get(bot::read_chat).post(bot::board_chat),
+        )
+        .route(
+            "/api/board/game/{id}/takeback/{accept}",
+            post(corr::takeback),
+        )
+        .route(
+            "/api/bot/game/{id}/takeback/{accept}",
+            post(corr::bot_takeback),
+        )
+        .route("/api/board/game/{id}/rematch", post(corr::rematch))
+        .route(
+            "/api/board/game/{id}/rematch/{accept}",
+            post(corr::rematch_answer),
+        )
+        .route(
+            "/api/board/game/{id}/forecasts",
+            get(corr::forecasts).post(corr::set_forecasts),
         )
         .route("/api/bot/account/upgrade", post(bot::upgrade))
         .route("/api/token/test", post(bot::token_test))

@@ -69,6 +69,9 @@ pub fn game(id: &str, white: UserId, black: UserId) -> Game {
         draw_offer: None,
         created_at: 1,
         updated_at: 1,
+        takeback_offer: None,
+        rematch: None,
+        forecasts: Vec::new(),
     }
 }
 
@@ -95,6 +98,7 @@ pub async fn run_all(s: &dyn Store) {
     login_attempts_are_counted_as_they_are_checked(s).await;
     bots_are_accounts_without_games_and_chat_is_bounded(s).await;
     imports_are_stored_with_their_game_and_capped_per_user(s).await;
+    correspondence_state_and_a_started_game_commit_with_the_change(s).await;
 }
 
 async fn imports_are_stored_with_their_game_and_capped_per_user(s: &dyn Store) {
@@ -471,6 +475,7 @@ fn commit(g: &Game, next: &Game, event: &str) -> GameCommit {
         expected_ply: g.ply,
         event: event.into(),
         also: NewEvents::none(),
+        start: None,
     }
 }
 
@@ -624,4 +629,79 @@ async fn batched_commits_each_get_their_answer(s: &dyn Store) {
     for g in &games {
         assert_eq!(s.game(&g.id).await.unwrap().unwrap().version, 2);
     }
+}
+
+/// Takeback offers, rematch state and conditional moves are stored with a
+/// change; a game started by a change (a rematch) commits with it or not at
+/// all.
+async fn correspondence_state_and_a_started_game_commit_with_the_change(s: &dyn Store) {
+    let a = s.create_user("corr_a", "h", 0).await.unwrap();
+    let b = s.create_user("corr_b", "h", 0).await.unwrap();
+    let g = start_game(s, "corr0001", a.id, b.id).await;
+    let mut next = next_of(&g, "e2e3");
+    next.takeback_offer = Some(Color::White);
+    next.forecasts = vec![
+        vec!["e7e6".into(), "d2d4".into()],
+        vec!["d7d5".into(), "b1c3".into(), "g8f6".into(), "g1f3".into()],
+    ];
+    assert!(s.commit_game(commit(&g, &next, "{}")).await.unwrap());
+    let stored = s.game(&g.id).await.unwrap().unwrap();
+    assert_eq!(stored, next);
+    // The game ends; a rematch is offered, then accepted with a new game.
+    let mut over = next_of(&stored, "e2e3");
+    over.ply = stored.ply;
+    over.status = GameStatus::Resign;
+    over.winner = Some(Color::White);
+    over.takeback_offer = None;
+    over.forecasts.clear();
+    over.rematch = Some(Rematch::Offered(Color::Black));
+    assert!(s.commit_game(commit(&stored, &over, "{}")).await.unwrap());
+    assert_eq!(s.game(&g.id).await.unwrap().unwrap(), over);
+    let mut accepted = over.clone();
+    accepted.version += 1;
+    accepted.rematch = Some(Rematch::Next("corr0002".parse().unwrap()));
+    let mut c2 = challenge("corr0002", ChallengeKind::User, b.id, Some(a.id), 0);
+    c2.status = ChallengeStatus::Accepted;
+    let g2 = game("corr0002", b.id, a.id);
+    let start = NewGame {
+        challenge: c2.clone(),
+        game: g2.clone(),
+        first_event: "{\"v\":1}".into(),
+        events: NewEvents {
+            user: vec![(a.id, "{\"type\":\"gameStart\"}".into())],
+            lobby: Vec::new(),
+        },
+    };
+    // A stale change starts nothing.
+    let mut stale = commit(&over, &accepted, "{}");
+    stale.expected_ply = over.ply + 1;
+    stale.start = Some(Box::new(start.clone()));
+    assert!(!s.commit_game(stale).await.unwrap());
+    assert!(s.game(&g2.id).await.unwrap().is_none());
+    let (head, _) = s.event_heads().await.unwrap();
+    let mut ok = commit(&over, &accepted, "{}");
+    ok.start = Some(Box::new(start.clone()));
+    assert!(s.commit_game(ok).await.unwrap());
+    assert_eq!(s.game(&g2.id).await.unwrap().unwrap(), g2);
+    assert_eq!(
+        s.challenge(&c2.id).await.unwrap().unwrap().status,
+        ChallengeStatus::Accepted
+    );
+    assert_eq!(s.game_events_since(&g2.id, 0).await.unwrap().len(), 1);
+    assert_eq!(s.user_events_since(a.id, head).await.unwrap().len(), 1);
+    assert_eq!(
+        s.game(&g.id).await.unwrap().unwrap().rematch,
+        accepted.rematch
+    );
+    // A started game whose id is taken fails the whole change.
+    let mut again = accepted.clone();
+    again.version += 1;
+    again.rematch = Some(Rematch::Declined);
+    let mut dup = commit(&accepted, &again, "{}");
+    dup.start = Some(Box::new(start));
+    assert!(s.commit_game(dup).await.is_err());
+    assert_eq!(
+        s.game(&g.id).await.unwrap().unwrap().version,
+        accepted.version
+    );
 }

@@ -281,6 +281,71 @@ pub struct Game {
     pub created_at: i64,
     /// Milliseconds since the Unix epoch.
     pub updated_at: i64,
+    /// The side with an open takeback offer.
+    pub takeback_offer: Option<Color>,
+    /// Where a rematch of this (finished) game stands.
+    pub rematch: Option<Rematch>,
+    /// The waiting side's conditional moves: lines of Merge-UCI moves,
+    /// each starting with the opponent's next move (private to their owner).
+    pub forecasts: Vec<Vec<String>>,
+}
+
+/// Where a rematch of a finished game stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rematch {
+    /// This side offers one.
+    Offered(Color),
+    /// The offer was declined (no new offer).
+    Declined,
+    /// It was accepted: this is the new game.
+    Next(GameId),
+}
+
+impl Rematch {
+    /// As stored: `offer:white`, `offer:black`, `declined`, `next:<id>`.
+    pub fn to_text(&self) -> String {
+        match self {
+            Rematch::Offered(c) => format!("offer:{}", c.name()),
+            Rematch::Declined => "declined".to_owned(),
+            Rematch::Next(id) => format!("next:{id}"),
+        }
+    }
+
+    /// Reads the stored text.
+    pub fn parse(text: &str) -> StoreResult<Rematch> {
+        let bad = || StoreError::Corrupt(format!("rematch {text:?}"));
+        match text.split_once(':') {
+            None if text == "declined" => Ok(Rematch::Declined),
+            Some(("offer", c)) => Ok(Rematch::Offered(
+                crate::model::parse_color(c).map_err(|_| bad())?,
+            )),
+            Some(("next", id)) => Ok(Rematch::Next(id.parse().map_err(|_| bad())?)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// Conditional-move lines as stored (`None` for none): moves
+/// space-separated, lines comma-separated.
+pub fn forecasts_text(lines: &[Vec<String>]) -> Option<String> {
+    (!lines.is_empty()).then(|| {
+        lines
+            .iter()
+            .map(|l| l.join(" "))
+            .collect::<Vec<_>>()
+            .join(",")
+    })
+}
+
+/// Reads [`forecasts_text`].
+pub fn parse_forecasts(text: Option<&str>) -> Vec<Vec<String>> {
+    text.map(|t| {
+        t.split(',')
+            .map(|l| l.split_ascii_whitespace().map(str::to_owned).collect())
+            .filter(|l: &Vec<String>| !l.is_empty())
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 impl Game {
@@ -415,6 +480,22 @@ pub struct GameCommit {
     pub event: String,
     /// Other events of the change.
     pub also: NewEvents,
+    /// A game the change starts (a rematch), stored in the same transaction.
+    pub start: Option<Box<NewGame>>,
+}
+
+/// A game created with another game's change: its accepted challenge, its
+/// row, its first event and its other events (`gameStart`s).
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    /// The challenge it is made from (already accepted).
+    pub challenge: Challenge,
+    /// The new game.
+    pub game: Game,
+    /// Its first event.
+    pub first_event: String,
+    /// Its other events.
+    pub events: NewEvents,
 }
 
 /// Where an imported game came from (`POST /api/import`): who imported

@@ -65,6 +65,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/postgres/0005_token_lifetimes.sql"),
     ),
     (
+        7,
+        "takebacks, rematches and conditional moves",
+        include_str!("../../migrations/postgres/0007_correspondence.sql"),
+    ),
+    (
         9,
         "game imports",
         include_str!("../../migrations/postgres/0009_game_imports.sql"),
@@ -240,8 +245,9 @@ async fn apply_game_commit(
     let g = &c.game;
     let r = sqlx::query(
         "UPDATE games SET status = $1, winner = $2, status_reason = $3, moves = $4, san = $5,
-            fen = $6, ply = $7, version = $8, draw_offer = $9, updated_at = $10
-         WHERE id = $11 AND version = $12 AND ply = $13",
+            fen = $6, ply = $7, version = $8, draw_offer = $9, updated_at = $10,
+            takeback_offer = $11, rematch = $12, forecasts = $13
+         WHERE id = $14 AND version = $15 AND ply = $16",
     )
     .bind(g.status.as_str())
     .bind(g.winner.map(|c| c.name()))
@@ -253,6 +259,9 @@ async fn apply_game_commit(
     .bind(g.version)
     .bind(g.draw_offer.map(|c| c.name()))
     .bind(g.updated_at)
+    .bind(g.takeback_offer.map(|c| c.name()))
+    .bind(g.rematch.as_ref().map(super::Rematch::to_text))
+    .bind(super::forecasts_text(&g.forecasts))
     .bind(g.id.as_str())
     .bind(c.expected_version)
     .bind(c.expected_ply)
@@ -262,7 +271,13 @@ async fn apply_game_commit(
         return Ok((None, 1));
     }
     let mut events = vec![insert_game_event(conn, &g.id, g.version, &c.event).await?];
-    let n = insert_events(conn, &c.also, now, &mut events).await?;
+    let mut n = insert_events(conn, &c.also, now, &mut events).await?;
+    if let Some(s) = &c.start {
+        // A game started by this change (a rematch): in the same transaction.
+        insert_challenge(conn, &s.challenge).await?;
+        events.push(insert_game(conn, &s.game, &s.first_event).await?);
+        n += 2 + insert_events(conn, &s.events, now, &mut events).await?;
+    }
     Ok((Some(events), 2 + n))
 }
 
@@ -281,7 +296,10 @@ impl CommitBatch for Batches {
             let mut results = Vec::with_capacity(batch.len());
             // Taken first when any change of the batch adds user events, so
             // that the lock is never taken after a game row's.
-            if batch.iter().any(|p| !p.commit.also.user.is_empty()) {
+            if batch
+                .iter()
+                .any(|p| !p.commit.also.user.is_empty() || p.commit.start.is_some())
+            {
                 sqlx::query("SELECT pg_advisory_xact_lock($1)")
                     .bind(EVENT_ORDER_LOCK)
                     .execute(&mut *tx)

@@ -138,6 +138,12 @@ pub(super) fn game(row: &impl Columns) -> StoreResult<Game> {
             draw_offer: opt_color(row, "draw_offer")?,
             created_at: row.int("created_at")?,
             updated_at: row.int("updated_at")?,
+            takeback_offer: opt_color(row, "takeback_offer")?,
+            rematch: row
+                .opt_text("rematch")?
+                .map(|t| super::Rematch::parse(&t))
+                .transpose()?,
+            forecasts: super::parse_forecasts(row.opt_text("forecasts")?.as_deref()),
         })
     };
     read().map_err(|e| within("game", &id, e))

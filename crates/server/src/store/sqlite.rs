@@ -58,6 +58,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/sqlite/0007_token_lifetimes.sql"),
     ),
     (
+        9,
+        "takebacks, rematches and conditional moves",
+        include_str!("../../migrations/sqlite/0009_correspondence.sql"),
+    ),
+    (
         11,
         "game imports",
         include_str!("../../migrations/sqlite/0011_game_imports.sql"),
@@ -207,7 +212,8 @@ async fn apply_game_commit(
     debug_assert_eq!(g.version, c.expected_version + 1);
     let r = sqlx::query(
         "UPDATE games SET status = ?, winner = ?, status_reason = ?, moves = ?, san = ?, fen = ?,
-            ply = ?, version = ?, draw_offer = ?, updated_at = ?
+            ply = ?, version = ?, draw_offer = ?, updated_at = ?, takeback_offer = ?, rematch = ?,
+            forecasts = ?
          WHERE id = ? AND version = ? AND ply = ?",
     )
     .bind(g.status.as_str())
@@ -220,6 +226,9 @@ async fn apply_game_commit(
     .bind(g.version)
     .bind(g.draw_offer.map(|c| c.name()))
     .bind(g.updated_at)
+    .bind(g.takeback_offer.map(|c| c.name()))
+    .bind(g.rematch.as_ref().map(super::Rematch::to_text))
+    .bind(super::forecasts_text(&g.forecasts))
     .bind(g.id.as_str())
     .bind(c.expected_version)
     .bind(c.expected_ply)
@@ -229,7 +238,13 @@ async fn apply_game_commit(
         return Ok((None, 1));
     }
     let mut events = vec![insert_game_event(conn, &g.id, g.version, &c.event).await?];
-    let n = insert_events(conn, &c.also, now, &mut events).await?;
+    let mut n = insert_events(conn, &c.also, now, &mut events).await?;
+    if let Some(s) = &c.start {
+        // A game started by this change (a rematch): in the same transaction.
+        insert_challenge(conn, &s.challenge).await?;
+        events.push(insert_game(conn, &s.game, &s.first_event).await?);
+        n += 2 + insert_events(conn, &s.events, now, &mut events).await?;
+    }
     Ok((Some(events), 2 + n))
 }
 

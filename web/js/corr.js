@@ -1,0 +1,250 @@
+// Correspondence parts of the game page: the after-game panel (the result
+// in the viewer's words, rematch, new game, lobby), the takeback controls,
+// and the conditional-moves panel with its scratch board.
+
+import { api, esc, toast } from './api.js';
+import { navigate } from './app.js';
+import { Board } from './board.js';
+
+const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+const other = (c) => (c === 'white' ? 'black' : 'white');
+const nameOf = (g, color) => (g[color].aiLevel ? 'the computer' : g[color].name);
+
+/**
+ * The result's headline as the viewer reads it: "You won" / "You lost" /
+ * "Draw" for a player, "White won" / "Draw" for a spectator.
+ */
+export function outcomeHead(g) {
+  if (g.status === 'aborted') return 'Game aborted';
+  if (!g.winner) return 'Draw';
+  if (g.you) return g.winner === g.you ? 'You won' : 'You lost';
+  return `${cap(g.winner)} won`;
+}
+
+/** Opens the lobby with its new-game form in view. */
+function openNewGame() {
+  navigate('/');
+  const t0 = Date.now();
+  const find = () => {
+    const form = document.getElementById('new-game');
+    if (form) {
+      form.scrollIntoView({ block: 'center' });
+      const first = form.querySelector('select, input');
+      if (first) first.focus();
+    } else if (Date.now() - t0 < 3000) {
+      requestAnimationFrame(find);
+    }
+  };
+  requestAnimationFrame(find);
+}
+
+/**
+ * Draws the after-game panel into `el`: what the rematch stands at and its
+ * buttons (for players), new game and lobby. `act(path)` posts a rematch
+ * action (`rematch`, `rematch/no`).
+ */
+export function renderAfterGame(el, g, act) {
+  if (g.status === 'started') { el.classList.add('hidden'); el.innerHTML = ''; return; }
+  el.classList.remove('hidden');
+  const r = g.rematch || {};
+  let rematch = '';
+  if (g.you) {
+    const opp = other(g.you);
+    if (r.gameId) rematch = `<a class="button primary" href="/${esc(r.gameId)}" data-link data-act="to-rematch">Go to the rematch</a>`;
+    else if (r.declined) rematch = '<span class="muted" id="rematch-note">Rematch declined.</span>';
+    else if (r.by === g.you) rematch = `<span id="rematch-note">Rematch offered to ${esc(nameOf(g, opp))}.</span> <button type="button" data-act="rematch-cancel">Cancel</button>`;
+    else if (r.by === opp) {
+      rematch = `<span id="rematch-note">${esc(nameOf(g, opp))} offers a rematch.</span> <button type="button" class="primary" data-act="rematch-accept">Accept rematch</button> <button type="button" data-act="rematch-decline">Decline</button>`;
+    } else rematch = '<button type="button" class="primary" data-act="rematch">Rematch</button>';
+  }
+  el.innerHTML = `<div class="row after-game-actions">${rematch}
+    ${g.you ? '<button type="button" data-act="new-game">New game</button>' : ''}
+    <a class="button" href="/" data-link data-act="lobby">Lobby</a></div>`;
+  const on = (sel, f) => { const b = el.querySelector(sel); if (b) b.onclick = f; };
+  on('[data-act=rematch]', () => act('rematch'));
+  on('[data-act=rematch-accept]', () => act('rematch'));
+  on('[data-act=rematch-cancel]', () => act('rematch/no'));
+  on('[data-act=rematch-decline]', () => act('rematch/no'));
+  on('[data-act=new-game]', openNewGame);
+}
+
+/**
+ * The takeback controls of an ongoing game against a person: a button in
+ * `actions` (propose, or cancel one's own), and the opponent's proposal in
+ * `notice` with accept and decline. `act(path)` posts the action.
+ */
+export function renderTakeback(actions, notice, g, act) {
+  const opp = other(g.you);
+  notice.classList.add('hidden');
+  notice.innerHTML = '';
+  if (g.takebackOffer === g.you) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.dataset.act = 'takeback-cancel';
+    b.textContent = 'Cancel takeback';
+    b.onclick = () => act('takeback/no');
+    actions.append(b);
+    notice.classList.remove('hidden');
+    notice.textContent = 'You proposed a takeback.';
+  } else if (g.takebackOffer === opp) {
+    notice.classList.remove('hidden');
+    notice.innerHTML = `<span>${esc(g[opp].name)} proposes a takeback.</span> <button type="button" data-act="takeback-accept" class="primary">Accept takeback</button> <button type="button" data-act="takeback-decline">Decline</button>`;
+    notice.querySelector('[data-act=takeback-accept]').onclick = () => act('takeback/yes');
+    notice.querySelector('[data-act=takeback-decline]').onclick = () => act('takeback/no');
+  } else if (g.ply > 0) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.dataset.act = 'takeback';
+    b.textContent = 'Propose takeback';
+    b.onclick = () => act('takeback/yes');
+    actions.append(b);
+  }
+}
+
+/** What changed about takebacks between two states, for a toast (or null). */
+export function takebackNews(old, n, cancelling) {
+  if (!old.you || n.status !== 'started') return null;
+  if (n.ply < old.ply) return `Takeback: ${old.ply - n.ply === 1 ? 'the last move was' : 'the last two moves were'} taken back.`;
+  if (old.takebackOffer === old.you && !n.takebackOffer && n.ply === old.ply && !cancelling) {
+    return `${n[other(old.you)].name} declined your takeback.`;
+  }
+  return null;
+}
+
+/**
+ * The conditional-moves panel of the waiting side: a scratch board from
+ * the game's position on which the player plays the opponent's move, their
+ * reply, and so on; "Save line" adds the line to their stored lines, which
+ * are listed with a delete button each.
+ */
+export class ForecastPanel {
+  constructor(el, gameId) {
+    this.el = el;
+    this.id = gameId;
+    this.g = null;
+    this.lines = [];
+    this.line = [];
+    this.sans = [];
+    this.ply = -1;
+    this.board = null;
+    this.opened = false;
+  }
+
+  /** Shows the panel for `g` when `g.you` waits for a person's move; hides it otherwise. */
+  update(g) {
+    const waiting = g.you && g.status === 'started' && g.turn !== g.you && !g[other(g.you)].aiLevel;
+    if (!waiting) {
+      // Gone from the page (not only hidden): one interactive board at a time.
+      this.el.classList.add('hidden');
+      this.el.innerHTML = '';
+      this.board = null;
+      this.ply = -1;
+      return;
+    }
+    this.g = g;
+    this.el.classList.remove('hidden');
+    if (this.ply === g.ply) return;
+    this.ply = g.ply;
+    this.board = null;
+    this.el.innerHTML = `<h2 class="panel-title">Conditional moves</h2>
+      <p class="muted">While you wait: if they play this, you answer that. When they play a line's first move, your reply is played at once.</p>
+      <div id="fc-work"><button type="button" id="fc-open" data-act="fc-open">Plan conditional moves</button></div>
+      <p class="error-text" id="fc-error" role="alert"></p>
+      <ul class="items" id="fc-lines"></ul>`;
+    this.el.querySelector('#fc-open').onclick = () => this.openBoard();
+    if (this.opened) this.openBoard();
+    this.load();
+  }
+
+  /** The scratch board, from the game's position. */
+  openBoard() {
+    this.opened = true;
+    const work = this.el.querySelector('#fc-work');
+    work.innerHTML = `<div class="fc-board" id="fc-board"></div>
+      <p id="fc-line" aria-live="polite"></p>
+      <div class="row"><button type="button" class="primary" id="fc-save" data-act="fc-save">Save line</button><button type="button" id="fc-reset" data-act="fc-reset">Start over</button></div>`;
+    this.board = new Board(work.querySelector('#fc-board'), {
+      interactive: true,
+      orientation: this.g.you,
+      label: 'conditional moves board',
+      onMove: (uci) => this.step(uci),
+    });
+    work.querySelector('#fc-save').onclick = () => this.save();
+    work.querySelector('#fc-reset').onclick = () => this.reset();
+    this.reset();
+  }
+
+  async load() {
+    try {
+      const f = await api('GET', `/api/board/game/${this.id}/forecasts`);
+      this.lines = f.steps;
+    } catch { this.lines = []; }
+    this.renderLines();
+  }
+
+  /** Shows the scratch position after the line so far. */
+  async show() {
+    const g = this.g;
+    if (!this.board) return;
+    let v;
+    try {
+      v = await api('POST', '/api/analysis', { variant: g.variant.key, fen: g.fen, moves: this.line });
+    } catch (e) {
+      this.line.pop();
+      this.el.querySelector('#fc-error').textContent = e.message;
+      return;
+    }
+    this.sans = v.san;
+    this.board.setPosition(v.fen, g.variant.key);
+    this.board.setLastMove(v.lastMove || null);
+    this.board.setCheck(v.check);
+    this.board.setLegal(v.legalMoves);
+    const text = this.sans.length ? this.sans.map((s, i) => `${i % 2 ? 'then you' : 'if they play'} ${s}`).join(', ') : 'Play their move first.';
+    this.el.querySelector('#fc-line').textContent = text;
+    this.el.querySelector('#fc-save').disabled = this.line.length < 2 || this.line.length % 2 !== 0;
+  }
+
+  step(uci) {
+    this.el.querySelector('#fc-error').textContent = '';
+    this.line.push(uci);
+    this.show();
+  }
+
+  reset() {
+    this.line = [];
+    this.el.querySelector('#fc-error').textContent = '';
+    this.show();
+  }
+
+  async store(lines) {
+    try {
+      const f = await api('POST', `/api/board/game/${this.id}/forecasts`, { steps: lines });
+      this.lines = f.steps;
+      this.el.querySelector('#fc-error').textContent = '';
+      this.renderLines();
+      return true;
+    } catch (e) {
+      this.el.querySelector('#fc-error').textContent = e.message;
+      return false;
+    }
+  }
+
+  async save() {
+    if (this.line.length < 2) return;
+    if (await this.store([...this.lines, this.line])) {
+      toast('Conditional line saved.', 'info', 3000);
+      this.reset();
+    }
+  }
+
+  renderLines() {
+    const ul = this.el.querySelector('#fc-lines');
+    if (!ul) return;
+    ul.innerHTML = this.lines.length
+      ? this.lines.map((l, i) => `<li class="fc-saved" data-line="${i}"><code>${esc(l.join(' '))}</code> <button type="button" data-act="fc-delete" data-line="${i}">Delete</button></li>`).join('')
+      : '<li class="muted">No conditional moves saved.</li>';
+    for (const b of ul.querySelectorAll('[data-act=fc-delete]')) {
+      b.onclick = () => this.store(this.lines.filter((_, i) => i !== Number(b.dataset.line)));
+    }
+  }
+}
