@@ -170,7 +170,11 @@ pub async fn players_of(store: &dyn Store, row: &store::Game) -> GameResult<Play
                         id: row.id.clone(),
                         detail: format!("user {id} missing"),
                     })?;
-                views::user_player(&user)
+                let mut p = views::user_player(&user);
+                let (r, _) = crate::profile::rating_of(store, id, row.variant).await?;
+                p.rating = Some(r.shown());
+                p.provisional = r.provisional();
+                p
             }
             None => views::ai_player(row.ai_level.unwrap_or(1)),
         });
@@ -431,10 +435,25 @@ impl Games {
             let mut row = next.row;
             row.version = live.row.version + 1;
             row.updated_at = crate::now_ms().max(live.row.updated_at);
+            // A rated game's end: its rating changes commit with it.
+            let ratings = if crate::profile::rates(&live.row, &row) {
+                crate::profile::rate(self.store.as_ref(), &mut row).await?
+            } else {
+                Vec::new()
+            };
+            let mut players = live.players.clone();
+            for (side, r) in [
+                (&mut players.white, row.white_rating),
+                (&mut players.black, row.black_rating),
+            ] {
+                if let Some(r) = r {
+                    side.rating = Some(r.rating + r.diff);
+                }
+            }
             let updated = LiveGame {
                 row,
                 rules: next.rules.unwrap_or_else(|| live.rules.clone()),
-                players: live.players.clone(),
+                players,
             };
             let event = serde_json::to_string(&updated.state_json())
                 .map_err(|e| StoreError::Database(format!("cannot encode an event: {e}")))?;
@@ -448,6 +467,7 @@ impl Games {
                 expected_ply: live.row.ply,
                 event,
                 also,
+                ratings,
             };
             if self.store.commit_game(commit).await? {
                 let row = updated.row.clone();
@@ -776,6 +796,7 @@ mod tests {
             expected_ply: expected.1,
             event: "{}".into(),
             also: NewEvents::none(),
+            ratings: Vec::new(),
         };
         assert!(games.store().commit_game(other).await.unwrap());
         let _ = rules.undo();

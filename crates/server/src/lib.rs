@@ -36,6 +36,7 @@ pub mod games;
 pub mod live;
 pub mod model;
 pub mod presence;
+pub mod profile;
 pub mod ratings;
 pub mod review;
 pub mod store;

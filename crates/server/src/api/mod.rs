@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod board;
 pub mod bot;
 pub mod challenge;
+pub mod profile;
 pub mod socket;
 pub mod stream;
 
@@ -41,6 +42,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         bot::upgrade, bot::token_test, bot::game_stream, bot::play_move, bot::resign,
         bot::abort, bot::chat, bot::read_bot_chat, bot::board_chat, bot::read_chat, bot::users_status,
         bot::user, bot::online_bots,
+        profile::rating_history,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -51,6 +53,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         (name = "games", description = "Game views, lists and exports"),
         (name = "live", description = "The page's WebSocket"),
         (name = "analysis", description = "The practice board (replay lines, ask the engine) and games' computer analysis"),
+        (name = "users", description = "Players' ratings and histories"),
         (name = "bot", description = "The bot API (lichess's), for engines on bot accounts; see docs/bots.md"),
     )
 )]
@@ -174,6 +177,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/bot/online", get(bot::online_bots))
         .route("/api/users/status", get(bot::users_status))
         .route("/api/user/{username}", get(bot::user))
+        .route(
+            "/api/user/{username}/rating-history",
+            get(profile::rating_history),
+        )
         .route("/api/stream/event", get(stream::event_stream))
         .route("/api/game/{id}", get(board::show))
         .route("/api/games/user/{username}", get(board::user_games))
