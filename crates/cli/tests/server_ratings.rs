@@ -105,7 +105,9 @@ async fn resign(p: &Player, id: &str) {
 
 async fn agree_draw(a: &Player, b: &Player, id: &str) {
     for p in [a, b] {
-        let (s, v) = p.post_empty(&format!("/api/board/game/{id}/draw/yes")).await;
+        let (s, v) = p
+            .post_empty(&format!("/api/board/game/{id}/draw/yes"))
+            .await;
         assert_eq!(s, StatusCode::OK, "draw: {v}");
     }
 }
@@ -183,8 +185,16 @@ async fn a_rated_game_changes_both_ratings_as_glicko2_says() {
     let full: Value = serde_json::from_str(&full).unwrap();
     assert_eq!(full["rated"], true);
     assert_eq!(full["players"]["white"]["rating"], 1500, "{full}");
-    assert_eq!(full["players"]["white"]["ratingDiff"], shown(w1) - 1500, "{full}");
-    assert_eq!(full["players"]["black"]["ratingDiff"], shown(b1) - 1500, "{full}");
+    assert_eq!(
+        full["players"]["white"]["ratingDiff"],
+        shown(w1) - 1500,
+        "{full}"
+    );
+    assert_eq!(
+        full["players"]["black"]["ratingDiff"],
+        shown(b1) - 1500,
+        "{full}"
+    );
     let (_, g) = boris.get(&format!("/api/game/{id}")).await;
     assert_eq!(g["ratingDiff"]["white"], shown(w1) - 1500, "{g}");
     assert_eq!(g["ratingDiff"]["black"], shown(b1) - 1500, "{g}");
@@ -221,7 +231,10 @@ async fn a_rated_game_changes_both_ratings_as_glicko2_says() {
     assert_eq!(s, StatusCode::OK, "{h}");
     let list = h.as_array().unwrap();
     assert_eq!(list.len(), 4, "{h}");
-    let merge = list.iter().find(|e| e["name"] == "ChessMerge").expect("{h}");
+    let merge = list
+        .iter()
+        .find(|e| e["name"] == "ChessMerge")
+        .expect("{h}");
     let points = merge["points"].as_array().unwrap();
     assert_eq!(points.len(), 1, "two games on one day: one point {h}");
     assert_eq!(points[0][3], shown(w2), "{h}");
@@ -241,7 +254,9 @@ async fn casual_and_aborted_games_leave_ratings_alone() {
     assert_eq!(g["rated"], false, "{g}");
     resign(&wanda, &id).await;
     let id = game(&wanda, &boris, true).await;
-    let (s, v) = wanda.post_empty(&format!("/api/board/game/{id}/abort")).await;
+    let (s, v) = wanda
+        .post_empty(&format!("/api/board/game/{id}/abort"))
+        .await;
     assert_eq!(s, StatusCode::OK, "abort: {v}");
     for name in ["wanda", "boris"] {
         let p = profile(&base, name).await;
@@ -300,7 +315,9 @@ async fn rated_is_refused_where_games_are_casual() {
     let (_, playing) = wanda.get("/api/account/playing").await;
     assert_eq!(playing["nowPlaying"], json!([]), "{playing}");
     // Open challenges may be rated, and the game they make is.
-    let (s, v) = wanda.post("/api/challenge/open", json!({"rated": true})).await;
+    let (s, v) = wanda
+        .post("/api/challenge/open", json!({"rated": true}))
+        .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["rated"], true);
     let id = v["id"].as_str().unwrap();
@@ -355,7 +372,10 @@ async fn a_users_games_are_filtered_and_paged() {
     }
     let (_, v) = user_games(&wanda, "result=win").await;
     assert_eq!(v[0]["players"]["white"]["user"]["name"], "Wanda", "{v}");
-    assert!(v[0]["players"]["black"]["ratingDiff"].as_i64().unwrap() < 0, "{v}");
+    assert!(
+        v[0]["players"]["black"]["ratingDiff"].as_i64().unwrap() < 0,
+        "{v}"
+    );
     for (query, needle) in [
         ("result=won", "invalid result"),
         ("perfType=crazyhouse", "invalid perfType"),
@@ -365,7 +385,10 @@ async fn a_users_games_are_filtered_and_paged() {
     ] {
         let (s, v) = user_games(&wanda, query).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{query}: {v}");
-        assert!(v["error"].as_str().unwrap().contains(needle), "{query}: {v}");
+        assert!(
+            v["error"].as_str().unwrap().contains(needle),
+            "{query}: {v}"
+        );
     }
     let (s, v) = user_games(&wanda, "vs=nobody").await;
     assert_eq!(s, StatusCode::NOT_FOUND, "{v}");

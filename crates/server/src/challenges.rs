@@ -157,7 +157,11 @@ pub async fn challenge_json(
 
 /// Sets the ratings in the challenge's variant next to its users' names
 /// (lichess's `challenger.rating`, `provisional`).
-pub async fn with_ratings(store: &dyn Store, c: &Challenge, j: &mut ChallengeJson) -> StoreResult<()> {
+pub async fn with_ratings(
+    store: &dyn Store,
+    c: &Challenge,
+    j: &mut ChallengeJson,
+) -> StoreResult<()> {
     if let Some(u) = j.challenger.take() {
         let (r, _) = crate::profile::rating_of(store, c.challenger_id, c.variant).await?;
         j.challenger = Some(u.rated(r));

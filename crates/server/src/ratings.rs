@@ -235,7 +235,11 @@ mod tests {
         let r = update_with_tau(player, &results, 0.5);
         assert!((r.rating - 1464.06).abs() < 0.01, "rating {}", r.rating);
         assert!((r.rd - 151.52).abs() < 0.01, "rd {}", r.rd);
-        assert!((r.volatility - 0.05999).abs() < 0.00001, "vol {}", r.volatility);
+        assert!(
+            (r.volatility - 0.05999).abs() < 0.00001,
+            "vol {}",
+            r.volatility
+        );
     }
 
     #[test]

@@ -484,7 +484,9 @@ pub async fn user(
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
     let online = state.presence.is_online(u.id);
-    Ok(Json(super::profile::profile_json(&state, &u, online).await?))
+    Ok(Json(
+        super::profile::profile_json(&state, &u, online).await?,
+    ))
 }
 
 /// Query of `GET /api/bot/online`.

@@ -88,7 +88,10 @@ pub struct UserProfileJson {
 
 /// The rating `prog` of a history (oldest first) ending at `now`.
 fn prog(points: &[&RatingPoint], now: i64) -> i64 {
-    let before = points.len().checked_sub(PROG_GAMES + 1).map(|i| points[i].rating);
+    let before = points
+        .len()
+        .checked_sub(PROG_GAMES + 1)
+        .map(|i| points[i].rating);
     now - before.unwrap_or(Glicko::NEW.shown())
 }
 
@@ -215,7 +218,9 @@ fn number(name: &str, t: Option<&str>, min: i64, max: i64) -> ApiResult<Option<i
             .filter(|n| (min..=max).contains(n))
             .map(Some)
             .ok_or_else(|| {
-                ApiError::bad(format!("invalid {name} {t:?}: a number from {min} to {max}"))
+                ApiError::bad(format!(
+                    "invalid {name} {t:?}: a number from {min} to {max}"
+                ))
             }),
     }
 }
@@ -225,8 +230,13 @@ impl GameListParams {
     /// unknown `vs` user.
     pub async fn filter(&self, state: &AppState) -> ApiResult<GameFilter> {
         // Like lichess, a larger `max` is cut to the most allowed.
-        let limit = number("max", self.max.as_deref().or(self.nb.as_deref()), 1, i64::MAX)?
-            .map_or(100, |n| n.min(1000));
+        let limit = number(
+            "max",
+            self.max.as_deref().or(self.nb.as_deref()),
+            1,
+            i64::MAX,
+        )?
+        .map_or(100, |n| n.min(1000));
         let page = number("page", self.page.as_deref(), 1, 1_000_000)?.unwrap_or(1);
         let since = number("since", self.since.as_deref(), 0, i64::MAX)?;
         let until = number("until", self.until.as_deref(), 0, i64::MAX)?;

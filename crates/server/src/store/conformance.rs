@@ -165,7 +165,10 @@ async fn rating_changes_commit_with_the_games_end_under_their_guard(s: &dyn Stor
     assert_eq!(stored.black_rating, over.black_rating);
     let h = s.rating_history(b.id).await.unwrap();
     assert_eq!(h.len(), 1);
-    assert_eq!((h[0].n, h[0].rating, h[0].game_id.as_str()), (1, 1488, "rate0001"));
+    assert_eq!(
+        (h[0].n, h[0].rating, h[0].game_id.as_str()),
+        (1, 1488, "rate0001")
+    );
     let counts = s.result_counts(a.id).await.unwrap();
     assert_eq!(
         counts,
@@ -185,10 +188,34 @@ async fn rating_changes_commit_with_the_games_end_under_their_guard(s: &dyn Stor
         limit: 10,
         ..GameFilter::default()
     };
-    assert_eq!(s.filtered_games(a.id, &f(Some(ResultFilter::Win))).await.unwrap().len(), 1);
-    assert_eq!(s.filtered_games(b.id, &f(Some(ResultFilter::Win))).await.unwrap().len(), 0);
-    assert_eq!(s.filtered_games(b.id, &f(Some(ResultFilter::Loss))).await.unwrap().len(), 1);
-    assert_eq!(s.filtered_games(b.id, &f(Some(ResultFilter::Draw))).await.unwrap().len(), 0);
+    assert_eq!(
+        s.filtered_games(a.id, &f(Some(ResultFilter::Win)))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        s.filtered_games(b.id, &f(Some(ResultFilter::Win)))
+            .await
+            .unwrap()
+            .len(),
+        0
+    );
+    assert_eq!(
+        s.filtered_games(b.id, &f(Some(ResultFilter::Loss)))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        s.filtered_games(b.id, &f(Some(ResultFilter::Draw)))
+            .await
+            .unwrap()
+            .len(),
+        0
+    );
     // The next game's change is guarded by the new count (1).
     let g2 = start_rated("rate0002").await;
     let mut draw = next_of(&g2, "e2e3");

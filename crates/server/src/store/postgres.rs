@@ -244,12 +244,13 @@ async fn apply_game_commit(
     // The ratings' guard first (rows locked until the commit): a refused
     // change must write nothing.
     for r in &c.ratings {
-        let games: Option<(i64,)> =
-            sqlx::query_as("SELECT games FROM perfs WHERE user_id = $1 AND variant = $2 FOR UPDATE")
-                .bind(r.user_id.0)
-                .bind(r.variant.id())
-                .fetch_optional(&mut *conn)
-                .await?;
+        let games: Option<(i64,)> = sqlx::query_as(
+            "SELECT games FROM perfs WHERE user_id = $1 AND variant = $2 FOR UPDATE",
+        )
+        .bind(r.user_id.0)
+        .bind(r.variant.id())
+        .fetch_optional(&mut *conn)
+        .await?;
         if games.map_or(0, |g| g.0) != r.games_before {
             return Ok((None, c.ratings.len() as u64));
         }
@@ -1273,12 +1274,11 @@ impl Store for PgStore {
     ) -> BoxFuture<'_, StoreResult<Vec<super::RatingPoint>>> {
         Box::pin(async move {
             self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM rating_history WHERE user_id = $1 ORDER BY variant, n",
-            )
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
+            let r =
+                sqlx::query("SELECT * FROM rating_history WHERE user_id = $1 ORDER BY variant, n")
+                    .bind(user_id.0)
+                    .fetch_all(&self.pool)
+                    .await?;
             rows::all(r, rows::rating_point)
         })
     }

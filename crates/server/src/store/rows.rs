@@ -157,7 +157,9 @@ pub(super) fn game(row: &impl Columns) -> StoreResult<Game> {
 fn side_rating(row: &impl Columns, side: &str) -> StoreResult<Option<SideRating>> {
     let rating = row.opt_int(&format!("{side}_rating"))?;
     let diff = row.opt_int(&format!("{side}_rating_diff"))?;
-    Ok(rating.zip(diff).map(|(rating, diff)| SideRating { rating, diff }))
+    Ok(rating
+        .zip(diff)
+        .map(|(rating, diff)| SideRating { rating, diff }))
 }
 
 pub(super) fn perf(row: &impl Columns) -> StoreResult<Perf> {

@@ -1186,12 +1186,11 @@ impl Store for SqliteStore {
     ) -> BoxFuture<'_, StoreResult<Vec<super::RatingPoint>>> {
         Box::pin(async move {
             self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM rating_history WHERE user_id = ? ORDER BY variant, n",
-            )
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
+            let r =
+                sqlx::query("SELECT * FROM rating_history WHERE user_id = ? ORDER BY variant, n")
+                    .bind(user_id.0)
+                    .fetch_all(&self.pool)
+                    .await?;
             rows::all(r, rows::rating_point)
         })
     }
