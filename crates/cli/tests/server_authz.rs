@@ -327,6 +327,12 @@ const MATRIX: &[Row] = &[
     row("GET", "/api/bot/online", Nothing, ALL_200),
     row("GET", "/api/users/status", Nothing, [400; 6]),
     row("GET", "/api/user/{username}", Nothing, ALL_200),
+    row(
+        "GET",
+        "/api/user/{username}/rating-history",
+        Nothing,
+        ALL_200,
+    ),
     // The token test reads its body (raw tokens), not the caller.
     row("POST", "/api/token/test", Nothing, [400; 6]),
     // Every role has played by now (the computer game above, accepted

@@ -41,5 +41,7 @@ mod server_limits;
 mod server_live_analysis;
 /// The lobby's open challenges: list, show, and the live feed.
 mod server_lobby;
+/// Ratings: rated challenges, Glicko-2 changes, profiles' perfs, game lists.
+mod server_ratings;
 /// Sessions that end, login limits, strict input and security headers.
 mod server_security;

@@ -86,6 +86,8 @@ pub struct Terms {
     pub color: ColorRequest,
     /// A custom start position (canonical Merge-FEN), when not the usual one.
     pub fen: Option<String>,
+    /// Rated (person and open challenges from the usual start only).
+    pub rated: bool,
 }
 
 impl Terms {
@@ -132,6 +134,7 @@ impl Terms {
             variant,
             color,
             fen,
+            rated: false,
         })
     }
 }
@@ -147,12 +150,27 @@ pub async fn challenge_json(
         Some(id) => store.user_by_id(id).await?,
         None => None,
     };
-    Ok(ChallengeJson::new(
-        c,
-        challenger.as_ref(),
-        dest.as_ref(),
-        base_url,
-    ))
+    let mut j = ChallengeJson::new(c, challenger.as_ref(), dest.as_ref(), base_url);
+    with_ratings(store, c, &mut j).await?;
+    Ok(j)
+}
+
+/// Sets the ratings in the challenge's variant next to its users' names
+/// (lichess's `challenger.rating`, `provisional`).
+pub async fn with_ratings(
+    store: &dyn Store,
+    c: &Challenge,
+    j: &mut ChallengeJson,
+) -> StoreResult<()> {
+    if let Some(u) = j.challenger.take() {
+        let (r, _) = crate::profile::rating_of(store, c.challenger_id, c.variant).await?;
+        j.challenger = Some(u.rated(r));
+    }
+    if let (Some(u), Some(id)) = (j.dest_user.take(), c.dest_user_id) {
+        let (r, _) = crate::profile::rating_of(store, id, c.variant).await?;
+        j.dest_user = Some(u.rated(r));
+    }
+    Ok(())
 }
 
 /// `direction` of a challenge as `viewer` sees it: `out` when they made it,
@@ -178,6 +196,7 @@ pub async fn open_list(
         }
         let challenger = users.get(&c.challenger_id).and_then(Option::as_ref);
         let mut j = ChallengeJson::new(c, challenger, None, base_url);
+        with_ratings(store, c, &mut j).await?;
         j.direction = Some(direction_for(c.challenger_id, viewer));
         out.push(j);
     }
@@ -364,8 +383,10 @@ impl Challenges {
                 status: ChallengeStatus::Created,
                 decline_reason: None,
                 created_at: crate::now_ms(),
+                rated: terms.rated && terms.fen.is_none(),
             };
-            let json = ChallengeJson::new(&c, Some(by), dest.as_ref(), &self.base_url);
+            let mut json = ChallengeJson::new(&c, Some(by), dest.as_ref(), &self.base_url);
+            with_ratings(self.store.as_ref(), &c, &mut json).await?;
             let mut events = NewEvents::none();
             let ev = user_event("challenge", &json);
             events.user.push((by.id, ev.clone()));
@@ -417,6 +438,7 @@ impl Challenges {
                 status: ChallengeStatus::Accepted,
                 decline_reason: None,
                 created_at: crate::now_ms(),
+                rated: false,
             };
             let (white, black) = match mine {
                 Color::White => (Some(by), None),
@@ -470,6 +492,9 @@ impl Challenges {
             takeback_offer: None,
             rematch: None,
             forecasts: Vec::new(),
+            rated: c.rated,
+            white_rating: None,
+            black_rating: None,
         };
         let side = |u: Option<&User>| match u {
             Some(u) => views::user_player(u),
@@ -712,6 +737,8 @@ impl Challenges {
             status: ChallengeStatus::Accepted,
             decline_reason: None,
             created_at: crate::now_ms(),
+            // A rematch is rated when the game was (lichess's rule).
+            rated: old.rated,
         };
         let (white, black) = match mine {
             Color::White => (Some(me), other),

@@ -193,7 +193,11 @@ pub async fn players_of(store: &dyn Store, row: &store::Game) -> GameResult<Play
                         id: row.id.clone(),
                         detail: format!("user {id} missing"),
                     })?;
-                views::user_player(&user)
+                let mut p = views::user_player(&user);
+                let (r, _) = crate::profile::rating_of(store, id, row.variant).await?;
+                p.rating = Some(r.shown());
+                p.provisional = r.provisional();
+                p
             }
             None => views::ai_player(row.ai_level.unwrap_or(1)),
         });
@@ -498,10 +502,25 @@ impl Games {
                 row.forecasts.clear();
             }
             row.updated_at = crate::now_ms().max(live.row.updated_at);
+            // A rated game's end: its rating changes commit with it.
+            let ratings = if crate::profile::rates(&live.row, &row) {
+                crate::profile::rate(self.store.as_ref(), &mut row).await?
+            } else {
+                Vec::new()
+            };
+            let mut players = live.players.clone();
+            for (side, r) in [
+                (&mut players.white, row.white_rating),
+                (&mut players.black, row.black_rating),
+            ] {
+                if let Some(r) = r {
+                    side.rating = Some(r.rating + r.diff);
+                }
+            }
             let updated = LiveGame {
                 row,
                 rules: next.rules.unwrap_or_else(|| live.rules.clone()),
-                players: live.players.clone(),
+                players,
             };
             let event = serde_json::to_string(&updated.state_json())
                 .map_err(|e| StoreError::Database(format!("cannot encode an event: {e}")))?;
@@ -517,6 +536,7 @@ impl Games {
                 event,
                 also,
                 start: next.extra.start.as_ref().map(|s| Box::new(s.new.clone())),
+                ratings,
             };
             if self.store.commit_game(commit).await? {
                 let row = updated.row.clone();
@@ -832,6 +852,7 @@ mod tests {
             event: "{}".into(),
             also: NewEvents::none(),
             start: None,
+            ratings: Vec::new(),
         };
         assert!(games.store().commit_game(other).await.unwrap());
         let _ = rules.undo();

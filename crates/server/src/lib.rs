@@ -36,6 +36,8 @@ pub mod games;
 pub mod live;
 pub mod model;
 pub mod presence;
+pub mod profile;
+pub mod ratings;
 pub mod review;
 pub mod store;
 pub mod views;

@@ -670,6 +670,7 @@ mod tests {
             status: crate::model::ChallengeStatus::Created,
             decline_reason: None,
             created_at: 0,
+            rated: false,
         };
         let events = NewEvents {
             user: vec![(b.id, "{\"to\":\"b\"}".into())],

@@ -35,6 +35,21 @@ pub struct LightUser {
     /// `BOT` for a bot account (absent for others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<&'static str>,
+    /// The rating in the variant at hand, where one is shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i64>,
+    /// Present (true) while that rating is provisional.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
+}
+
+impl LightUser {
+    /// With the rating `r` shown.
+    pub fn rated(mut self, r: crate::ratings::Glicko) -> LightUser {
+        self.rating = Some(r.shown());
+        self.provisional = r.provisional();
+        self
+    }
 }
 
 /// The title lichess gives bot accounts.
@@ -51,6 +66,8 @@ impl From<&store::User> for LightUser {
             id: u.key(),
             name: u.username.clone(),
             title: title_of(u),
+            rating: None,
+            provisional: false,
         }
     }
 }
@@ -188,7 +205,7 @@ pub struct ChallengeJson {
     pub dest_user: Option<LightUser>,
     /// The variant.
     pub variant: VariantJson,
-    /// Always false.
+    /// Whether the game will be rated.
     pub rated: bool,
     /// Always `correspondence`.
     pub speed: &'static str,
@@ -232,7 +249,7 @@ impl ChallengeJson {
             challenger: challenger.map(LightUser::from),
             dest_user: dest.map(LightUser::from),
             variant: c.variant.into(),
-            rated: false,
+            rated: c.rated,
             speed: "correspondence",
             time_control: TimeControlJson { kind: "unlimited" },
             color: c.color.as_str(),
@@ -276,6 +293,16 @@ pub struct PlayerJson {
     /// The computer's level (only for the computer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ai_level: Option<u8>,
+    /// The rating in the game's variant (a finished rated game: the one
+    /// before it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i64>,
+    /// Present (true) while that rating is provisional.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
+    /// What a finished rated game changed the rating by.
+    #[serde(rename = "ratingDiff", skip_serializing_if = "Option::is_none")]
+    pub rating_diff: Option<i64>,
 }
 
 /// Both players of a game.
@@ -304,6 +331,9 @@ pub fn ai_player(level: u8) -> PlayerJson {
         name: format!("Computer level {level}"),
         title: None,
         ai_level: Some(level),
+        rating: None,
+        provisional: false,
+        rating_diff: None,
     }
 }
 
@@ -314,6 +344,9 @@ pub fn named_player(name: String) -> PlayerJson {
         name,
         title: None,
         ai_level: None,
+        rating: None,
+        provisional: false,
+        rating_diff: None,
     }
 }
 
@@ -335,7 +368,19 @@ pub fn user_player(u: &store::User) -> PlayerJson {
         name: u.username.clone(),
         title: title_of(u),
         ai_level: None,
+        rating: None,
+        provisional: false,
+        rating_diff: None,
     }
+}
+
+/// Both sides' rating changes at the end of a rated game.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct RatingDiffJson {
+    /// White's change.
+    pub white: i64,
+    /// Black's change.
+    pub black: i64,
 }
 
 /// The state of a game after a change (`gameState` in the board stream).
@@ -383,6 +428,10 @@ pub struct GameStateJson {
     pub check: bool,
     /// `white` or `black`: who is to move.
     pub turn: &'static str,
+    /// What a finished rated game changed each rating by (lichess's
+    /// `ratingDiff` of the end of a game); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating_diff: Option<RatingDiffJson>,
     /// Number of moves played.
     pub ply: i64,
     /// The game's version: 1 at creation, one more after every change.
@@ -442,7 +491,7 @@ pub struct GameFullJson {
     pub speed: &'static str,
     /// The perf.
     pub perf: PerfJson,
-    /// Always false.
+    /// Whether the game is rated.
     pub rated: bool,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
@@ -533,6 +582,11 @@ pub struct GameJson {
     /// Where the game came from: `import` (a PGN import, no accounts
     /// play in it), `ai` or `friend`.
     pub source: &'static str,
+    /// Whether the game is rated.
+    pub rated: bool,
+    /// The rating changes, once a rated game has ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating_diff: Option<RatingDiffJson>,
 }
 
 /// A player in a game export.
@@ -548,6 +602,12 @@ pub struct ExportPlayerJson {
     /// The name from the PGN's tags (imported games only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The rating before a rated game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i64>,
+    /// What the rated game changed it by.
+    #[serde(rename = "ratingDiff", skip_serializing_if = "Option::is_none")]
+    pub rating_diff: Option<i64>,
 }
 
 /// Both players in a game export.
@@ -565,7 +625,7 @@ pub struct ExportPlayersJson {
 pub struct ExportJson {
     /// The game's id.
     pub id: String,
-    /// Always false.
+    /// Whether the game is rated.
     pub rated: bool,
     /// The variant id.
     pub variant: &'static str,
@@ -610,6 +670,9 @@ pub struct OpponentJson {
     /// The computer's level.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ai: Option<u8>,
+    /// Their rating in the game's variant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i64>,
 }
 
 /// A status word as lichess nests it.
@@ -646,7 +709,7 @@ pub struct NowPlayingJson {
     pub opponent: OpponentJson,
     /// Always `correspondence`.
     pub perf: &'static str,
-    /// Always false.
+    /// Whether the game is rated.
     pub rated: bool,
     /// `friend`, `lobby` or `ai`.
     pub source: &'static str,
@@ -691,6 +754,13 @@ pub fn game_state(game: &store::Game, pos: &Position) -> GameStateJson {
         last_move: game.move_list().last().map(|m| (*m).to_owned()),
         check: pos.is_check(),
         turn: game.turn().name(),
+        rating_diff: game
+            .white_rating
+            .zip(game.black_rating)
+            .map(|(w, b)| RatingDiffJson {
+                white: w.diff,
+                black: b.diff,
+            }),
         ply: game.ply,
         version: game.version,
         san: game.san_list().into_iter().map(str::to_owned).collect(),
@@ -719,13 +789,24 @@ pub fn game_full(game: &store::Game, players: &Players, state: GameStateJson) ->
         variant: game.variant.into(),
         speed: "correspondence",
         perf: PERF,
-        rated: false,
+        rated: game.rated,
         created_at: game.created_at,
-        white: players.white.clone(),
-        black: players.black.clone(),
+        white: with_game_rating(&players.white, game.white_rating),
+        black: with_game_rating(&players.black, game.black_rating),
         initial_fen: initial_fen_json(game),
         state,
     }
+}
+
+/// A player as a finished rated game shows them: the rating before it and
+/// the change it made (else the player as they are).
+pub fn with_game_rating(p: &PlayerJson, r: Option<store::SideRating>) -> PlayerJson {
+    let mut p = p.clone();
+    if let Some(r) = r {
+        p.rating = Some(r.rating);
+        p.rating_diff = Some(r.diff);
+    }
+    p
 }
 
 /// A game as one of its players sees it.
@@ -757,9 +838,10 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
             id: opp.id.clone(),
             username: opp.name.clone(),
             ai: opp.ai_level,
+            rating: opp.rating,
         },
         perf: "correspondence",
-        rated: false,
+        rated: game.rated,
         source: source_of(game),
         speed: "correspondence",
         status: StatusJson { name: game.status },

@@ -174,13 +174,15 @@ pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
         draw_offer: g.draw_offer.map(Color::name),
         takeback_offer: g.takeback_offer.map(Color::name),
         rematch: state.rematch,
-        white: live.players.white.clone(),
-        black: live.players.black.clone(),
+        white: views::with_game_rating(&live.players.white, g.white_rating),
+        black: views::with_game_rating(&live.players.black, g.black_rating),
         legal_moves: state.legal_moves,
         you: viewer.and_then(|v| g.color_of(v)).map(Color::name),
         created_at: g.created_at,
         updated_at: g.updated_at,
         source: views::source_of(g),
+        rated: g.rated,
+        rating_diff: state.rating_diff,
     }
 }
 
@@ -263,7 +265,13 @@ fn pgn_result(g: &store::Game) -> &'static str {
 
 /// `YYYY.MM.DD` of a Unix time in milliseconds (UTC).
 fn pgn_date(ms: i64) -> String {
-    // Howard Hinnant's days-to-civil algorithm.
+    let (y, m, d) = civil_date(ms);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// Year, month (1-12) and day of a time in ms since the epoch (UTC):
+/// Howard Hinnant's days-to-civil algorithm.
+pub(crate) fn civil_date(ms: i64) -> (i64, i64, i64) {
     let z = ms.div_euclid(86_400_000) + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -272,8 +280,7 @@ fn pgn_date(ms: i64) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 fn pgn_of(
@@ -291,8 +298,9 @@ fn pgn_of(
             .clone()
             .unwrap_or_else(|| other.as_str().to_owned()),
     };
-    let tags: Vec<(String, String)> = vec![
-        ("Event".into(), format!("Casual {} game", g.variant.name())),
+    let kind = if g.rated { "Rated" } else { "Casual" };
+    let mut tags: Vec<(String, String)> = vec![
+        ("Event".into(), format!("{kind} {} game", g.variant.name())),
         ("Site".into(), format!("{base_url}/{}", g.id)),
         ("Date".into(), pgn_date(g.created_at)),
         ("White".into(), players.white.name.clone()),
@@ -300,7 +308,21 @@ fn pgn_of(
         ("GameId".into(), g.id.to_string()),
         ("Termination".into(), termination),
     ];
+    // lichess's rating tags, for a finished rated game.
+    for (side, r) in [("White", g.white_rating), ("Black", g.black_rating)] {
+        if let Some(r) = r {
+            tags.push((format!("{side}Elo"), r.rating.to_string()));
+            tags.push((format!("{side}RatingDiff"), format!("{:+}", r.diff)));
+        }
+    }
     chessmerge_rules::pgn::write_annotated(rules, &tags, pgn_result(g), notes)
+}
+
+fn side_rating(g: &store::Game, color: Color) -> Option<store::SideRating> {
+    match color {
+        Color::White => g.white_rating,
+        Color::Black => g.black_rating,
+    }
 }
 
 async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson> {
@@ -316,11 +338,15 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
                     .map(LightUser::from),
                 ai_level: None,
                 name: None,
+                rating: side_rating(g, color).map(|r| r.rating),
+                rating_diff: side_rating(g, color).map(|r| r.diff),
             },
             None => ExportPlayerJson {
                 user: None,
                 ai_level: g.ai_level,
                 name: None,
+                rating: None,
+                rating_diff: None,
             },
         });
     }
@@ -333,7 +359,7 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
     let white = sides.pop().expect("two sides");
     Ok(ExportJson {
         id: g.id.to_string(),
-        rated: false,
+        rated: g.rated,
         variant: g.variant.id(),
         speed: "correspondence",
         perf: "correspondence",
@@ -413,8 +439,9 @@ pub async fn export(
 /// A user's finished games: PGN by default, ndjson with
 /// `Accept: application/x-ndjson`, a JSON array with `Accept: application/json`.
 #[utoipa::path(get, path = "/api/games/user/{username}", tag = "games",
-    params(("username" = String, Path, description = "whose games"), ListParams),
+    params(("username" = String, Path, description = "whose games"), super::profile::GameListParams),
     responses(
+        (status = 400, description = "bad filter or paging parameter", body = ErrorBody),
         (status = 200, description = "finished games, newest first", content(
             (String = "application/x-chess-pgn"),
             (ExportJson = "application/x-ndjson"),
@@ -424,15 +451,15 @@ pub async fn user_games(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(username): Path<String>,
-    Query(q): Query<ListParams>,
+    Query(q): Query<super::profile::GameListParams>,
 ) -> ApiResult<Response> {
-    let limit = q.limit(100, 1000)?;
     let user = state
         .store
         .user_by_name(&username)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
-    let games = state.store.finished_games(user.id, limit).await?;
+    let filter = q.filter(&state).await?;
+    let games = state.store.filtered_games(user.id, &filter).await?;
     if accepts(&headers, "application/x-ndjson") {
         let mut body = String::new();
         for g in &games {

@@ -468,22 +468,25 @@ fn public_user(state: &AppState, u: &User) -> PublicUserJson {
     }
 }
 
-/// A user's public view.
+/// A user's public view, with their ratings (`perfs`) and game counts.
 #[utoipa::path(get, path = "/api/user/{username}", tag = "bot",
     params(("username" = String, Path, description = "the user")),
     responses(
-        (status = 200, description = "the user", body = PublicUserJson),
+        (status = 200, description = "the user", body = super::profile::UserProfileJson),
         (status = 404, description = "no such user", body = ErrorBody)))]
 pub async fn user(
     State(state): State<AppState>,
     Path(username): Path<String>,
-) -> ApiResult<Json<PublicUserJson>> {
+) -> ApiResult<Json<super::profile::UserProfileJson>> {
     let u = state
         .store
         .user_by_name(&username)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
-    Ok(Json(public_user(&state, &u)))
+    let online = state.presence.is_online(u.id);
+    Ok(Json(
+        super::profile::profile_json(&state, &u, online).await?,
+    ))
 }
 
 /// Query of `GET /api/bot/online`.

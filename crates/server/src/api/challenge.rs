@@ -38,7 +38,9 @@ pub struct ChallengeParams {
     #[schema(value_type = Option<i64>)]
     #[param(value_type = Option<i64>)]
     pub level: Option<NumberParam>,
-    /// lichess's `rated`: only `false` (games are casual).
+    /// lichess's `rated` (default false): a rated game changes both
+    /// players' ratings. Refused for games against the computer and from
+    /// custom positions (those are casual).
     #[schema(value_type = Option<bool>)]
     #[param(value_type = Option<bool>)]
     pub rated: Option<BoolParam>,
@@ -105,23 +107,23 @@ pub struct DeclineParams {
 }
 
 fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
-    if let Some(rated) = &p.rated
-        && rated.value("rated")?
-    {
-        return Err(ApiError::bad(
-            "rated games are not offered yet: send rated=false or leave it out",
-        ));
-    }
+    let rated = match &p.rated {
+        Some(r) => r.value("rated")?,
+        None => false,
+    };
     if p.clock_limit.is_some() || p.clock_increment.is_some() {
         return Err(ApiError::bad(
             "timed games are not offered: games here are untimed; leave out clock.limit and clock.increment",
         ));
     }
-    Ok(Terms::parse(
-        p.variant.as_deref(),
-        p.color.as_deref(),
-        p.fen.as_deref(),
-    )?)
+    let mut terms = Terms::parse(p.variant.as_deref(), p.color.as_deref(), p.fen.as_deref())?;
+    if rated && terms.fen.is_some() {
+        return Err(ApiError::bad(
+            "games from a custom position are casual: send rated=false or leave out the fen",
+        ));
+    }
+    terms.rated = rated;
+    Ok(terms)
 }
 
 async fn json_out(state: &AppState, c: &Challenge) -> ApiResult<Json<ChallengeJson>> {
@@ -135,7 +137,7 @@ async fn json_out(state: &AppState, c: &Challenge) -> ApiResult<Json<ChallengeJs
     responses(
         (status = 429, description = "a per-user cap is reached (the message names it)", body = ErrorBody),
         (status = 200, description = "the challenge", body = ChallengeJson),
-        (status = 400, description = "bad variant, colour or FEN", body = ErrorBody),
+        (status = 400, description = "bad variant, colour or FEN; rated from a custom position", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 404, description = "no such user", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
@@ -159,7 +161,7 @@ pub async fn challenge_user(
     responses(
         (status = 429, description = "a per-user cap is reached (the message names it)", body = ErrorBody),
         (status = 200, description = "the challenge", body = ChallengeJson),
-        (status = 400, description = "bad variant, colour or FEN", body = ErrorBody),
+        (status = 400, description = "bad variant, colour or FEN; rated from a custom position", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn challenge_open(
@@ -180,7 +182,7 @@ pub async fn challenge_open(
     responses(
         (status = 429, description = "a per-user cap is reached (the message names it)", body = ErrorBody),
         (status = 200, description = "the game", body = GameJson),
-        (status = 400, description = "bad level, variant, colour or FEN", body = ErrorBody),
+        (status = 400, description = "bad level, variant, colour or FEN; rated (games against the computer are casual)", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn challenge_ai(
@@ -198,6 +200,11 @@ pub async fn challenge_ai(
         .filter(|l| (1..=8).contains(l))
         .ok_or_else(|| ApiError::bad("invalid level: 1 to 8"))?;
     let terms = terms(&p)?;
+    if terms.rated {
+        return Err(ApiError::bad(
+            "games against the computer are casual: send rated=false or leave it out",
+        ));
+    }
     let g = state.challenges.create_ai(&user.user, level, terms).await?;
     let viewer = user.user.id;
     Ok(Json(

@@ -178,6 +178,12 @@ pub async fn import_game(
             draw_offer: None,
             created_at: now,
             updated_at: now,
+            takeback_offer: None,
+            rematch: None,
+            forecasts: Vec::new(),
+            rated: false,
+            white_rating: None,
+            black_rating: None,
         };
         let first = serde_json::to_string(&views::game_state(&row, pos))
             .map_err(|e| ApiError::Internal(format!("cannot encode an event: {e}")))?;

@@ -9,6 +9,7 @@ pub mod challenge;
 pub mod import;
 pub mod live_analysis;
 pub mod corr;
+pub mod profile;
 pub mod socket;
 pub mod stream;
 
@@ -48,6 +49,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         import::import_game,
         corr::takeback, corr::bot_takeback, corr::rematch, corr::rematch_answer,
         corr::forecasts, corr::set_forecasts,
+        profile::rating_history,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -58,6 +60,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         (name = "games", description = "Game views, lists and exports"),
         (name = "live", description = "The page's WebSocket"),
         (name = "analysis", description = "The practice board (replay lines, ask the engine) and games' computer analysis"),
+        (name = "users", description = "Players' ratings and histories"),
         (name = "bot", description = "The bot API (lichess's), for engines on bot accounts; see docs/bots.md"),
     )
 )]
@@ -198,6 +201,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/bot/online", get(bot::online_bots))
         .route("/api/users/status", get(bot::users_status))
         .route("/api/user/{username}", get(bot::user))
+        .route(
+            "/api/user/{username}/rating-history",
+            get(profile::rating_history),
+        )
         .route("/api/stream/event", get(stream::event_stream))
         .route("/api/game/{id}", get(board::show))
         .route("/api/games/user/{username}", get(board::user_games))

@@ -46,6 +46,7 @@ fn challenge(
         status: ChallengeStatus::Created,
         decline_reason: None,
         created_at: at,
+        rated: false,
     }
 }
 
@@ -72,6 +73,9 @@ pub fn game(id: &str, white: UserId, black: UserId) -> Game {
         takeback_offer: None,
         rematch: None,
         forecasts: Vec::new(),
+        rated: false,
+        white_rating: None,
+        black_rating: None,
     }
 }
 
@@ -99,6 +103,7 @@ pub async fn run_all(s: &dyn Store) {
     bots_are_accounts_without_games_and_chat_is_bounded(s).await;
     imports_are_stored_with_their_game_and_capped_per_user(s).await;
     correspondence_state_and_a_started_game_commit_with_the_change(s).await;
+    rating_changes_commit_with_the_games_end_under_their_guard(s).await;
 }
 
 async fn imports_are_stored_with_their_game_and_capped_per_user(s: &dyn Store) {
@@ -168,6 +173,135 @@ async fn imports_are_stored_with_their_game_and_capped_per_user(s: &dyn Store) {
             .unwrap()
             .is_none()
     );
+}
+
+async fn rating_changes_commit_with_the_games_end_under_their_guard(s: &dyn Store) {
+    use crate::ratings::Glicko;
+    let a = s.create_user("rate_a", "h", 0).await.unwrap();
+    let b = s.create_user("rate_b", "h", 0).await.unwrap();
+    let start_rated = |id: &'static str| async move {
+        let mut c = challenge(id, ChallengeKind::User, a.id, Some(b.id), 0);
+        c.rated = true;
+        s.create_challenge(&c, &NewEvents::none()).await.unwrap();
+        assert!(s.challenge(&c.id).await.unwrap().unwrap().rated);
+        let mut g = game(id, a.id, b.id);
+        g.rated = true;
+        assert!(
+            s.accept_challenge(&c.id, b.id, &g, "{}", &NewEvents::none())
+                .await
+                .unwrap()
+        );
+        g
+    };
+    let g = start_rated("rate0001").await;
+    let mut over = next_of(&g, "e2e3");
+    over.status = GameStatus::Resign;
+    over.winner = Some(Color::White);
+    over.rated = true;
+    over.white_rating = Some(SideRating {
+        rating: 1500,
+        diff: 12,
+    });
+    over.black_rating = Some(SideRating {
+        rating: 1500,
+        diff: -12,
+    });
+    let change = |user, games_before, rating| RatingChange {
+        user_id: user,
+        variant: Variant::ChessMerge,
+        games_before,
+        after: Glicko {
+            rating,
+            rd: 300.5,
+            volatility: 0.0899,
+        },
+        shown: rating.round() as i64,
+    };
+    // A change computed from a stale game count writes nothing at all.
+    let mut stale = commit(&g, &over, "{}");
+    stale.ratings = vec![change(a.id, 0, 1512.4), change(b.id, 3, 1487.6)];
+    assert!(!s.commit_game(stale).await.unwrap());
+    assert!(s.perfs(a.id).await.unwrap().is_empty());
+    assert_eq!(s.game(&g.id).await.unwrap().unwrap().version, g.version);
+    let mut good = commit(&g, &over, "{}");
+    good.ratings = vec![change(a.id, 0, 1512.4), change(b.id, 0, 1487.6)];
+    assert!(s.commit_game(good).await.unwrap());
+    let perfs = s.perfs(a.id).await.unwrap();
+    assert_eq!(perfs.len(), 1);
+    assert_eq!(perfs[0].variant, Variant::ChessMerge);
+    assert_eq!(perfs[0].games, 1);
+    assert_eq!(perfs[0].glicko.rating, 1512.4);
+    assert_eq!(perfs[0].glicko.rd, 300.5);
+    assert_eq!(perfs[0].glicko.volatility, 0.0899);
+    let stored = s.game(&g.id).await.unwrap().unwrap();
+    assert!(stored.rated);
+    assert_eq!(stored.white_rating, over.white_rating);
+    assert_eq!(stored.black_rating, over.black_rating);
+    let h = s.rating_history(b.id).await.unwrap();
+    assert_eq!(h.len(), 1);
+    assert_eq!(
+        (h[0].n, h[0].rating, h[0].game_id.as_str()),
+        (1, 1488, "rate0001")
+    );
+    let counts = s.result_counts(a.id).await.unwrap();
+    assert_eq!(
+        counts,
+        vec![(
+            Variant::ChessMerge,
+            ResultCounts {
+                all: 1,
+                win: 1,
+                loss: 0,
+                draw: 0,
+                rated: 1
+            }
+        )]
+    );
+    let f = |result| GameFilter {
+        result,
+        limit: 10,
+        ..GameFilter::default()
+    };
+    assert_eq!(
+        s.filtered_games(a.id, &f(Some(ResultFilter::Win)))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        s.filtered_games(b.id, &f(Some(ResultFilter::Win)))
+            .await
+            .unwrap()
+            .len(),
+        0
+    );
+    assert_eq!(
+        s.filtered_games(b.id, &f(Some(ResultFilter::Loss)))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        s.filtered_games(b.id, &f(Some(ResultFilter::Draw)))
+            .await
+            .unwrap()
+            .len(),
+        0
+    );
+    // The next game's change is guarded by the new count (1).
+    let g2 = start_rated("rate0002").await;
+    let mut draw = next_of(&g2, "e2e3");
+    draw.status = GameStatus::Draw;
+    draw.rated = true;
+    let mut again = commit(&g2, &draw, "{}");
+    again.ratings = vec![change(a.id, 0, 1500.0)];
+    assert!(!s.commit_game(again.clone()).await.unwrap());
+    again.ratings = vec![change(a.id, 1, 1510.0)];
+    assert!(s.commit_game(again).await.unwrap());
+    assert_eq!(s.perfs(a.id).await.unwrap()[0].games, 2);
+    assert_eq!(s.rating_history(a.id).await.unwrap().len(), 2);
 }
 
 async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &dyn Store) {
@@ -476,6 +610,7 @@ fn commit(g: &Game, next: &Game, event: &str) -> GameCommit {
         event: event.into(),
         also: NewEvents::none(),
         start: None,
+        ratings: Vec::new(),
     }
 }
 

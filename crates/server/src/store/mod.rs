@@ -241,6 +241,8 @@ pub struct Challenge {
     pub decline_reason: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// A rated challenge (its game changes both players' ratings).
+    pub rated: bool,
 }
 
 /// A game as stored: everything needed to rebuild it with the rules crate,
@@ -288,6 +290,13 @@ pub struct Game {
     /// The waiting side's conditional moves: lines of Merge-UCI moves,
     /// each starting with the opponent's next move (private to their owner).
     pub forecasts: Vec<Vec<String>>,
+    /// A rated game.
+    pub rated: bool,
+    /// White's rating before the game and the change it made (set when a
+    /// rated game ends).
+    pub white_rating: Option<SideRating>,
+    /// Black's, likewise.
+    pub black_rating: Option<SideRating>,
 }
 
 /// Where a rematch of a finished game stands.
@@ -325,6 +334,99 @@ impl Rematch {
     }
 }
 
+/// One side's rating in a finished rated game (lichess's `rating` and
+/// `ratingDiff`): whole numbers, as shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SideRating {
+    /// The rating before the game.
+    pub rating: i64,
+    /// The change the game made.
+    pub diff: i64,
+}
+
+/// A player's rating in one variant, as stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Perf {
+    /// The rule set.
+    pub variant: Variant,
+    /// Rating, deviation, volatility.
+    pub glicko: crate::ratings::Glicko,
+    /// Rated games played in the variant.
+    pub games: i64,
+    /// When it last changed, ms.
+    pub updated_at: i64,
+}
+
+/// What one rated game does to one player's rating: stored with the
+/// game's final change, guarded by the game count it was computed from
+/// (a rating changed meanwhile by another game refuses the commit, which
+/// the games domain then computes again).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatingChange {
+    /// Whose.
+    pub user_id: UserId,
+    /// The rule set.
+    pub variant: Variant,
+    /// The player's rated game count the change was computed from.
+    pub games_before: i64,
+    /// The new rating.
+    pub after: crate::ratings::Glicko,
+    /// The rating as shown after the game (the history's point).
+    pub shown: i64,
+}
+
+/// One point of a rating history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RatingPoint {
+    /// The rule set.
+    pub variant: Variant,
+    /// The rated game count after the game.
+    pub n: i64,
+    /// The game.
+    pub game_id: GameId,
+    /// The rating after the game, as shown.
+    pub rating: i64,
+    /// When, ms.
+    pub created_at: i64,
+}
+
+/// A player's finished games (aborted left out) in one variant, by result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ResultCounts {
+    /// Finished games, aborted ones left out.
+    pub all: i64,
+    /// Won.
+    pub win: i64,
+    /// Lost.
+    pub loss: i64,
+    /// Drawn (stalemate and every draw).
+    pub draw: i64,
+    /// Rated ones among them.
+    pub rated: i64,
+}
+
+/// A player's result in a game, for filtering lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultFilter {
+    /// Games the player won.
+    Win,
+    /// Games the player lost.
+    Loss,
+    /// Drawn games.
+    Draw,
+}
+
+impl ResultFilter {
+    /// The word the queries compare with.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultFilter::Win => "win",
+            ResultFilter::Loss => "loss",
+            ResultFilter::Draw => "draw",
+        }
+    }
+}
+
 /// Conditional-move lines as stored (`None` for none): moves
 /// space-separated, lines comma-separated.
 pub fn forecasts_text(lines: &[Vec<String>]) -> Option<String> {
@@ -346,6 +448,27 @@ pub fn parse_forecasts(text: Option<&str>) -> Vec<Vec<String>> {
             .collect()
     })
     .unwrap_or_default()
+}
+
+/// Which of a player's finished games to list, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    /// Only this rule set.
+    pub variant: Option<Variant>,
+    /// Only rated (`true`) or casual (`false`) games.
+    pub rated: Option<bool>,
+    /// Only games with this result for the player.
+    pub result: Option<ResultFilter>,
+    /// Only games against this player.
+    pub vs: Option<UserId>,
+    /// Only games created at or after this time, ms.
+    pub since: Option<i64>,
+    /// Only games created before this time, ms.
+    pub until: Option<i64>,
+    /// Games skipped (paging).
+    pub offset: i64,
+    /// At most this many.
+    pub limit: i64,
 }
 
 impl Game {
@@ -482,6 +605,8 @@ pub struct GameCommit {
     pub also: NewEvents,
     /// A game the change starts (a rematch), stored in the same transaction.
     pub start: Option<Box<NewGame>>,
+    /// Rating changes stored with it (the change that ends a rated game).
+    pub ratings: Vec<RatingChange>,
 }
 
 /// A game created with another game's change: its accepted challenge, its
@@ -730,6 +855,23 @@ pub trait Store: Send + Sync + 'static {
     ) -> BoxFuture<'a, StoreResult<bool>>;
     /// The import record of a game, if it was imported.
     fn game_import<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<GameImport>>>;
+    /// A player's ratings, one per variant played rated.
+    fn perfs(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<Perf>>>;
+    /// A player's rating history, every variant, oldest first per variant.
+    fn rating_history(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<RatingPoint>>>;
+    /// A player's finished games per variant, by result.
+    fn result_counts(
+        &self,
+        user_id: UserId,
+    ) -> BoxFuture<'_, StoreResult<Vec<(Variant, ResultCounts)>>>;
+    /// A player's finished games (aborted ones too, unless a result is
+    /// asked for) matching `filter`, newest first.
+    fn filtered_games<'a>(
+        &'a self,
+        user_id: UserId,
+        filter: &'a GameFilter,
+    ) -> BoxFuture<'a, StoreResult<Vec<Game>>>;
+
     /// Whether other processes may write to the same database (then the
     /// computer player sweeps for turns no process has claimed).
     fn shared_by_nodes(&self) -> bool;

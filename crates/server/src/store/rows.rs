@@ -3,8 +3,11 @@
 
 use std::str::FromStr;
 
-use super::{Challenge, ChatLine, Game, StoreError, StoreResult, TokenInfo, TokenKind, User};
-use crate::model::{Color, UserId, parse_color};
+use super::{
+    Challenge, ChatLine, Game, Perf, RatingPoint, ResultCounts, SideRating, StoreError,
+    StoreResult, TokenInfo, TokenKind, User,
+};
+use crate::model::{Color, UserId, Variant, parse_color};
 
 /// Reading one row's columns by name.
 pub(super) trait Columns {
@@ -12,6 +15,7 @@ pub(super) trait Columns {
     fn opt_text(&self, col: &str) -> StoreResult<Option<String>>;
     fn int(&self, col: &str) -> StoreResult<i64>;
     fn opt_int(&self, col: &str) -> StoreResult<Option<i64>>;
+    fn float(&self, col: &str) -> StoreResult<f64>;
 }
 
 macro_rules! impl_columns {
@@ -27,6 +31,9 @@ macro_rules! impl_columns {
                 Ok(sqlx::Row::try_get(self, col)?)
             }
             fn opt_int(&self, col: &str) -> StoreResult<Option<i64>> {
+                Ok(sqlx::Row::try_get(self, col)?)
+            }
+            fn float(&self, col: &str) -> StoreResult<f64> {
                 Ok(sqlx::Row::try_get(self, col)?)
             }
         }
@@ -112,6 +119,7 @@ pub(super) fn challenge(row: &impl Columns) -> StoreResult<Challenge> {
             status: word(row, "status")?,
             decline_reason: row.opt_text("decline_reason")?,
             created_at: row.int("created_at")?,
+            rated: row.int("rated")? != 0,
         })
     };
     read().map_err(|e| within("challenge", &id, e))
@@ -144,9 +152,56 @@ pub(super) fn game(row: &impl Columns) -> StoreResult<Game> {
                 .map(|t| super::Rematch::parse(&t))
                 .transpose()?,
             forecasts: super::parse_forecasts(row.opt_text("forecasts")?.as_deref()),
+            rated: row.int("rated")? != 0,
+            white_rating: side_rating(row, "white")?,
+            black_rating: side_rating(row, "black")?,
         })
     };
     read().map_err(|e| within("game", &id, e))
+}
+
+fn side_rating(row: &impl Columns, side: &str) -> StoreResult<Option<SideRating>> {
+    let rating = row.opt_int(&format!("{side}_rating"))?;
+    let diff = row.opt_int(&format!("{side}_rating_diff"))?;
+    Ok(rating
+        .zip(diff)
+        .map(|(rating, diff)| SideRating { rating, diff }))
+}
+
+pub(super) fn perf(row: &impl Columns) -> StoreResult<Perf> {
+    Ok(Perf {
+        variant: word(row, "variant")?,
+        glicko: crate::ratings::Glicko {
+            rating: row.float("rating")?,
+            rd: row.float("rd")?,
+            volatility: row.float("volatility")?,
+        },
+        games: row.int("games")?,
+        updated_at: row.int("updated_at")?,
+    })
+}
+
+pub(super) fn rating_point(row: &impl Columns) -> StoreResult<RatingPoint> {
+    Ok(RatingPoint {
+        variant: word(row, "variant")?,
+        n: row.int("n")?,
+        game_id: word(row, "game_id")?,
+        rating: row.int("rating")?,
+        created_at: row.int("created_at")?,
+    })
+}
+
+pub(super) fn result_counts(row: &impl Columns) -> StoreResult<(Variant, ResultCounts)> {
+    Ok((
+        word(row, "variant")?,
+        ResultCounts {
+            all: row.int("n_all")?,
+            win: row.int("n_win")?,
+            loss: row.int("n_loss")?,
+            draw: row.int("n_draw")?,
+            rated: row.int("n_rated")?,
+        },
+    ))
 }
 
 pub(super) fn all<R, T>(rows: Vec<R>, f: fn(&R) -> StoreResult<T>) -> StoreResult<Vec<T>> {

@@ -58,6 +58,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/sqlite/0007_token_lifetimes.sql"),
     ),
     (
+        8,
+        "ratings",
+        include_str!("../../migrations/sqlite/0008_ratings.sql"),
+    ),
+    (
         9,
         "takebacks, rematches and conditional moves",
         include_str!("../../migrations/sqlite/0009_correspondence.sql"),
@@ -95,8 +100,8 @@ async fn insert_game(
 ) -> StoreResult<StoredEvent> {
     sqlx::query(
         "INSERT INTO games (id, variant, initial_fen, white_id, black_id, ai_level, status, winner,
-            status_reason, moves, san, fen, ply, version, draw_offer, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            status_reason, moves, san, fen, ply, version, draw_offer, created_at, updated_at, rated)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(game.id.as_str())
     .bind(game.variant.id())
@@ -115,6 +120,7 @@ async fn insert_game(
     .bind(game.draw_offer.map(|c| c.name()))
     .bind(game.created_at)
     .bind(game.updated_at)
+    .bind(i64::from(game.rated))
     .execute(&mut *conn)
     .await?;
     insert_game_event(conn, &game.id, game.version, first_event).await
@@ -182,8 +188,8 @@ async fn insert_events(
 async fn insert_challenge(conn: &mut SqliteConnection, c: &Challenge) -> StoreResult<()> {
     sqlx::query(
         "INSERT INTO challenges (id, kind, challenger_id, dest_user_id, variant, color, initial_fen,
-            ai_level, status, decline_reason, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ai_level, status, decline_reason, created_at, rated)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(c.id.as_str())
     .bind(c.kind.as_str())
@@ -196,6 +202,7 @@ async fn insert_challenge(conn: &mut SqliteConnection, c: &Challenge) -> StoreRe
     .bind(c.status.as_str())
     .bind(&c.decline_reason)
     .bind(c.created_at)
+    .bind(i64::from(c.rated))
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -210,10 +217,23 @@ async fn apply_game_commit(
 ) -> StoreResult<(Option<Vec<StoredEvent>>, u64)> {
     let g = &c.game;
     debug_assert_eq!(g.version, c.expected_version + 1);
+    // The ratings' guard first: a refused change must write nothing.
+    for r in &c.ratings {
+        let games: Option<(i64,)> =
+            sqlx::query_as("SELECT games FROM perfs WHERE user_id = ? AND variant = ?")
+                .bind(r.user_id.0)
+                .bind(r.variant.id())
+                .fetch_optional(&mut *conn)
+                .await?;
+        if games.map_or(0, |g| g.0) != r.games_before {
+            return Ok((None, c.ratings.len() as u64));
+        }
+    }
     let r = sqlx::query(
         "UPDATE games SET status = ?, winner = ?, status_reason = ?, moves = ?, san = ?, fen = ?,
             ply = ?, version = ?, draw_offer = ?, updated_at = ?, takeback_offer = ?, rematch = ?,
-            forecasts = ?
+            forecasts = ?, white_rating = ?, white_rating_diff = ?, black_rating = ?,
+            black_rating_diff = ?
          WHERE id = ? AND version = ? AND ply = ?",
     )
     .bind(g.status.as_str())
@@ -229,13 +249,20 @@ async fn apply_game_commit(
     .bind(g.takeback_offer.map(|c| c.name()))
     .bind(g.rematch.as_ref().map(super::Rematch::to_text))
     .bind(super::forecasts_text(&g.forecasts))
+    .bind(g.white_rating.map(|r| r.rating))
+    .bind(g.white_rating.map(|r| r.diff))
+    .bind(g.black_rating.map(|r| r.rating))
+    .bind(g.black_rating.map(|r| r.diff))
     .bind(g.id.as_str())
     .bind(c.expected_version)
     .bind(c.expected_ply)
     .execute(&mut *conn)
     .await?;
     if r.rows_affected() != 1 {
-        return Ok((None, 1));
+        return Ok((None, 1 + c.ratings.len() as u64));
+    }
+    for r in &c.ratings {
+        store_rating(conn, r, &g.id, now).await?;
     }
     let mut events = vec![insert_game_event(conn, &g.id, g.version, &c.event).await?];
     let mut n = insert_events(conn, &c.also, now, &mut events).await?;
@@ -245,7 +272,45 @@ async fn apply_game_commit(
         events.push(insert_game(conn, &s.game, &s.first_event).await?);
         n += 2 + insert_events(conn, &s.events, now, &mut events).await?;
     }
-    Ok((Some(events), 2 + n))
+    Ok((Some(events), 2 + n + 3 * c.ratings.len() as u64))
+}
+
+/// Writes one rating change (its guard was checked in the same transaction).
+async fn store_rating(
+    conn: &mut SqliteConnection,
+    r: &super::RatingChange,
+    game: &GameId,
+    now: i64,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO perfs (user_id, variant, rating, rd, volatility, games, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (user_id, variant) DO UPDATE SET rating = excluded.rating, rd = excluded.rd,
+            volatility = excluded.volatility, games = excluded.games,
+            updated_at = excluded.updated_at",
+    )
+    .bind(r.user_id.0)
+    .bind(r.variant.id())
+    .bind(r.after.rating)
+    .bind(r.after.rd)
+    .bind(r.after.volatility)
+    .bind(r.games_before + 1)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "INSERT INTO rating_history (user_id, variant, n, game_id, rating, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(r.user_id.0)
+    .bind(r.variant.id())
+    .bind(r.games_before + 1)
+    .bind(game.as_str())
+    .bind(r.shown)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
 /// Commits game batches on the writer.
@@ -1180,6 +1245,95 @@ impl Store for SqliteStore {
                     created_at,
                 },
             ))
+        })
+    }
+
+    fn perfs(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<super::Perf>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query("SELECT * FROM perfs WHERE user_id = ? ORDER BY variant")
+                .bind(user_id.0)
+                .fetch_all(&self.pool)
+                .await?;
+            rows::all(r, rows::perf)
+        })
+    }
+
+    fn rating_history(
+        &self,
+        user_id: UserId,
+    ) -> BoxFuture<'_, StoreResult<Vec<super::RatingPoint>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r =
+                sqlx::query("SELECT * FROM rating_history WHERE user_id = ? ORDER BY variant, n")
+                    .bind(user_id.0)
+                    .fetch_all(&self.pool)
+                    .await?;
+            rows::all(r, rows::rating_point)
+        })
+    }
+
+    fn result_counts(
+        &self,
+        user_id: UserId,
+    ) -> BoxFuture<'_, StoreResult<Vec<(crate::model::Variant, super::ResultCounts)>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT variant, COUNT(*) AS n_all,
+                    SUM(CASE WHEN (winner = 'white' AND white_id = ?1)
+                        OR (winner = 'black' AND black_id = ?1) THEN 1 ELSE 0 END) AS n_win,
+                    SUM(CASE WHEN (winner = 'black' AND white_id = ?1)
+                        OR (winner = 'white' AND black_id = ?1) THEN 1 ELSE 0 END) AS n_loss,
+                    SUM(CASE WHEN winner IS NULL THEN 1 ELSE 0 END) AS n_draw,
+                    SUM(rated) AS n_rated
+                 FROM games WHERE status NOT IN ('created', 'started', 'aborted')
+                    AND (white_id = ?1 OR black_id = ?1)
+                 GROUP BY variant ORDER BY variant",
+            )
+            .bind(user_id.0)
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::result_counts)
+        })
+    }
+
+    fn filtered_games<'a>(
+        &'a self,
+        user_id: UserId,
+        f: &'a super::GameFilter,
+    ) -> BoxFuture<'a, StoreResult<Vec<Game>>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(
+                "SELECT * FROM games WHERE status NOT IN ('created', 'started')
+                    AND (white_id = ?1 OR black_id = ?1)
+                    AND (?2 IS NULL OR variant = ?2)
+                    AND (?3 IS NULL OR rated = ?3)
+                    AND (?4 IS NULL
+                        OR (?4 = 'draw' AND winner IS NULL AND status <> 'aborted')
+                        OR (?4 = 'win' AND ((winner = 'white' AND white_id = ?1)
+                            OR (winner = 'black' AND black_id = ?1)))
+                        OR (?4 = 'loss' AND ((winner = 'black' AND white_id = ?1)
+                            OR (winner = 'white' AND black_id = ?1))))
+                    AND (?5 IS NULL OR white_id = ?5 OR black_id = ?5)
+                    AND (?6 IS NULL OR created_at >= ?6)
+                    AND (?7 IS NULL OR created_at < ?7)
+                 ORDER BY created_at DESC, rowid DESC LIMIT ?8 OFFSET ?9",
+            )
+            .bind(user_id.0)
+            .bind(f.variant.map(|v| v.id()))
+            .bind(f.rated.map(i64::from))
+            .bind(f.result.map(|r| r.as_str()))
+            .bind(f.vs.map(|u| u.0))
+            .bind(f.since)
+            .bind(f.until)
+            .bind(f.limit)
+            .bind(f.offset)
+            .fetch_all(&self.pool)
+            .await?;
+            rows::all(r, rows::game)
         })
     }
 

@@ -1,0 +1,287 @@
+//! Ratings and profiles in lichess's shapes: the `perfs` and `count` of
+//! `GET /api/user/{username}`, `GET /api/user/{username}/rating-history`,
+//! and the filters and paging of `GET /api/games/user/{username}`.
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::extract::State;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::AppState;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::Path;
+use crate::model::{UserId, Variant};
+use crate::ratings::Glicko;
+use crate::store::{GameFilter, RatingPoint, ResultCounts, ResultFilter, User};
+
+/// How many rated games back `prog` looks (lichess: the last 12).
+pub const PROG_GAMES: usize = 12;
+
+/// A player's rating in one variant (lichess's `perfs.{key}`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RatingPerfJson {
+    /// Rated games played in the variant.
+    pub games: i64,
+    /// The rating, rounded.
+    pub rating: i64,
+    /// The rating deviation, rounded.
+    pub rd: i64,
+    /// The change over the last 12 rated games (the rating now minus the
+    /// one after the 13th-last game, or minus 1500 with fewer games).
+    pub prog: i64,
+    /// Present (true) while the rating is provisional (deviation above 110).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prov: bool,
+}
+
+/// Finished games counted by result (aborted ones left out).
+#[derive(Debug, Clone, Copy, Default, Serialize, ToSchema)]
+pub struct ResultCountJson {
+    /// Finished games.
+    pub all: i64,
+    /// Rated ones among them.
+    pub rated: i64,
+    /// Won.
+    pub win: i64,
+    /// Lost.
+    pub loss: i64,
+    /// Drawn.
+    pub draw: i64,
+}
+
+impl From<ResultCounts> for ResultCountJson {
+    fn from(c: ResultCounts) -> Self {
+        ResultCountJson {
+            all: c.all,
+            rated: c.rated,
+            win: c.win,
+            loss: c.loss,
+            draw: c.draw,
+        }
+    }
+}
+
+/// A user's public view with ratings and counts (lichess's user shape).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UserProfileJson {
+    /// Lower-cased name.
+    pub id: String,
+    /// The name as registered.
+    pub username: String,
+    /// `BOT` for a bot account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'static str>,
+    /// Whether they hold a live connection to this server.
+    pub online: bool,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// Ratings by variant key, for the variants they played rated.
+    pub perfs: BTreeMap<&'static str, RatingPerfJson>,
+    /// Finished games of every variant, by result.
+    pub count: ResultCountJson,
+    /// Finished games by variant key, by result.
+    pub count_by_variant: BTreeMap<&'static str, ResultCountJson>,
+}
+
+/// The rating `prog` of a history (oldest first) ending at `now`.
+fn prog(points: &[&RatingPoint], now: i64) -> i64 {
+    let before = points
+        .len()
+        .checked_sub(PROG_GAMES + 1)
+        .map(|i| points[i].rating);
+    now - before.unwrap_or(Glicko::NEW.shown())
+}
+
+/// `GET /api/user/{username}`'s answer.
+pub async fn profile_json(state: &AppState, u: &User, online: bool) -> ApiResult<UserProfileJson> {
+    let history = state.store.rating_history(u.id).await?;
+    let mut perfs = BTreeMap::new();
+    for p in state.store.perfs(u.id).await? {
+        let points: Vec<&RatingPoint> = history.iter().filter(|h| h.variant == p.variant).collect();
+        perfs.insert(
+            p.variant.id(),
+            RatingPerfJson {
+                games: p.games,
+                rating: p.glicko.shown(),
+                rd: p.glicko.rd.round() as i64,
+                prog: prog(&points, p.glicko.shown()),
+                prov: p.glicko.provisional(),
+            },
+        );
+    }
+    let mut count = ResultCounts::default();
+    let mut by_variant = BTreeMap::new();
+    for (v, c) in state.store.result_counts(u.id).await? {
+        count.all += c.all;
+        count.rated += c.rated;
+        count.win += c.win;
+        count.loss += c.loss;
+        count.draw += c.draw;
+        by_variant.insert(v.id(), c.into());
+    }
+    Ok(UserProfileJson {
+        id: u.key(),
+        username: u.username.clone(),
+        title: crate::views::title_of(u),
+        online,
+        created_at: u.created_at,
+        perfs,
+        count: count.into(),
+        count_by_variant: by_variant,
+    })
+}
+
+/// One variant's rating history (lichess: `{name, points}`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RatingHistoryJson {
+    /// The variant's name.
+    pub name: &'static str,
+    /// `[year, month (0-11, as lichess), day, rating]`, the last rating of
+    /// each day, oldest first.
+    pub points: Vec<[i64; 4]>,
+}
+
+async fn user_named(state: &AppState, name: &str) -> ApiResult<User> {
+    state
+        .store
+        .user_by_name(name)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))
+}
+
+/// A user's rating history: every variant, in lichess's shape.
+#[utoipa::path(get, path = "/api/user/{username}/rating-history", tag = "users",
+    params(("username" = String, Path, description = "the user")),
+    responses(
+        (status = 200, description = "one entry per variant", body = Vec<RatingHistoryJson>),
+        (status = 404, description = "no such user", body = ErrorBody)))]
+pub async fn rating_history(
+    State(state): State<AppState>,
+    Path(username): Path<String>,
+) -> ApiResult<Json<Vec<RatingHistoryJson>>> {
+    let u = user_named(&state, &username).await?;
+    let history = state.store.rating_history(u.id).await?;
+    let out = Variant::ALL
+        .into_iter()
+        .map(|v| {
+            let mut points: Vec<[i64; 4]> = Vec::new();
+            for h in history.iter().filter(|h| h.variant == v) {
+                let (y, m, d) = super::board::civil_date(h.created_at);
+                let p = [y, m - 1, d, h.rating];
+                match points.last_mut() {
+                    Some(last) if last[..3] == p[..3] => *last = p,
+                    _ => points.push(p),
+                }
+            }
+            RatingHistoryJson {
+                name: v.name(),
+                points,
+            }
+        })
+        .collect();
+    Ok(Json(out))
+}
+
+/// Filters and paging of a user's games (lichess's names where it has them).
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct GameListParams {
+    /// How many games at most (1-1000, default 100).
+    pub max: Option<String>,
+    /// The same as `max`.
+    pub nb: Option<String>,
+    /// Which page of `max` games, from 1.
+    pub page: Option<String>,
+    /// Only games created at or after this time (ms since the epoch).
+    pub since: Option<String>,
+    /// Only games created before this time (ms since the epoch).
+    pub until: Option<String>,
+    /// Only games against this user.
+    pub vs: Option<String>,
+    /// `true`: only rated games; `false`: only casual ones.
+    pub rated: Option<String>,
+    /// Only this variant: `chessmerge`, `chessplus`, `fusion` or `standard`.
+    pub perf_type: Option<String>,
+    /// Only games with this result for the user: `win`, `loss` or `draw`.
+    pub result: Option<String>,
+}
+
+fn number(name: &str, t: Option<&str>, min: i64, max: i64) -> ApiResult<Option<i64>> {
+    match t.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(t) => t
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (min..=max).contains(n))
+            .map(Some)
+            .ok_or_else(|| {
+                ApiError::bad(format!(
+                    "invalid {name} {t:?}: a number from {min} to {max}"
+                ))
+            }),
+    }
+}
+
+impl GameListParams {
+    /// The store's filter; a 400 naming the faulty parameter, a 404 for an
+    /// unknown `vs` user.
+    pub async fn filter(&self, state: &AppState) -> ApiResult<GameFilter> {
+        // Like lichess, a larger `max` is cut to the most allowed.
+        let limit = number(
+            "max",
+            self.max.as_deref().or(self.nb.as_deref()),
+            1,
+            i64::MAX,
+        )?
+        .map_or(100, |n| n.min(1000));
+        let page = number("page", self.page.as_deref(), 1, 1_000_000)?.unwrap_or(1);
+        let since = number("since", self.since.as_deref(), 0, i64::MAX)?;
+        let until = number("until", self.until.as_deref(), 0, i64::MAX)?;
+        let rated = match self.rated.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            Some(t) => {
+                return Err(ApiError::bad(format!(
+                    "invalid rated {t:?}: expected true or false"
+                )));
+            }
+        };
+        let variant = match self.perf_type.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(t) => Some(t.parse::<Variant>().map_err(|_| {
+                ApiError::bad(format!(
+                    "invalid perfType {t:?}: chessmerge, chessplus, fusion or standard"
+                ))
+            })?),
+        };
+        let result = match self.result.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some("win") => Some(ResultFilter::Win),
+            Some("loss") => Some(ResultFilter::Loss),
+            Some("draw") => Some(ResultFilter::Draw),
+            Some(t) => {
+                return Err(ApiError::bad(format!(
+                    "invalid result {t:?}: win, loss or draw"
+                )));
+            }
+        };
+        let vs: Option<UserId> = match self.vs.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(name) => Some(user_named(state, name).await?.id),
+        };
+        Ok(GameFilter {
+            variant,
+            rated,
+            result,
+            vs,
+            since,
+            until,
+            offset: (page - 1).saturating_mul(limit),
+            limit,
+        })
+    }
+}
