@@ -24,6 +24,8 @@ mod server_api;
 /// The authorization matrix: every route (from the OpenAPI document and
 /// the router's table) for every role, and cross-site cookies.
 mod server_authz;
+/// The site: preferences, guest accounts, your-move and draw notices.
+mod server_site;
 /// The bot API as lichess-bot calls it; bots and humans each on their own API.
 mod server_bot;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,

@@ -134,6 +134,8 @@ pub struct Games {
 struct Next {
     row: store::Game,
     rules: Option<RulesGame>,
+    /// The side that made the change (for the players' notices).
+    by: Color,
 }
 
 /// Rebuilds a stored game with the rules crate (a full replay).
@@ -442,6 +444,12 @@ impl Games {
             if live.row.is_ongoing() && !updated.row.is_ongoing() {
                 also.user = announcements(&updated.row, &updated.players, "gameFinish");
             }
+            also.user.extend(crate::notices::of_change(
+                &live.row,
+                &updated.row,
+                &updated.players,
+                next.by,
+            ));
             let commit = GameCommit {
                 game: updated.row.clone(),
                 expected_version: live.row.version,
@@ -518,6 +526,7 @@ impl Games {
             Ok(Some(Next {
                 row: new,
                 rules: Some(rules),
+                by: color,
             }))
         })
         .await
@@ -537,6 +546,7 @@ impl Games {
             Ok(Some(Next {
                 row: new,
                 rules: None,
+                by: color,
             }))
         })
         .await
@@ -546,7 +556,7 @@ impl Games {
     pub async fn abort(&self, id: &GameId, actor: Actor) -> GameResult<store::Game> {
         self.change(id, |live| {
             let old = &live.row;
-            actor_color(old, actor)?;
+            let color = actor_color(old, actor)?;
             require_ongoing(old)?;
             if !abortable(old) {
                 return Err(GameError::NotAbortable);
@@ -559,6 +569,7 @@ impl Games {
             Ok(Some(Next {
                 row: new,
                 rules: None,
+                by: color,
             }))
         })
         .await
@@ -587,6 +598,7 @@ impl Games {
             Ok(Some(Next {
                 row: new,
                 rules: None,
+                by: color,
             }))
         })
         .await

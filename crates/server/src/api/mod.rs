@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod board;
 pub mod bot;
 pub mod challenge;
+pub mod site;
 pub mod socket;
 pub mod stream;
 
@@ -41,6 +42,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         bot::upgrade, bot::token_test, bot::game_stream, bot::play_move, bot::resign,
         bot::abort, bot::chat, bot::read_bot_chat, bot::board_chat, bot::read_chat, bot::users_status,
         bot::user, bot::online_bots,
+        site::get_preferences, site::set_preferences, site::create_guest,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -137,6 +139,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tokens/{id}", delete(account::end_token))
         .route("/api/account", get(account::account))
         .route("/api/account/playing", get(board::playing))
+        .route(
+            "/api/account/preferences",
+            get(site::get_preferences).post(site::set_preferences),
+        )
+        .route("/api/account/guest", post(site::create_guest))
         .route(
             "/api/token",
             post(account::create_token).delete(account::revoke_token),

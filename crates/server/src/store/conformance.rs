@@ -94,6 +94,7 @@ pub async fn run_all(s: &dyn Store) {
     batched_commits_each_get_their_answer(s).await;
     login_attempts_are_counted_as_they_are_checked(s).await;
     bots_are_accounts_without_games_and_chat_is_bounded(s).await;
+    preferences_are_kept_per_account(s).await;
 }
 
 async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &dyn Store) {
@@ -554,4 +555,22 @@ async fn batched_commits_each_get_their_answer(s: &dyn Store) {
     for g in &games {
         assert_eq!(s.game(&g.id).await.unwrap().unwrap().version, 2);
     }
+}
+
+async fn preferences_are_kept_per_account(s: &dyn Store) {
+    let a = s.create_user("PrefA", "hash", 7).await.unwrap();
+    let b = s.create_user("PrefB", "hash", 7).await.unwrap();
+    assert_eq!(s.preferences(a.id).await.unwrap(), None);
+    s.set_preferences(a.id, r#"{"dark":true}"#, 8).await.unwrap();
+    assert_eq!(
+        s.preferences(a.id).await.unwrap().as_deref(),
+        Some(r#"{"dark":true}"#)
+    );
+    // Saving again replaces the whole object; other accounts are untouched.
+    s.set_preferences(a.id, r#"{"dark":false}"#, 9).await.unwrap();
+    assert_eq!(
+        s.preferences(a.id).await.unwrap().as_deref(),
+        Some(r#"{"dark":false}"#)
+    );
+    assert_eq!(s.preferences(b.id).await.unwrap(), None);
 }
