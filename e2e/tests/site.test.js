@@ -37,7 +37,7 @@ test('my move: the lobby, the title count and a notice update without reload, on
   await ann.locator('html[data-my-turns="1"]').waitFor();
   assert.match(await ann.title(), /^\(1\) /, 'the title counts the game where it is my move');
 
-  await post(ann, `/api/board/game/${game.id}/move/e2e4`);
+  await post(ann, `/api/board/game/${game.id}/move/e2e3`);
   // Ben: the tile, the count and a notice, live.
   await tile.locator('.tag', { hasText: 'your move' }).waitFor();
   await ben.locator('html[data-my-turns="1"]').waitFor();
@@ -52,7 +52,7 @@ test('my move: the lobby, the title count and a notice update without reload, on
   // A draw offered to Ann on the practice page: a notice there too; Ben's
   // move and its notice take him to the game.
   await ann.goto('/practice');
-  await post(ben, `/api/board/game/${game.id}/move/e7e5`);
+  await post(ben, `/api/board/game/${game.id}/move/e7e6`);
   await ann.locator('.notice[data-kind=yourMove]').waitFor();
   await post(ben, `/api/board/game/${game.id}/draw/yes`);
   await ann.locator('.notice[data-kind=drawOffer]', { hasText: 'ben offers a draw' }).waitFor();

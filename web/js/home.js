@@ -10,8 +10,8 @@ import { notice } from './site.js';
 // Merge-UCI: a knight and a bishop join on e2 (a pair), then the knight
 // leaves the pair for g3 (a split), and the pair's moves go on.
 export const LINE = [
-  ['e2e4', '1. e4'],
-  ['e7e5', '1… e5'],
+  ['e2e3', '1. e3'],
+  ['e7e6', '1… e6'],
   ['g1e2', '2. Ne2'],
   ['b8c6', '2… Nc6'],
   ['f1e2', '3. The bishop joins the knight on e2: a pair, moving as either piece'],

@@ -158,7 +158,12 @@ const MATRIX: &[Row] = &[
         row("POST", "/api/account/preferences", Nothing, USERS_200),
         dark_theme,
     ),
-    row("POST", "/api/account/guest", Nothing, [200, 409, 409, 409, 409, 409]),
+    row(
+        "POST",
+        "/api/account/guest",
+        Nothing,
+        [200, 409, 409, 409, 409, 409],
+    ),
     with_body(
         row("POST", "/api/token", Nothing, ALL_200),
         subject_credentials,

@@ -163,7 +163,7 @@ async fn a_guest_plays_the_computer_by_its_cookie_and_cannot_sign_in_by_name() {
     assert_eq!(s, StatusCode::OK, "{g}");
     let id = g["id"].as_str().unwrap();
     let (s, v) = json_of(
-        with_cookie(client.post(format!("{base}/api/board/game/{id}/move/e2e4")))
+        with_cookie(client.post(format!("{base}/api/board/game/{id}/move/e2e3")))
             .send()
             .await
             .unwrap(),
@@ -233,17 +233,17 @@ async fn the_player_to_move_is_told_and_draw_offers_are_told_both_ways() {
     until(&mut ws_events, "gameStart").await;
     until(&mut bs_events, "gameStart").await;
 
-    let (s, v) = w.mv(&id, "e2e4").await;
+    let (s, v) = w.mv(&id, "e2e3").await;
     assert_eq!(s, StatusCode::OK, "{v}");
     let ev = until(&mut bs_events, "yourMove").await.pop().unwrap();
     assert_eq!(ev["game"]["gameId"], id.as_str());
     assert_eq!(ev["game"]["isMyTurn"], true);
-    assert_eq!(ev["game"]["lastMove"], "e2e4");
+    assert_eq!(ev["game"]["lastMove"], "e2e3");
     assert!(ev["game"]["lastMoveAt"].as_i64().unwrap() > 0);
 
     // Black offers a draw while moving: white is told both.
     let (s, v) = b
-        .post_empty(&format!("/api/board/game/{id}/move/e7e5?offeringDraw=true"))
+        .post_empty(&format!("/api/board/game/{id}/move/e7e6?offeringDraw=true"))
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     let seen = until(&mut ws_events, "drawOffer").await;
@@ -254,9 +254,7 @@ async fn the_player_to_move_is_told_and_draw_offers_are_told_both_ways() {
     assert_eq!(offer["by"]["name"], "Bruno");
 
     // White declines: black is told; the mover (white) is not told it is their move.
-    let (s, v) = w
-        .post_empty(&format!("/api/board/game/{id}/draw/no"))
-        .await;
+    let (s, v) = w.post_empty(&format!("/api/board/game/{id}/draw/no")).await;
     assert_eq!(s, StatusCode::OK, "{v}");
     let seen = until(&mut bs_events, "drawDeclined").await;
     let declined = seen.last().unwrap();
@@ -268,7 +266,8 @@ async fn the_player_to_move_is_told_and_draw_offers_are_told_both_ways() {
 
     // A withdrawn offer tells nobody: white offers and takes it back,
     // then moves; black's next event is the move, not a decline.
-    w.post_empty(&format!("/api/board/game/{id}/draw/yes")).await;
+    w.post_empty(&format!("/api/board/game/{id}/draw/yes"))
+        .await;
     w.post_empty(&format!("/api/board/game/{id}/draw/no")).await;
     let (s, v) = w.mv(&id, "g1f3").await;
     assert_eq!(s, StatusCode::OK, "{v}");

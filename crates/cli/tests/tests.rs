@@ -24,8 +24,6 @@ mod server_api;
 /// The authorization matrix: every route (from the OpenAPI document and
 /// the router's table) for every role, and cross-site cookies.
 mod server_authz;
-/// The site: preferences, guest accounts, your-move and draw notices.
-mod server_site;
 /// The bot API as lichess-bot calls it; bots and humans each on their own API.
 mod server_bot;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
@@ -35,3 +33,5 @@ mod server_limits;
 mod server_lobby;
 /// Sessions that end, login limits, strict input and security headers.
 mod server_security;
+/// The site: preferences, guest accounts, your-move and draw notices.
+mod server_site;

@@ -13,13 +13,13 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api::challenge::BoolParam;
 use crate::auth::{self, AuthUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
 use crate::store::StoreError;
 use crate::views::AccountJson;
 use crate::{AppState, now_ms};
+use serde_json::Value;
 
 /// Board colour themes.
 pub const THEMES: [&str; 4] = ["green", "brown", "blue", "grey"];
@@ -73,18 +73,18 @@ pub struct SitePrefsInput {
     pub theme: Option<String>,
     /// The dark page theme.
     #[schema(value_type = Option<bool>)]
-    pub dark: Option<BoolParam>,
+    pub dark: Option<Value>,
     /// `small`, `medium` or `large`.
     pub pair_size: Option<String>,
     /// Sound on/off.
     #[schema(value_type = Option<bool>)]
-    pub sound: Option<BoolParam>,
+    pub sound: Option<Value>,
     /// Confirm before resigning.
     #[schema(value_type = Option<bool>)]
-    pub confirm_resign: Option<BoolParam>,
+    pub confirm_resign: Option<Value>,
     /// Browser notifications.
     #[schema(value_type = Option<bool>)]
-    pub notifications: Option<BoolParam>,
+    pub notifications: Option<Value>,
 }
 
 impl SitePrefsInput {
@@ -98,23 +98,40 @@ impl SitePrefsInput {
                 if allowed.contains(&v.as_str()) {
                     *into = v.clone();
                 } else {
-                    faults.push(format!("invalid {name} {v:?}: one of {}", allowed.join(", ")));
+                    faults.push(format!(
+                        "invalid {name} {v:?}: one of {}",
+                        allowed.join(", ")
+                    ));
                 }
             }
         };
         choice("theme", &self.theme, &THEMES, &mut prefs.theme);
-        choice("pairSize", &self.pair_size, &PAIR_SIZES, &mut prefs.pair_size);
+        choice(
+            "pairSize",
+            &self.pair_size,
+            &PAIR_SIZES,
+            &mut prefs.pair_size,
+        );
         for (name, v, into) in [
             ("dark", &self.dark, &mut prefs.dark),
             ("sound", &self.sound, &mut prefs.sound),
-            ("confirmResign", &self.confirm_resign, &mut prefs.confirm_resign),
-            ("notifications", &self.notifications, &mut prefs.notifications),
+            (
+                "confirmResign",
+                &self.confirm_resign,
+                &mut prefs.confirm_resign,
+            ),
+            (
+                "notifications",
+                &self.notifications,
+                &mut prefs.notifications,
+            ),
         ] {
             if let Some(v) = v {
                 any = true;
-                match v.value(name) {
-                    Ok(b) => *into = b,
-                    Err(e) => faults.push(e.to_string()),
+                match v {
+                    Value::Bool(b) => *into = *b,
+                    Value::String(t) if t == "true" || t == "false" => *into = t == "true",
+                    other => faults.push(format!("invalid {name} {other}: expected true or false")),
                 }
             }
         }
@@ -294,20 +311,29 @@ mod tests {
     fn changes_name_every_bad_value() {
         let input = SitePrefsInput {
             theme: Some("pink".into()),
-            dark: Some(BoolParam::Text("yes".into())),
+            dark: Some(Value::String("yes".into())),
             ..Default::default()
         };
-        let err = input.apply(SitePrefsJson::default()).unwrap_err().to_string();
-        assert!(err.contains("theme \"pink\"") && err.contains("dark \"yes\""), "{err}");
+        let err = input
+            .apply(SitePrefsJson::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("theme \"pink\"") && err.contains("dark \"yes\""),
+            "{err}"
+        );
         let none = SitePrefsInput::default().apply(SitePrefsJson::default());
         assert!(none.is_err());
         let ok = SitePrefsInput {
             pair_size: Some("large".into()),
-            sound: Some(BoolParam::Bool(true)),
+            sound: Some(Value::Bool(true)),
             ..Default::default()
         }
         .apply(SitePrefsJson::default())
         .unwrap();
-        assert_eq!((ok.pair_size.as_str(), ok.sound, ok.dark), ("large", true, false));
+        assert_eq!(
+            (ok.pair_size.as_str(), ok.sound, ok.dark),
+            ("large", true, false)
+        );
     }
 }

@@ -561,13 +561,17 @@ async fn preferences_are_kept_per_account(s: &dyn Store) {
     let a = s.create_user("PrefA", "hash", 7).await.unwrap();
     let b = s.create_user("PrefB", "hash", 7).await.unwrap();
     assert_eq!(s.preferences(a.id).await.unwrap(), None);
-    s.set_preferences(a.id, r#"{"dark":true}"#, 8).await.unwrap();
+    s.set_preferences(a.id, r#"{"dark":true}"#, 8)
+        .await
+        .unwrap();
     assert_eq!(
         s.preferences(a.id).await.unwrap().as_deref(),
         Some(r#"{"dark":true}"#)
     );
     // Saving again replaces the whole object; other accounts are untouched.
-    s.set_preferences(a.id, r#"{"dark":false}"#, 9).await.unwrap();
+    s.set_preferences(a.id, r#"{"dark":false}"#, 9)
+        .await
+        .unwrap();
     assert_eq!(
         s.preferences(a.id).await.unwrap().as_deref(),
         Some(r#"{"dark":false}"#)
