@@ -27,12 +27,13 @@ async function expectNotFound(page, path) {
   assert.doesNotMatch(text, /to accept/, `${path}: ${text}`);
 }
 
+// (/settings is the settings page now: site.test.js checks it.)
 test('unknown paths show a not-found view, signed out and signed in', async () => {
   const page = await newPage(browser, server);
-  for (const p of ['/settings', '/profiles', '/no/such/page', '/abc']) await expectNotFound(page, p);
+  for (const p of ['/profiles', '/no/such/page', '/abc']) await expectNotFound(page, p);
   await shot(page, 'pages-01-not-found-signed-out');
   await signUp(page, 'nora');
-  for (const p of ['/settings', '/Zz9Zz9Zz', '/no/such/page']) await expectNotFound(page, p);
+  for (const p of ['/Zz9Zz9Zz', '/no/such/page']) await expectNotFound(page, p);
   await shot(page, 'pages-02-not-found-signed-in');
   // A real challenge id still shows the challenge.
   const c = await post(page, '/api/challenge/open', { variant: 'chessmerge', color: 'white' });

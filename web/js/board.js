@@ -5,7 +5,7 @@
 // alone, promotion pieces), a chooser offers exactly those.
 
 import { FILES, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
-import { unitHtml, pieceSvg, ROLE_NAMES } from './pieces.js';
+import { unitHtml, pieceSvg, ROLE_NAMES, compoundOf } from './pieces.js';
 
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
 
@@ -104,7 +104,7 @@ export class Board {
       const lbl = this.opts.small ? '' :
         (d.dataset.fileLabel ? `<i class="cf" aria-hidden="true">${d.dataset.fileLabel}</i>` : '') +
         (d.dataset.rankLabel ? `<i class="cr" aria-hidden="true">${d.dataset.rankLabel}</i>` : '');
-      const html = unitHtml(u) + lbl;
+      const html = unitHtml(u, this.variant) + lbl;
       if (d._html !== html) { d.innerHTML = html; d._html = html; }
       const cls = ['sq', (fileOf(s) + rankOf(s)) % 2 ? 'light' : 'dark'];
       if (this.lastMove && (this.lastMove.from === s || this.lastMove.to === s)) cls.push('last');
@@ -124,7 +124,30 @@ export class Board {
       } else {
         d.setAttribute('aria-label', `${s}, ${u ? describeUnit(u, this.variant) : 'empty'}`);
       }
+      // A pair's pieces, named on hover too.
+      if (u && u.roles.length === 2) d.title = describeUnit(u, this.variant); else d.removeAttribute('title');
     }
+    this.renderLegend();
+  }
+
+  /** Under a Fusion Chess board: the compounds on it, by name. */
+  renderLegend() {
+    if (this.opts.small) return;
+    const seen = new Map();
+    if (this.variant === 'fusion') {
+      for (const u of Object.values(this.units)) {
+        const c = u.roles.length === 2 && compoundOf(u.roles);
+        if (c) seen.set(c.name, c);
+      }
+    }
+    const text = [...seen.values()].map((c) => `${c.name} = ${c.of}`).join(' · ');
+    if (!text) { if (this.legend) this.legend.remove(); this.legend = null; return; }
+    if (!this.legend) {
+      this.legend = document.createElement('p');
+      this.legend.className = 'compound-legend';
+      this.el.after(this.legend);
+    }
+    this.legend.textContent = `Compounds: ${text}`;
   }
 
   // ---- interaction ----

@@ -304,7 +304,8 @@ export async function mount(root, id) {
     }
     const r = btn(resignArmed ? 'Confirm resignation' : 'Resign', 'resign', resignArmed ? 'danger confirm' : 'danger');
     r.onclick = () => {
-      if (!resignArmed) {
+      // The "confirm before resigning" setting (web/js/site.js) may skip the second click.
+      if (!resignArmed && document.documentElement.dataset.confirmResign !== 'no') {
         resignArmed = true;
         renderActions();
         setTimeout(() => { resignArmed = false; if (alive) renderActions(); }, 4000);

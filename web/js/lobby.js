@@ -9,6 +9,7 @@ import { navigate } from './app.js';
 import { Board } from './board.js';
 import { VARIANTS, variantName } from './fen.js';
 import { Live } from './live.js';
+import { ago } from './site.js';
 
 const variantOptions = VARIANTS.map((v) => `<option value="${v.key}">${v.name}</option>`).join('');
 
@@ -23,31 +24,17 @@ export function finishedText(g, youWhite) {
 
 export async function mount(root) {
   const me = await currentUser().catch(() => null);
-  if (!me) {
-    root.innerHTML = `
-      <div class="card">
-        <h1>Merge chess, in your browser</h1>
-        <p>Pieces may move onto a friendly piece, share the square as a <strong>pair</strong>,
-        move together with either one's powers, and split again later.</p>
-        <div class="row"><a href="/signup" data-link><button class="primary" type="button" tabindex="-1">Sign up</button></a>
-        <a href="/login" data-link>Sign in</a> · <a href="/practice" data-link>Try the practice board</a> ·
-        <a href="/rules" data-link>Read the rules</a></div>
-      </div>`;
-    return () => {};
-  }
+  if (!me) return (await import('./home.js')).mount(root);
+  // The ways to play first (they open the form, preset); then the games
+  // where it is my move; cards with nothing in them fold away.
   root.innerHTML = `
     <h1>Lobby</h1>
-    <div class="lists">
-      <section class="card" aria-labelledby="in-h"><h2 id="in-h">Challenges to you</h2><ul class="items" id="incoming"></ul></section>
-      <section class="card" aria-labelledby="out-h"><h2 id="out-h">Your challenges to players</h2><ul class="items" id="outgoing"></ul></section>
-      <section class="card" aria-labelledby="join-h"><h2 id="join-h">Open challenges</h2>
-        <ul class="items" id="open-list" aria-live="polite"><li class="muted">Loading…</li></ul>
-        <p class="muted">Or paste a challenge link or id to join it.</p>
-        <form class="row" id="join"><input id="join-id" aria-label="challenge link or id" placeholder="http://…/AbCd1234"><button type="submit">Join</button></form>
-      </section>
+    <div class="play-buttons" role="group" aria-label="Start a game">
+      <button type="button" class="play" data-play="open" aria-controls="new-card" aria-expanded="false">Play anyone<small>an open challenge anyone may accept</small></button>
+      <button type="button" class="play" data-play="user" aria-controls="new-card" aria-expanded="false">Play a friend<small>by name, or share an open challenge's link</small></button>
+      <button type="button" class="play" data-play="ai" aria-controls="new-card" aria-expanded="false">Play the computer<small>levels 1 to 8</small></button>
     </div>
-    <section class="card" aria-labelledby="games-h"><h2 id="games-h">Your games</h2><div class="games-grid" id="playing"></div></section>
-    <section class="card" aria-labelledby="new-h">
+    <section class="card hidden" id="new-card" aria-labelledby="new-h">
       <h2 id="new-h">New game</h2>
       <form id="new-game" class="stack">
         <div class="form-grid">
@@ -70,7 +57,19 @@ export async function mount(root) {
         <div class="row"><button class="primary" type="submit" id="create">Create</button></div>
       </form>
     </section>
-    <section class="card" aria-labelledby="done-h"><h2 id="done-h">Finished games</h2><ul class="items" id="finished"></ul></section>`;
+    <section class="card hidden" id="games-card" aria-labelledby="games-h"><h2 id="games-h">Your games</h2><div class="games-grid" id="playing"></div></section>
+    <div class="lists">
+      <section class="card hidden" id="in-card" aria-labelledby="in-h"><h2 id="in-h">Challenges to you</h2><ul class="items" id="incoming"></ul></section>
+      <section class="card hidden" id="out-card" aria-labelledby="out-h"><h2 id="out-h">Your challenges to players</h2><ul class="items" id="outgoing"></ul></section>
+      <section class="card" aria-labelledby="join-h"><h2 id="join-h">Open challenges</h2>
+        <ul class="items" id="open-list" aria-live="polite"><li class="muted">Loading…</li></ul>
+        <p class="muted">Or paste a challenge link or id to join it.</p>
+        <form class="row" id="join"><input id="join-id" aria-label="challenge link or id" placeholder="http://…/AbCd1234"><button type="submit">Join</button></form>
+      </section>
+    </div>
+    <section class="card hidden" id="done-card" aria-labelledby="done-h"><h2 id="done-h">Finished games</h2><ul class="items" id="finished"></ul></section>`;
+  /** Shows a card only when its list has something in it. */
+  const fold = (card, full) => root.querySelector(card).classList.toggle('hidden', !full);
 
   const form = root.querySelector('#new-game');
   // The board editor's "Challenge from here": /?fen=...&variant=... prefills the form.
@@ -84,6 +83,24 @@ export async function mount(root) {
   };
   kind.onchange = syncKind;
   syncKind();
+  const newCard = root.querySelector('#new-card');
+  const playButtons = [...root.querySelectorAll('[data-play]')];
+  const openForm = (k, focus = true) => {
+    newCard.classList.remove('hidden');
+    kind.value = k;
+    syncKind();
+    for (const b of playButtons) b.setAttribute('aria-expanded', String(b.dataset.play === k));
+    if (focus) (k === 'user' ? root.querySelector('#dest') : root.querySelector('#variant')).focus();
+  };
+  for (const b of playButtons) {
+    b.onclick = () => {
+      if (b.getAttribute('aria-expanded') === 'true') {
+        newCard.classList.add('hidden');
+        b.setAttribute('aria-expanded', 'false');
+      } else openForm(b.dataset.play);
+    };
+  }
+  let formDecided = false; // the first list of games decides whether the form starts open
   let outgoingIds = new Set();
   const boards = [];
 
@@ -201,7 +218,8 @@ export async function mount(root) {
     if (!alive) return;
     for (const c of list.out) outgoingIds.add(c.id);
     const inc = root.querySelector('#incoming');
-    inc.innerHTML = list.in.length ? '' : '<li class="muted">None.</li>';
+    inc.innerHTML = '';
+    fold('#in-card', list.in.length);
     for (const c of list.in) {
       const li = document.createElement('li');
       li.dataset.challenge = c.id;
@@ -219,7 +237,8 @@ export async function mount(root) {
     const out = root.querySelector('#outgoing');
     // Your open challenges are listed once, under "Open challenges" (marked yours).
     const direct = list.out.filter((c) => c.kind !== 'open');
-    out.innerHTML = direct.length ? '' : '<li class="muted">None.</li>';
+    out.innerHTML = '';
+    fold('#out-card', direct.length);
     for (const c of direct) {
       const li = document.createElement('li');
       li.dataset.challenge = c.id;
@@ -241,12 +260,15 @@ export async function mount(root) {
     t.el.classList.toggle('my-turn', !!g.isMyTurn);
     t.board.setPosition(g.fen, g.variant.key);
     t.board.setLastMove(g.lastMove || null);
-    t.info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong> ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}</div>`;
+    const since = g.isMyTurn && g.lastMove && g.lastMoveAt ? ` · <span class="since" title="${esc(new Date(g.lastMoveAt).toLocaleString())}">moved ${ago(g.lastMoveAt)}</span>` : '';
+    t.info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong> ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}${since}</div>`;
   }
   function sortTiles() {
     const box = root.querySelector('#playing');
     const list = [...tiles.values()];
-    const mine = list.filter((t) => t.g.isMyTurn), theirs = list.filter((t) => !t.g.isMyTurn);
+    // My move first, the longest waiting first.
+    const mine = list.filter((t) => t.g.isMyTurn).sort((a, b) => (a.g.lastMoveAt || 0) - (b.g.lastMoveAt || 0));
+    const theirs = list.filter((t) => !t.g.isMyTurn);
     for (const t of [...mine, ...theirs]) box.append(t.el);
   }
   function onGamePush(id, type, v, d) {
@@ -256,7 +278,8 @@ export async function mount(root) {
     if (!st || !st.fen) return;
     t.version = v;
     if (st.status !== 'started') { refreshGames(); return; }
-    t.g = { ...t.g, fen: st.fen, lastMove: st.lastMove || '', isMyTurn: st.turn === t.color };
+    const moved = (st.lastMove || '') !== (t.g.lastMove || '');
+    t.g = { ...t.g, fen: st.fen, lastMove: st.lastMove || '', isMyTurn: st.turn === t.color, lastMoveAt: moved && type === 'gameState' ? Date.now() : t.g.lastMoveAt };
     drawTile(t);
     sortTiles();
   }
@@ -269,7 +292,13 @@ export async function mount(root) {
     boards.length = 0;
     const ids = new Set(data.nowPlaying.map((g) => g.gameId));
     for (const id of tiles.keys()) if (!ids.has(id)) { live.unsubscribe(id); tiles.delete(id); }
-    box.innerHTML = data.nowPlaying.length ? '' : '<p class="muted">No games in progress.</p>';
+    box.innerHTML = '';
+    fold('#games-card', data.nowPlaying.length);
+    if (!formDecided) {
+      formDecided = true;
+      // A player with no games in progress has nothing else to look at.
+      if (!data.nowPlaying.length && newCard.classList.contains('hidden')) openForm('open', false);
+    }
     for (const g of data.nowPlaying) {
       const a = document.createElement('a');
       a.href = `/${g.gameId}`;
@@ -289,11 +318,13 @@ export async function mount(root) {
       // (The server allows 64 subscriptions per socket: the first 60 tiles are live.)
       if (!old && live.subs.size < 60) live.subscribe(g.gameId);
     }
+    sortTiles();
     let done = [];
     try { done = await api('GET', `/api/games/user/${encodeURIComponent(me.id)}?max=20`); } catch (e) { /* none */ }
     if (!alive) return;
     const fin = root.querySelector('#finished');
-    fin.innerHTML = done.length ? '' : '<li class="muted">None yet.</li>';
+    fin.innerHTML = '';
+    fold('#done-card', done.length);
     for (const g of done) {
       const youWhite = g.players.white.user && g.players.white.user.id === me.id;
       const opp = youWhite ? g.players.black : g.players.white;

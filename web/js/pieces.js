@@ -35,13 +35,31 @@ export function pieceSvg(role, color, cls = '') {
  * offset on the square with a small link badge. In Fusion Chess the
  * rook+bishop compound is the queen and is drawn as one queen.
  */
-export function unitHtml(unit) {
+export function unitHtml(unit, variant) {
   if (!unit) return '';
   const roles = unit.roles;
   if (roles.length === 1) {
     return `<span class="unit single">${pieceSvg(roles[0], unit.color)}</span>`;
   }
+  const c = variant === 'fusion' ? compoundOf(roles) : null;
+  const name = c ? `<span class="unit-name" data-short="${c.short}" aria-hidden="true">${c.name}</span>` : '';
   return `<span class="unit pair" data-pair="${roles.join('')}">` +
     pieceSvg(roles[0], unit.color, 'first') + pieceSvg(roles[1], unit.color, 'second') +
-    `<span class="badge" aria-hidden="true"></span></span>`;
+    `<span class="badge" aria-hidden="true"></span>${name}</span>`;
+}
+
+/** Fusion Chess's compounds (the queen, rook + bishop, is drawn as a queen). */
+export const COMPOUNDS = {
+  RN: { name: 'Marshall', short: 'M', of: 'rook + knight' },
+  BN: { name: 'Paladin', short: 'P', of: 'bishop + knight' },
+  KR: { name: 'Dragon king', short: 'DK', of: 'king + rook (royal)' },
+  KB: { name: 'Pontiff', short: 'Po', of: 'king + bishop (royal)' },
+  KN: { name: 'Cavalier king', short: 'CK', of: 'king + knight (royal)' },
+};
+
+/** The compound two roles make in Fusion Chess, if any. */
+export function compoundOf(roles) {
+  const order = 'KQRBNP';
+  const key = [...roles].sort((a, b) => order.indexOf(a) - order.indexOf(b)).join('');
+  return COMPOUNDS[key] || null;
 }

@@ -120,6 +120,10 @@ fn chat_line(_: &Fixture) -> Value {
     json!({"room": "player", "text": "good game"})
 }
 
+fn dark_theme(_: &Fixture) -> Value {
+    json!({"dark": true})
+}
+
 fn empty(_: &Fixture) -> Value {
     json!({})
 }
@@ -160,6 +164,18 @@ const MATRIX: &[Row] = &[
     row("POST", "/api/account/logout", OwnCredential, ALL_200),
     row("GET", "/api/account", Nothing, USERS_200),
     row("GET", "/api/account/playing", Nothing, USERS_200),
+    // Site settings; a guest account is made only when signed out.
+    row("GET", "/api/account/preferences", Nothing, USERS_200),
+    with_body(
+        row("POST", "/api/account/preferences", Nothing, USERS_200),
+        dark_theme,
+    ),
+    row(
+        "POST",
+        "/api/account/guest",
+        Nothing,
+        [200, 409, 409, 409, 409, 409],
+    ),
     with_body(
         row("POST", "/api/token", Nothing, ALL_200),
         subject_credentials,

@@ -29,11 +29,11 @@ mod server_api;
 mod server_authz;
 /// The bot API as lichess-bot calls it; bots and humans each on their own API.
 mod server_bot;
+/// Takebacks, rematches and conditional moves (issue 15).
+mod server_correspondence;
 /// PGN import: every variant, Merge-UCI, refusals, the cap, analysis; the
 /// editor's position check.
 mod server_import;
-/// Takebacks, rematches and conditional moves (issue 15).
-mod server_correspondence;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;
@@ -45,3 +45,5 @@ mod server_lobby;
 mod server_ratings;
 /// Sessions that end, login limits, strict input and security headers.
 mod server_security;
+/// The site: preferences, guest accounts, your-move and draw notices.
+mod server_site;

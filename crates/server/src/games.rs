@@ -148,6 +148,8 @@ struct Next {
     rules: Option<RulesGame>,
     /// What else the change does (see [`Extra`]).
     extra: Extra,
+    /// The side that made the change (for the players' notices).
+    by: Color,
 }
 
 /// Rebuilds a stored game with the rules crate (a full replay).
@@ -529,6 +531,12 @@ impl Games {
                 also.user = announcements(&updated.row, &updated.players, "gameFinish");
             }
             also.user.extend(next.extra.notify);
+            also.user.extend(crate::notices::of_change(
+                &live.row,
+                &updated.row,
+                &updated.players,
+                next.by,
+            ));
             let commit = GameCommit {
                 game: updated.row.clone(),
                 expected_version: live.row.version,
@@ -590,6 +598,7 @@ impl Games {
                 row: new,
                 rules: Some(rules),
                 extra: Extra::default(),
+                by: color,
             }))
         })
         .await
@@ -610,6 +619,7 @@ impl Games {
                 row: new,
                 rules: None,
                 extra: Extra::default(),
+                by: color,
             }))
         })
         .await
@@ -619,7 +629,7 @@ impl Games {
     pub async fn abort(&self, id: &GameId, actor: Actor) -> GameResult<store::Game> {
         self.change(id, |live| {
             let old = &live.row;
-            actor_color(old, actor)?;
+            let color = actor_color(old, actor)?;
             require_ongoing(old)?;
             if !abortable(old) {
                 return Err(GameError::NotAbortable);
@@ -633,6 +643,7 @@ impl Games {
                 row: new,
                 rules: None,
                 extra: Extra::default(),
+                by: color,
             }))
         })
         .await
@@ -662,6 +673,7 @@ impl Games {
                 row: new,
                 rules: None,
                 extra: Extra::default(),
+                by: color,
             }))
         })
         .await

@@ -35,6 +35,7 @@ pub mod extract;
 pub mod games;
 pub mod live;
 pub mod model;
+pub mod notices;
 pub mod presence;
 pub mod profile;
 pub mod ratings;
@@ -222,6 +223,8 @@ pub struct Inner {
     pub subscriptions_per_socket: usize,
     /// Who holds a live connection (the bot API's online flags).
     pub presence: Arc<presence::Presence>,
+    /// Guest accounts created per address.
+    pub guests: api::site::GuestLimiter,
 }
 
 impl std::ops::Deref for AppState {
@@ -339,6 +342,7 @@ impl AppState {
             sockets: connections::AddressSlots::new(settings.limits.sockets_per_address),
             subscriptions_per_socket: settings.limits.subscriptions_per_socket.max(1),
             presence: Arc::default(),
+            guests: Default::default(),
         }))
     }
 }

@@ -83,6 +83,9 @@ pub struct AccountJson {
     /// `BOT` for a bot account (absent for others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<&'static str>,
+    /// A guest account (no password; see `POST /api/account/guest`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub guest: bool,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
 }
@@ -93,6 +96,7 @@ impl From<&store::User> for AccountJson {
             id: u.key(),
             username: u.username.clone(),
             title: title_of(u),
+            guest: crate::api::site::is_guest(&u.username),
             created_at: u.created_at,
         }
     }
@@ -705,6 +709,9 @@ pub struct NowPlayingJson {
     pub seconds_left: i64,
     /// The last move, Merge-UCI (empty before the first).
     pub last_move: String,
+    /// When the game last changed (its last move, or a draw offer), ms:
+    /// where it is your move, how long the opponent has waited.
+    pub last_move_at: i64,
     /// Your opponent.
     pub opponent: OpponentJson,
     /// Always `correspondence`.
@@ -834,6 +841,7 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
         is_my_turn: game.is_ongoing() && game.turn() == color,
         seconds_left: UNLIMITED_TIME / 1000,
         last_move: moves.last().map(|m| (*m).to_owned()).unwrap_or_default(),
+        last_move_at: game.updated_at,
         opponent: OpponentJson {
             id: opp.id.clone(),
             username: opp.name.clone(),

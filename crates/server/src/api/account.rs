@@ -38,6 +38,7 @@ const RESERVED: [&str; 2] = ["open", "ai"];
 fn valid_username(name: &str) -> bool {
     (2..=20).contains(&name.len())
         && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name))
+        && !crate::api::site::is_guest(name)
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
@@ -130,7 +131,7 @@ async fn new_cookie_token(
     Ok(token)
 }
 
-async fn start_session(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
+pub(crate) async fn start_session(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
     let token = new_cookie_token(state, user, TokenKind::Session, "cms_", SESSION_MAX_AGE).await?;
     session_cookie_header(state, &token, SESSION_MAX_AGE)
 }
@@ -166,7 +167,7 @@ pub async fn register(
 ) -> ApiResult<Response> {
     if !valid_username(&c.username) {
         return Err(ApiError::bad(
-            "invalid username: 2-20 letters, digits, '_' or '-' (and not 'open' or 'ai')",
+            "invalid username: 2-20 letters, digits, '_' or '-' (and not 'open', 'ai' or starting with 'guest-')",
         ));
     }
     if let Some(problem) = weak_password(&c.username, &c.password) {

@@ -6,10 +6,11 @@ pub mod analysis;
 pub mod board;
 pub mod bot;
 pub mod challenge;
+pub mod corr;
 pub mod import;
 pub mod live_analysis;
-pub mod corr;
 pub mod profile;
+pub mod site;
 pub mod socket;
 pub mod stream;
 
@@ -50,6 +51,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         corr::takeback, corr::bot_takeback, corr::rematch, corr::rematch_answer,
         corr::forecasts, corr::set_forecasts,
         profile::rating_history,
+        site::get_preferences, site::set_preferences, site::create_guest,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -147,6 +149,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tokens/{id}", delete(account::end_token))
         .route("/api/account", get(account::account))
         .route("/api/account/playing", get(board::playing))
+        .route(
+            "/api/account/preferences",
+            get(site::get_preferences).post(site::set_preferences),
+        )
+        .route("/api/account/guest", post(site::create_guest))
         .route(
             "/api/token",
             post(account::create_token).delete(account::revoke_token),

@@ -221,7 +221,12 @@ impl Games {
                     return Err(refused("there is no takeback offer to decline or withdraw"));
                 }
             };
-            Ok(Some(Next { row, rules, extra }))
+            Ok(Some(Next {
+                row,
+                rules,
+                extra,
+                by: color,
+            }))
         })
         .await
     }
@@ -273,6 +278,7 @@ impl Games {
                 row,
                 rules: None,
                 extra: Extra::default(),
+                by: color,
             }))
         })
         .await
@@ -339,6 +345,7 @@ impl Games {
                 row,
                 rules: None,
                 extra,
+                by: color,
             }))
         })
         .await

@@ -104,6 +104,7 @@ pub async fn run_all(s: &dyn Store) {
     imports_are_stored_with_their_game_and_capped_per_user(s).await;
     correspondence_state_and_a_started_game_commit_with_the_change(s).await;
     rating_changes_commit_with_the_games_end_under_their_guard(s).await;
+    preferences_are_kept_per_account(s).await;
 }
 
 async fn imports_are_stored_with_their_game_and_capped_per_user(s: &dyn Store) {
@@ -839,4 +840,26 @@ async fn correspondence_state_and_a_started_game_commit_with_the_change(s: &dyn 
         s.game(&g.id).await.unwrap().unwrap().version,
         accepted.version
     );
+}
+
+async fn preferences_are_kept_per_account(s: &dyn Store) {
+    let a = s.create_user("PrefA", "hash", 7).await.unwrap();
+    let b = s.create_user("PrefB", "hash", 7).await.unwrap();
+    assert_eq!(s.preferences(a.id).await.unwrap(), None);
+    s.set_preferences(a.id, r#"{"dark":true}"#, 8)
+        .await
+        .unwrap();
+    assert_eq!(
+        s.preferences(a.id).await.unwrap().as_deref(),
+        Some(r#"{"dark":true}"#)
+    );
+    // Saving again replaces the whole object; other accounts are untouched.
+    s.set_preferences(a.id, r#"{"dark":false}"#, 9)
+        .await
+        .unwrap();
+    assert_eq!(
+        s.preferences(a.id).await.unwrap().as_deref(),
+        Some(r#"{"dark":false}"#)
+    );
+    assert_eq!(s.preferences(b.id).await.unwrap(), None);
 }

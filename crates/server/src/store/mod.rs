@@ -827,6 +827,16 @@ pub trait Store: Send + Sync + 'static {
         ply: i64,
         lease_ms: i64,
     ) -> BoxFuture<'a, StoreResult<bool>>;
+    /// The user's site settings as stored (a JSON object), `None` when
+    /// they never saved any (then the defaults apply).
+    fn preferences(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Option<String>>>;
+    /// Replaces the user's site settings (a JSON object, already checked).
+    fn set_preferences<'a>(
+        &'a self,
+        user_id: UserId,
+        prefs: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, StoreResult<()>>;
     /// A game's stored computer analysis (JSON, as `review::StoredAnalysis`
     /// writes it), if it has one.
     fn game_analysis<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<String>>>;

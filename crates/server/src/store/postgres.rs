@@ -75,6 +75,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/postgres/0007_correspondence.sql"),
     ),
     (
+        8,
+        "user preferences",
+        include_str!("../../migrations/postgres/0008_user_preferences.sql"),
+    ),
+    (
         9,
         "game imports",
         include_str!("../../migrations/postgres/0009_game_imports.sql"),
@@ -1258,6 +1263,39 @@ impl Store for PgStore {
             .execute(&self.pool)
             .await?;
             Ok(r.rows_affected() == 1)
+        })
+    }
+
+    fn preferences(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Option<String>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row: Option<(String,)> =
+                sqlx::query_as("SELECT prefs FROM user_preferences WHERE user_id = $1")
+                    .bind(user_id.0)
+                    .fetch_optional(&self.pool)
+                    .await?;
+            Ok(row.map(|(p,)| p))
+        })
+    }
+
+    fn set_preferences<'a>(
+        &'a self,
+        user_id: UserId,
+        prefs: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            self.read(1);
+            sqlx::query(
+                "INSERT INTO user_preferences (user_id, prefs, updated_at) VALUES ($1, $2, $3)
+                 ON CONFLICT (user_id) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at",
+            )
+            .bind(user_id.0)
+            .bind(prefs)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+            Ok(())
         })
     }
 

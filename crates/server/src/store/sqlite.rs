@@ -68,6 +68,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/sqlite/0009_correspondence.sql"),
     ),
     (
+        10,
+        "user preferences",
+        include_str!("../../migrations/sqlite/0010_user_preferences.sql"),
+    ),
+    (
         11,
         "game imports",
         include_str!("../../migrations/sqlite/0011_game_imports.sql"),
@@ -1140,6 +1145,39 @@ impl Store for SqliteStore {
     ) -> BoxFuture<'a, StoreResult<bool>> {
         // One process owns a SQLite database: its computer player is the only one.
         Box::pin(async { Ok(true) })
+    }
+
+    fn preferences(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Option<String>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row: Option<(String,)> =
+                sqlx::query_as("SELECT prefs FROM user_preferences WHERE user_id = ?")
+                    .bind(user_id.0)
+                    .fetch_optional(&self.pool)
+                    .await?;
+            Ok(row.map(|(p,)| p))
+        })
+    }
+
+    fn set_preferences<'a>(
+        &'a self,
+        user_id: UserId,
+        prefs: &'a str,
+        now: i64,
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            self.read(1);
+            sqlx::query(
+                "INSERT INTO user_preferences (user_id, prefs, updated_at) VALUES (?, ?, ?)
+                 ON CONFLICT (user_id) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at",
+            )
+            .bind(user_id.0)
+            .bind(prefs)
+            .bind(now)
+            .execute(&self.writer)
+            .await?;
+            Ok(())
+        })
     }
 
     fn game_analysis<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<String>>> {

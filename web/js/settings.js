@@ -1,0 +1,62 @@
+// Settings: board colours, dark theme, pair-piece size, sound, confirm
+// before resigning, browser notifications. Kept with the account when
+// signed in (GET/POST /api/account/preferences), in this browser when not;
+// every change is saved at once and applied to the page.
+
+import { currentUser, esc, toast } from './api.js';
+import { Board } from './board.js';
+import { PAIR_SIZES, THEMES, askNotifications, currentPrefs, loadPrefs, savePrefs, tone } from './site.js';
+
+const SAMPLE = 'r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5(NP)2/PPPP2PP/RNBQK2R w KQkq - 0 1';
+
+export async function mount(root) {
+  document.title = 'Settings · ChessMerge';
+  const me = await currentUser().catch(() => null);
+  const p = await loadPrefs(me);
+  const options = (map, value) => Object.entries(map).map(([k, v]) => `<option value="${k}"${k === value ? ' selected' : ''}>${esc(v)}</option>`).join('');
+  const check = (name, label, hint = '') => `<label class="check"><input type="checkbox" name="${name}" id="pref-${name}"${p[name] ? ' checked' : ''}> ${label}${hint ? ` <span class="muted">${hint}</span>` : ''}</label>`;
+  root.innerHTML = `
+    <h1>Settings</h1>
+    <div class="settings-grid">
+      <form class="card stack" id="settings" data-view="settings">
+        <p class="muted">${me ? `Kept with your account (${esc(me.username)}): they follow you to any browser you sign in on.` : 'You are not signed in: these are kept in this browser only.'}</p>
+        <label class="field">Board colours <select name="theme" id="pref-theme">${options(THEMES, p.theme)}</select></label>
+        <label class="field">Size of a pair's second piece <select name="pairSize" id="pref-pairSize">${options(PAIR_SIZES, p.pairSize)}</select></label>
+        ${check('dark', 'Dark theme')}
+        ${check('sound', 'Sound', '(a short tone when it is your move or something is offered)')}
+        ${check('confirmResign', 'Confirm before resigning')}
+        ${check('notifications', 'Browser notifications', '(while a page of the site is open in the background)')}
+        <p class="muted" id="pref-status" role="status" aria-live="polite"></p>
+      </form>
+      <div class="card"><h2>Preview</h2><div id="pref-preview"></div></div>
+    </div>`;
+  const board = new Board(root.querySelector('#pref-preview'), { label: 'preview board' });
+  board.setPosition(SAMPLE, 'chessmerge');
+  board.setLastMove('g1f3');
+  const form = root.querySelector('#settings');
+  const status = root.querySelector('#pref-status');
+  form.addEventListener('change', async (e) => {
+    const el = e.target;
+    const name = el.name;
+    let value = el.type === 'checkbox' ? el.checked : el.value;
+    if (name === 'notifications' && value) {
+      const perm = await askNotifications();
+      if (perm !== 'granted') {
+        el.checked = false;
+        value = false;
+        toast(perm === 'unsupported' ? 'This browser has no notifications.' : 'The browser did not allow notifications.');
+        return;
+      }
+    }
+    try {
+      await savePrefs(me, { [name]: value });
+      status.textContent = 'Saved.';
+      if (name === 'sound' && value) tone();
+    } catch (ex) {
+      toast(ex.message);
+      const now = currentPrefs();
+      if (el.type === 'checkbox') el.checked = !!now[name]; else el.value = now[name];
+    }
+  });
+  return () => {};
+}

@@ -1,0 +1,265 @@
+// What every page of the site shares while signed in: the player's
+// settings (applied to the page on load), and the live notices — one
+// socket follows the player's user feed and their ongoing games, so that
+// on any page a notice appears when it becomes their move, a challenge
+// arrives, or a draw (or takeback) is offered or declined; the tab title
+// counts the games where it is their move ("(2) ChessMerge"); an optional
+// tone plays; and, when they turned them on, browser notifications show
+// while the tab is in the background.
+
+import { api, esc } from './api.js';
+import { Live } from './live.js';
+
+export const DEFAULT_PREFS = {
+  theme: 'green', dark: false, pairSize: 'medium', sound: false, confirmResign: true, notifications: false,
+};
+export const THEMES = { green: 'Green', brown: 'Brown', blue: 'Blue', grey: 'Grey' };
+export const PAIR_SIZES = { small: 'Small', medium: 'Medium', large: 'Large' };
+
+const LOCAL = 'chessmerge-prefs';
+let prefs = { ...DEFAULT_PREFS };
+
+/** The settings in force now. */
+export function currentPrefs() { return prefs; }
+
+/** Puts the settings on the page: classes and CSS variables on <html>. */
+export function applyPrefs(p) {
+  prefs = { ...DEFAULT_PREFS, ...p };
+  const html = document.documentElement;
+  for (const t of Object.keys(THEMES)) html.classList.toggle(`board-${t}`, prefs.theme === t);
+  for (const s of Object.keys(PAIR_SIZES)) html.classList.toggle(`pair-${s}`, prefs.pairSize === s);
+  html.classList.toggle('dark-theme', !!prefs.dark);
+  html.dataset.confirmResign = prefs.confirmResign ? 'yes' : 'no';
+}
+
+/** Loads the settings: the account's when signed in, else this browser's. */
+export async function loadPrefs(me) {
+  let p = null;
+  if (me) {
+    try { p = (await api('GET', '/api/account/preferences')).prefs; } catch { p = null; }
+  }
+  if (!p) {
+    try { p = JSON.parse(localStorage.getItem(LOCAL) || 'null'); } catch { p = null; }
+  }
+  applyPrefs(p || DEFAULT_PREFS);
+  return prefs;
+}
+
+/** Saves some settings (the account's when signed in, else this browser's); answers all of them. */
+export async function savePrefs(me, changes) {
+  let p;
+  if (me) p = (await api('POST', '/api/account/preferences', changes)).prefs;
+  else {
+    p = { ...prefs, ...changes };
+    try { localStorage.setItem(LOCAL, JSON.stringify(p)); } catch { /* private mode */ }
+  }
+  applyPrefs(p);
+  return prefs;
+}
+
+// ---- the tone ----
+
+let audio = null;
+/** A short two-note tone (WebAudio; no file). */
+export function tone() {
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const now = audio.currentTime;
+    for (const [i, f] of [[0, 660], [1, 880]]) {
+      const o = audio.createOscillator();
+      const g = audio.createGain();
+      o.type = 'sine';
+      o.frequency.value = f;
+      g.gain.setValueAtTime(0.0001, now + i * 0.12);
+      g.gain.exponentialRampToValueAtTime(0.2, now + i * 0.12 + 0.02);
+      g.gain.exponentialRampToValueAtTime(0.0001, now + i * 0.12 + 0.11);
+      o.connect(g).connect(audio.destination);
+      o.start(now + i * 0.12);
+      o.stop(now + i * 0.12 + 0.12);
+    }
+    document.documentElement.dataset.lastTone = String(Date.now());
+  } catch { /* no audio */ }
+}
+
+// ---- notices ----
+
+/** Shows a site-wide notice (HTML); `kind` names it for styling and tests. */
+export function notice(html, kind = 'info') {
+  const box = document.getElementById('notices');
+  if (!box) return;
+  const n = document.createElement('div');
+  n.className = 'notice';
+  n.dataset.kind = kind;
+  n.setAttribute('role', 'status');
+  n.innerHTML = `<span class="notice-text">${html}</span><button type="button" class="notice-close" aria-label="Dismiss">×</button>`;
+  n.querySelector('.notice-close').onclick = () => n.remove();
+  n.addEventListener('click', (e) => { if (e.target.closest('a')) n.remove(); });
+  box.append(n);
+  while (box.children.length > 4) box.firstElementChild.remove();
+  setTimeout(() => n.remove(), 30000);
+}
+
+function alert(html, text, kind) {
+  notice(html, kind);
+  if (prefs.sound) tone();
+  if (prefs.notifications && document.hidden && 'Notification' in window && Notification.permission === 'granted') {
+    try { new Notification('ChessMerge', { body: text, tag: kind }); } catch { /* not allowed here */ }
+  }
+}
+
+/** Asks the browser for permission to notify (call from a click). */
+export async function askNotifications() {
+  if (!('Notification' in window)) return 'unsupported';
+  if (Notification.permission === 'granted' || Notification.permission === 'denied') return Notification.permission;
+  return Notification.requestPermission();
+}
+
+/** "3 h ago" for a time in ms. */
+export function ago(ms) {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+// ---- the tab title's count ----
+
+const myTurn = new Set(); // game ids where it is my move
+const colours = new Map(); // game id -> my colour
+
+function applyTitle() {
+  // The game page's own "● " (your move here) stays first.
+  const m = /^(● )?(?:\(\d+\) )?(.*)$/s.exec(document.title);
+  const want = `${m[1] || ''}${myTurn.size ? `(${myTurn.size}) ` : ''}${m[2]}`;
+  if (document.title !== want) document.title = want;
+  document.documentElement.dataset.myTurns = String(myTurn.size);
+}
+
+let observer = null;
+function watchTitle() {
+  if (observer) return;
+  let t = document.querySelector('title');
+  if (!t) { t = document.createElement('title'); document.head.append(t); }
+  observer = new MutationObserver(applyTitle);
+  observer.observe(t, { childList: true, characterData: true, subtree: true });
+}
+
+// ---- the channel ----
+
+let live = null;
+let me = null;
+const listeners = new Set();
+
+/** Calls `f(event)` for each user event while signed in (pages that want more than the notice). */
+export function onUserEvent(f) { listeners.add(f); return () => listeners.delete(f); }
+
+const onGamePage = (id) => location.pathname.replace(/\/+$/, '') === `/${id}`;
+const who = (p) => `<strong>${esc(p ? p.name : '?')}</strong>`;
+const gameLink = (id, text = 'Open the game') => `<a href="/${esc(id)}" data-link>${text}</a>`;
+
+function follow(id, colour) {
+  colours.set(id, colour);
+  if (!live.subs.has(id) && live.subs.size < 60) live.subscribe(id);
+}
+
+function forget(id) {
+  colours.delete(id);
+  myTurn.delete(id);
+  if (live.subs.has(id)) live.unsubscribe(id);
+  applyTitle();
+}
+
+async function refreshPlaying() {
+  let data;
+  try { data = await api('GET', '/api/account/playing'); } catch { return; }
+  const ids = new Set(data.nowPlaying.map((g) => g.gameId));
+  for (const id of [...colours.keys()]) if (!ids.has(id)) forget(id);
+  myTurn.clear();
+  for (const g of data.nowPlaying) {
+    follow(g.gameId, g.color);
+    if (g.isMyTurn) myTurn.add(g.gameId);
+  }
+  applyTitle();
+}
+
+function onGame(id, type, v, d) {
+  const st = type === 'gameFull' ? d && d.state : d;
+  if (!st || !colours.has(id)) return;
+  if (st.status && st.status !== 'started') { forget(id); return; }
+  if (st.turn === colours.get(id)) myTurn.add(id); else myTurn.delete(id);
+  applyTitle();
+}
+
+function onEvent(ev) {
+  if (!ev || !ev.type || !me) return;
+  for (const f of listeners) { try { f(ev); } catch { /* a page's own trouble */ } }
+  const c = ev.challenge;
+  const onLobby = location.pathname === '/';
+  switch (ev.type) {
+    case 'gameStart':
+      follow(ev.game.gameId, ev.game.color);
+      if (ev.game.isMyTurn) myTurn.add(ev.game.gameId);
+      applyTitle();
+      return;
+    case 'gameFinish':
+      forget(ev.game.gameId);
+      return;
+    case 'yourMove': {
+      const g = ev.game;
+      follow(g.gameId, g.color);
+      myTurn.add(g.gameId);
+      applyTitle();
+      if (!onGamePage(g.gameId)) {
+        const opp = g.opponent && g.opponent.username;
+        alert(`Your move against ${who({ name: opp })} (${esc(g.variant.name)}). ${gameLink(g.gameId)}`,
+          `Your move against ${opp}`, 'yourMove');
+      }
+      return;
+    }
+    case 'drawOffer':
+      if (!onGamePage(ev.gameId)) alert(`${who(ev.by)} offers a draw. ${gameLink(ev.gameId, 'Answer')}`, `${ev.by.name} offers a draw`, 'drawOffer');
+      return;
+    case 'drawDeclined':
+      alert(`${who(ev.by)} declined your draw offer. ${gameLink(ev.gameId)}`, `${ev.by.name} declined your draw offer`, 'drawDeclined');
+      return;
+    case 'challenge':
+      if (c && c.destUser && c.destUser.id === me.id && c.status === 'created' && !onLobby) {
+        alert(`${who(c.challenger)} challenges you (${esc(c.variant.name)}). <a href="/${esc(c.id)}" data-link>See the challenge</a>`,
+          `${c.challenger ? c.challenger.name : 'Someone'} challenges you`, 'challenge');
+      }
+      return;
+    case 'challengeDeclined':
+      if (c && c.challenger && c.challenger.id === me.id) alert(`${who(c.destUser)} declined your challenge (${esc(c.variant.name)}).`, 'Your challenge was declined', 'challengeDeclined');
+      return;
+    case 'challengeCanceled':
+      if (c && c.destUser && c.destUser.id === me.id) notice(`${who(c.challenger)} withdrew their challenge (${esc(c.variant.name)}).`, 'challengeCanceled');
+      return;
+    default:
+      // Takebacks (another part of the site): offered or declined.
+      if (/^takeback/i.test(ev.type) && ev.gameId) {
+        const declined = /declin|no$/i.test(ev.type);
+        if (declined || !onGamePage(ev.gameId)) {
+          const by = ev.by ? who(ev.by) : 'Your opponent';
+          alert(`${by} ${declined ? 'declined your takeback' : 'proposes a takeback'}. ${gameLink(ev.gameId)}`,
+            declined ? 'Takeback declined' : 'Takeback proposed', ev.type);
+        }
+      }
+  }
+}
+
+/** Starts (or stops, with null) the notices for the signed-in player. */
+export function followUser(user) {
+  if (user && me && me.id === user.id && live) return;
+  if (live) { live.close(); live = null; }
+  me = user;
+  myTurn.clear();
+  colours.clear();
+  watchTitle();
+  applyTitle();
+  if (!user) return;
+  live = new Live({ onEvent, onGame, onStatus: (up) => { if (up) refreshPlaying(); } });
+}
+
+/** Re-reads the games where it is my move (after a page changed something). */
+export function refreshTurns() { if (live) refreshPlaying(); }
