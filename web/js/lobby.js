@@ -223,7 +223,7 @@ export async function mount(root) {
     for (const c of list.in) {
       const li = document.createElement('li');
       li.dataset.challenge = c.id;
-      li.innerHTML = `<span><strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>${botTag(c.challenger)} · ${describe(c)}</span>
+      li.innerHTML = `<span><strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>${botTag(c.challenger)} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span>
         <span class="row"><button class="primary" data-act="accept">Accept</button><button data-act="decline">Decline</button></span>`;
       li.querySelector('[data-act=accept]').onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/accept`); navigate(`/${c.id}`); } catch (e) { toast(e.message); refreshChallenges(); }
@@ -243,7 +243,7 @@ export async function mount(root) {
       const li = document.createElement('li');
       li.dataset.challenge = c.id;
       const to = `To <strong>${esc(c.destUser ? c.destUser.name : '?')}</strong>${botTag(c.destUser)}`;
-      li.innerHTML = `<span>${to} · ${describe(c)}</span><button data-act="cancel">Cancel</button>`;
+      li.innerHTML = `<span>${to} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span><button data-act="cancel">Cancel</button>`;
       li.querySelector('[data-act=cancel]').onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(e.message); }
         refreshChallenges();
