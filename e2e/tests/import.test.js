@@ -60,7 +60,7 @@ test('an illegal move is refused with its number; a good PGN is imported and ana
   const players = await page.locator('.game-layout').innerText();
   assert.match(players, /Ann Ames/);
   assert.match(players, /Bo Berg/);
-  await page.locator('#result', { hasText: 'Black wins' }).waitFor();
+  await page.locator('#result', { hasText: 'Black won' }).waitFor();
   await shot(page, 'import-02-imported-game');
 
   // Analysed like any game: the blunder and the better move.
