@@ -30,10 +30,12 @@ test('my move: the lobby, the title count and a notice update without reload, on
 
   // Ben waits in his lobby; Ann is on the rules page (not the game's page).
   await ben.goto('/');
+  await ben.locator('html[data-user-feed="live"]').waitFor({ state: 'attached' });
   const tile = ben.locator(`#playing [data-game="${game.id}"]`);
   await tile.waitFor();
   assert.equal(await tile.locator('.tag', { hasText: 'your move' }).count(), 0);
   await ann.goto('/rules');
+  await ann.locator('html[data-user-feed="live"]').waitFor({ state: 'attached' });
   await ann.locator('html[data-my-turns="1"]').waitFor();
   assert.match(await ann.title(), /^\(1\) /, 'the title counts the game where it is my move');
 
@@ -52,6 +54,7 @@ test('my move: the lobby, the title count and a notice update without reload, on
   // A draw offered to Ann on the practice page: a notice there too; Ben's
   // move and its notice take him to the game.
   await ann.goto('/practice');
+  await ann.locator('html[data-user-feed="live"]').waitFor({ state: 'attached' });
   await post(ben, `/api/board/game/${game.id}/move/e7e6`);
   await ann.locator('.notice[data-kind=yourMove]').waitFor();
   await post(ben, `/api/board/game/${game.id}/draw/yes`);

@@ -198,6 +198,10 @@ function onEvent(ev) {
   const onLobby = location.pathname === '/';
   switch (ev.type) {
     case 'gameStart':
+      // The user feed starts with a gameStart per ongoing game, sent once
+      // it is subscribed: from here on no notice is missed (tests wait
+      // for this mark before the opponent moves).
+      document.documentElement.dataset.userFeed = 'live';
       follow(ev.game.gameId, ev.game.color);
       if (ev.game.isMyTurn) myTurn.add(ev.game.gameId);
       applyTitle();
