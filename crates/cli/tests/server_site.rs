@@ -3,7 +3,7 @@
 //! and the user events that tell a player it is their move, that a draw is
 //! offered to them or that their offer was declined.
 
-use crate::common::{Player, fresh, http, json_of, register};
+use crate::common::{Player, fresh, http, json_of, register, session_cookie};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -114,13 +114,7 @@ async fn a_guest_plays_the_computer_by_its_cookie_and_cannot_sign_in_by_name() {
         .send()
         .await
         .unwrap();
-    let cookie = resp.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = session_cookie(&resp);
     let (s, me) = json_of(resp).await;
     assert_eq!(s, StatusCode::OK, "{me}");
     let name = me["username"].as_str().unwrap().to_owned();

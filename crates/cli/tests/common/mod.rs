@@ -295,6 +295,12 @@ pub async fn json_of(resp: reqwest::Response) -> (StatusCode, Value) {
     (status, v)
 }
 
+/// The `name=value` of an answer's `Set-Cookie` (the session it started).
+pub fn session_cookie(resp: &reqwest::Response) -> String {
+    let set = resp.headers()["set-cookie"].to_str().unwrap();
+    set.split(';').next().unwrap().to_owned()
+}
+
 pub async fn register(base: &str, name: &str) -> Player {
     let client = http();
     let creds = json!({ "username": name, "password": "correct horse" });
@@ -304,13 +310,7 @@ pub async fn register(base: &str, name: &str) -> Player {
         .send()
         .await
         .unwrap();
-    let cookie = resp.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = session_cookie(&resp);
     let (s, v) = json_of(resp).await;
     assert_eq!(s, StatusCode::OK, "register {name}: {v}");
     assert_eq!(v["username"], name);

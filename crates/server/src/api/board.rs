@@ -139,17 +139,21 @@ pub async fn draw(
     user: AuthUser,
     Path((id, answer)): Path<(GameId, String)>,
 ) -> ApiResult<Json<OkJson>> {
-    let yes = match answer.as_str() {
-        "yes" | "true" => true,
-        "no" | "false" => false,
-        other => {
-            return Err(ApiError::bad(format!(
-                "invalid answer {other:?}: expected yes or no"
-            )));
-        }
-    };
+    let yes = yes_or_no(&answer)?;
     state.games.draw(&id, user.human()?.id, yes).await?;
     Ok(Json(OkJson::yes()))
+}
+
+/// The `{accept}` of the board API's answers (draw, takeback): `yes` or
+/// `no` (`true`/`false` too).
+pub(crate) fn yes_or_no(answer: &str) -> ApiResult<bool> {
+    match answer {
+        "yes" | "true" => Ok(true),
+        "no" | "false" => Ok(false),
+        other => Err(ApiError::bad(format!(
+            "invalid answer {other:?}: expected yes or no"
+        ))),
+    }
 }
 
 /// The page's view of a game, from the live game (no replay when cached).

@@ -10,20 +10,12 @@ use utoipa::ToSchema;
 
 use crate::AppState;
 use crate::auth::AuthUser;
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Input, Path};
 use crate::model::GameId;
 use crate::views::{OkJson, RematchJson};
 
-fn yes_or_no(answer: &str) -> ApiResult<bool> {
-    match answer {
-        "yes" | "true" => Ok(true),
-        "no" | "false" => Ok(false),
-        other => Err(ApiError::bad(format!(
-            "invalid answer {other:?}: expected yes or no"
-        ))),
-    }
-}
+use super::board::yes_or_no;
 
 /// Propose or accept a takeback (`yes`), decline or withdraw one (`no`).
 #[utoipa::path(post, path = "/api/board/game/{id}/takeback/{accept}", tag = "board",
