@@ -1102,7 +1102,8 @@ async fn openapi_document_and_index_page() {
             "{p} missing from the OpenAPI document"
         );
     }
-    for path in ["/", "/abcdefgh"] {
+    // A profile is the page for any name (the page says when no one has it).
+    for path in ["/", "/abcdefgh", "/@/someone", "/@/no.such.name"] {
         let page = http().get(format!("{base}{path}")).send().await.unwrap();
         assert_eq!(page.status(), StatusCode::OK, "{path}");
         let ct = page.headers()["content-type"].to_str().unwrap().to_owned();

@@ -393,3 +393,59 @@ async fn a_users_games_are_filtered_and_paged() {
     let (s, v) = user_games(&wanda, "vs=nobody").await;
     assert_eq!(s, StatusCode::NOT_FOUND, "{v}");
 }
+
+#[tokio::test]
+async fn a_game_shows_the_new_ratings_provisional_mark_at_its_end() {
+    // Two new players alternate a white win and a draw: their deviations
+    // fall below lichess's provisional mark (110) on the 21st game.
+    let env = fresh("ratings_provisional");
+    let base = env.server.base.clone();
+    let wanda = register(&base, "Wanda").await;
+    let boris = register(&base, "Boris").await;
+    let (mut w, mut b) = (NEW, NEW);
+    for i in 0..21 {
+        let id = game(&wanda, &boris, true).await;
+        let score = if i % 2 == 0 { 1.0 } else { 0.5 };
+        if i == 20 {
+            // The last game, while it is on: both still provisional.
+            assert!(w.rd > 110.0 && b.rd > 110.0, "{w:?} {b:?}");
+            let (_, g) = wanda.get(&format!("/api/game/{id}")).await;
+            assert_eq!(g["white"]["provisional"], true, "{g}");
+            assert_eq!(g["white"]["rating"], shown(w), "{g}");
+            let (_, p) = wanda.get("/api/account/playing").await;
+            let opp = &p["nowPlaying"][0]["opponent"];
+            assert_eq!(opp["rating"], shown(b), "{p}");
+            assert_eq!(opp["provisional"], true, "{p}");
+        }
+        if score == 1.0 {
+            resign(&boris, &id).await;
+        } else {
+            agree_draw(&wanda, &boris, &id).await;
+        }
+        (w, b) = (glicko2(w, b, score), glicko2(b, w, 1.0 - score));
+        if i == 20 {
+            assert!(w.rd < 110.0 && b.rd < 110.0, "{w:?} {b:?}");
+            // The game's page, read at once (the game is still cached):
+            // the rating before, the change, and no longer provisional.
+            let (_, g) = boris.get(&format!("/api/game/{id}")).await;
+            for (side, r) in [("white", w), ("black", b)] {
+                let p = &g[side];
+                assert_eq!(
+                    p["rating"].as_i64().unwrap() + p["ratingDiff"].as_i64().unwrap(),
+                    shown(r),
+                    "{side}: {g}"
+                );
+                assert!(p.get("provisional").is_none(), "{side}: {g}");
+            }
+            assert_perf_prov(&profile(&base, "wanda").await, false);
+        }
+    }
+}
+
+fn assert_perf_prov(profile: &Value, prov: bool) {
+    assert_eq!(
+        profile["perfs"]["chessmerge"]["prov"] == true,
+        prov,
+        "{profile}"
+    );
+}

@@ -12,6 +12,7 @@ use crate::games::{self, Actor, GameError, Games};
 use crate::model::{
     ChallengeId, ChallengeKind, ChallengeStatus, Color, ColorRequest, GameStatus, UserId, Variant,
 };
+use crate::ratings::Glicko;
 use crate::store::{self, Challenge, NewEvents, Store, StoreError, StoreResult, User};
 use crate::views::{self, ChallengeJson, Players};
 
@@ -171,6 +172,22 @@ pub async fn with_ratings(
         j.dest_user = Some(u.rated(r));
     }
     Ok(())
+}
+
+/// The users' ratings in `variant`, for a new game's players.
+pub async fn ratings_of(
+    store: &dyn Store,
+    users: &[&User],
+    variant: Variant,
+) -> StoreResult<Vec<(UserId, Glicko)>> {
+    let mut out = Vec::with_capacity(users.len());
+    for u in users {
+        out.push((
+            u.id,
+            crate::profile::rating_of(store, u.id, variant).await?.0,
+        ));
+    }
+    Ok(out)
 }
 
 /// `direction` of a challenge as `viewer` sees it: `out` when they made it,
@@ -425,6 +442,7 @@ impl Challenges {
                 "you have {ongoing} games against the computer under way, the most allowed: finish or resign one first"
             )));
         }
+        let ratings = ratings_of(self.store.as_ref(), &[by], terms.variant).await?;
         for _ in 0..5 {
             let c = Challenge {
                 id: ChallengeId::random(),
@@ -444,7 +462,7 @@ impl Challenges {
                 Color::White => (Some(by), None),
                 Color::Black => (None, Some(by)),
             };
-            let (g, first, events, players, start) = self.new_game(&c, white, black)?;
+            let (g, first, events, players, start) = self.new_game(&c, white, black, &ratings)?;
             match self.store.create_accepted(&c, &g, &first, &events).await {
                 Ok(()) => {
                     self.games.started(&g, players, start);
@@ -458,12 +476,14 @@ impl Challenges {
     }
 
     /// A fresh game for a challenge, its first event, its `gameStart`s,
-    /// its players and its start position.
+    /// its players (with their `ratings` in its variant, from
+    /// [`ratings_of`]) and its start position.
     fn new_game(
         &self,
         c: &Challenge,
         white: Option<&User>,
         black: Option<&User>,
+        ratings: &[(UserId, Glicko)],
     ) -> ChallengeResult<(store::Game, String, NewEvents, Players, Position)> {
         let pos = match &c.initial_fen {
             Some(f) => Position::from_fen(c.variant, f)
@@ -497,7 +517,14 @@ impl Challenges {
             black_rating: None,
         };
         let side = |u: Option<&User>| match u {
-            Some(u) => views::user_player(u),
+            Some(u) => {
+                let mut p = views::user_player(u);
+                if let Some((_, r)) = ratings.iter().find(|(id, _)| *id == u.id) {
+                    p.rating = Some(r.shown());
+                    p.provisional = r.provisional();
+                }
+                p
+            }
             None => views::ai_player(c.ai_level.unwrap_or(1)),
         };
         let players = Players {
@@ -546,7 +573,9 @@ impl Challenges {
             Color::White => (&challenger, me),
             Color::Black => (me, &challenger),
         };
-        let (g, first, mut events, players, start) = self.new_game(&c, Some(white), Some(black))?;
+        let ratings = ratings_of(self.store.as_ref(), &[white, black], c.variant).await?;
+        let (g, first, mut events, players, start) =
+            self.new_game(&c, Some(white), Some(black), &ratings)?;
         if c.kind == ChallengeKind::Open {
             let mut accepted = c.clone();
             accepted.status = ChallengeStatus::Accepted;
@@ -671,6 +700,8 @@ impl Challenges {
                 "bots do not answer rematch offers: challenge the bot again instead".into(),
             )));
         }
+        let players: Vec<&User> = std::iter::once(me).chain(other.as_ref()).collect();
+        let ratings = ratings_of(self.store.as_ref(), &players, old.variant).await?;
         let _creating = self.creating.lock().await;
         if yes && other.is_none() {
             let ongoing = self.store.ongoing_games(me.id).await?;
@@ -686,7 +717,7 @@ impl Challenges {
             let r = self
                 .games
                 .rematch(id, me.id, yes, |live| {
-                    self.rematch_game(live, me, other.as_ref())
+                    self.rematch_game(live, me, other.as_ref(), &ratings)
                 })
                 .await;
             match r {
@@ -704,6 +735,7 @@ impl Challenges {
         live: &games::LiveGame,
         me: &User,
         other: Option<&User>,
+        ratings: &[(UserId, Glicko)],
     ) -> Result<games::RematchStart, GameError> {
         let old = &live.row;
         let mine = old.color_of(me.id).ok_or(GameError::NotAPlayer)?.other();
@@ -744,8 +776,9 @@ impl Challenges {
             Color::White => (Some(me), other),
             Color::Black => (other, Some(me)),
         };
-        let (game, first_event, events, players, position) =
-            self.new_game(&c, white, black).map_err(|e| match e {
+        let (game, first_event, events, players, position) = self
+            .new_game(&c, white, black, ratings)
+            .map_err(|e| match e {
                 ChallengeError::Game(g) => g,
                 ChallengeError::Store(s) => GameError::Store(s),
                 other => GameError::Refused(other.to_string()),

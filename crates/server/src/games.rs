@@ -511,12 +511,16 @@ impl Games {
                 Vec::new()
             };
             let mut players = live.players.clone();
-            for (side, r) in [
-                (&mut players.white, row.white_rating),
-                (&mut players.black, row.black_rating),
+            for (side, r, id) in [
+                (&mut players.white, row.white_rating, row.white_id),
+                (&mut players.black, row.black_rating, row.black_id),
             ] {
                 if let Some(r) = r {
                     side.rating = Some(r.rating + r.diff);
+                }
+                // Provisional as the new rating is (a game's page shows it at the end).
+                if let Some(c) = ratings.iter().find(|c| Some(c.user_id) == id) {
+                    side.provisional = c.after.provisional();
                 }
             }
             let updated = LiveGame {

@@ -677,6 +677,9 @@ pub struct OpponentJson {
     /// Their rating in the game's variant.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<i64>,
+    /// Present (true) while that rating is provisional.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
 }
 
 /// A status word as lichess nests it.
@@ -847,6 +850,7 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
             username: opp.name.clone(),
             ai: opp.ai_level,
             rating: opp.rating,
+            provisional: opp.provisional,
         },
         perf: "correspondence",
         rated: game.rated,

@@ -48,9 +48,9 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
-/// Serves the page's files; paths without an extension outside `/api/`
-/// get `index.html` (the page routes itself, e.g. `/{gameId}`). Anything
-/// else is a JSON 404.
+/// Serves the page's files; paths without an extension outside `/api/`,
+/// and every profile path `/@/{name}`, get `index.html` (the page routes
+/// itself, e.g. `/{gameId}`). Anything else is a JSON 404.
 pub async fn fallback(method: Method, uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');
     if !(method == Method::GET || method == Method::HEAD)
@@ -67,9 +67,13 @@ pub async fn fallback(method: Method, uri: Uri) -> Response {
         return ApiError::NotFound(format!("no such file: /{path}")).into_response();
     }
     let wanted = if path.is_empty() { "index.html" } else { path };
-    let found = asset(wanted).or_else(|| {
+    // A profile, `/@/{name}`, is always the page (it says when no one has the name).
+    let page = path.starts_with("@/");
+    let found = (!page).then(|| asset(wanted)).flatten().or_else(|| {
         let last = wanted.rsplit('/').next().unwrap_or("");
-        (!last.contains('.')).then(|| asset("index.html")).flatten()
+        (page || !last.contains('.'))
+            .then(|| asset("index.html"))
+            .flatten()
     });
     match found {
         Some((data, ct)) => (
