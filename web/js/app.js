@@ -4,6 +4,7 @@
 //   /practice      practice board /rules[/variant] rules
 //   /import        PGN import     /editor          board editor
 //   /analysis[/{id}] analysis board (live engine, variation tree)
+//   /@/{name}      a player's profile
 //   /{id}          a game (or a challenge to accept); anything else: not found
 
 import { api, currentUser, setCurrentUser, esc, toast } from './api.js';
@@ -32,7 +33,7 @@ async function renderWho() {
   followUser(me);
   loadPrefs(me);
   if (me) {
-    who.innerHTML = `<span>Signed in as <strong id="me-name">${esc(me.username)}</strong>${me.guest ? ' <span class="tag">guest</span>' : ''}</span><a href="/settings" data-link id="settings-link">Settings</a><button type="button" id="signout">Sign out</button>`;
+    who.innerHTML = `<span>Signed in as <strong id="me-name"><a href="/@/${encodeURIComponent(me.username)}" data-link title="your profile">${esc(me.username)}</a></strong>${me.guest ? ' <span class="tag">guest</span>' : ''}</span><a href="/settings" data-link id="settings-link">Settings</a><button type="button" id="signout">Sign out</button>`;
     who.querySelector('#signout').onclick = async () => {
       if (me.guest && !confirm('A guest account has no password: once signed out, it and its games cannot be signed in to again. Sign out?')) return;
       try { await api('POST', '/api/account/logout'); } catch (e) { toast(e.message); }
@@ -47,6 +48,11 @@ async function renderWho() {
 
 export async function refreshWho() { await renderWho(); }
 
+/** A path segment decoded, or null when it is not valid percent-encoding. */
+function decodeName(seg) {
+  try { return decodeURIComponent(seg); } catch { return null; }
+}
+
 async function route() {
   if (cleanup) { try { cleanup(); } catch { /* ignore */ } cleanup = null; }
   const path = location.pathname.replace(/\/+$/, '') || '/';
@@ -59,6 +65,7 @@ async function route() {
   document.title = 'ChessMerge';
   let view;
   let m;
+  let name;
   if (path === '/') view = (await currentUser().catch(() => null)) ? (await import('./lobby.js')).mount(app) : (await import('./home.js')).mount(app);
   else if (path === '/settings') view = (await import('./settings.js')).mount(app);
   else if (path === '/login' || path === '/signup') view = (await import('./auth.js')).mount(app, path.slice(1));
@@ -67,6 +74,7 @@ async function route() {
   else if (path === '/editor') view = (await import('./editor.js')).mount(app);
   else if ((m = /^\/analysis(?:\/([A-Za-z0-9]{8}))?$/.exec(path))) view = (await import('./analysisboard.js')).mount(app, m[1]);
   else if ((m = /^\/rules(?:\/([a-z]+))?$/.exec(path))) view = (await import('./rules.js')).mount(app, m[1] || 'chessmerge');
+  else if ((m = /^\/@\/([^/]+)$/.exec(path)) && (name = decodeName(m[1]))) view = (await import('./profile.js')).mount(app, name);
   else if ((m = /^\/([A-Za-z0-9]{8})$/.exec(path))) view = (await import('./game.js')).mount(app, m[1]);
   else notFound(app);
   cleanup = await view;

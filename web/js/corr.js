@@ -5,6 +5,7 @@
 import { api, esc, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
+import { diffHtml, ratingHtml, shownRating } from './users.js';
 
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 const other = (c) => (c === 'white' ? 'black' : 'white');
@@ -38,6 +39,18 @@ function openNewGame() {
   requestAnimationFrame(find);
 }
 
+/** A rated game's end: both players' new ratings and what the game changed them by. */
+function ratingChanges(g) {
+  if (!g.rated || !g.ratingDiff) return '';
+  const row = (color) => {
+    const p = g[color];
+    const r = shownRating({ ...p, ratingDiff: p.ratingDiff ?? g.ratingDiff[color] });
+    const diff = p.ratingDiff ?? g.ratingDiff[color];
+    return `<li data-color="${color}"><span class="dot ${color}" aria-hidden="true"></span>${esc(nameOf(g, color))}${ratingHtml(r.rating, r.provisional)}${diffHtml(diff)}</li>`;
+  };
+  return `<ul class="rating-changes" aria-label="rating changes">${row('white')}${row('black')}</ul>`;
+}
+
 /**
  * Draws the after-game panel into `el`: what the rematch stands at and its
  * buttons (for players), new game and lobby. `act(path)` posts a rematch
@@ -57,7 +70,7 @@ export function renderAfterGame(el, g, act) {
       rematch = `<span id="rematch-note">${esc(nameOf(g, opp))} offers a rematch.</span> <button type="button" class="primary" data-act="rematch-accept">Accept rematch</button> <button type="button" data-act="rematch-decline">Decline</button>`;
     } else rematch = '<button type="button" class="primary" data-act="rematch">Rematch</button>';
   }
-  el.innerHTML = `<div class="row after-game-actions">${rematch}
+  el.innerHTML = `${ratingChanges(g)}<div class="row after-game-actions">${rematch}
     ${g.you ? '<button type="button" data-act="new-game">New game</button>' : ''}
     <a class="button" href="/" data-link data-act="lobby">Lobby</a></div>`;
   const on = (sel, f) => { const b = el.querySelector(sel); if (b) b.onclick = f; };

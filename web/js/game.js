@@ -11,6 +11,7 @@ import { explainRefusal } from './words.js';
 import { NAV_HTML, Review, bindKeys, plyFromHash, showArrow } from './review.js';
 import { drawGraph, evalText } from './graph.js';
 import { ForecastPanel, outcomeHead, renderAfterGame, renderTakeback, takebackNews } from './corr.js';
+import { diffHtml, ratingHtml, shownRating, userLink } from './users.js';
 
 const GLYPHS = { Inaccuracy: '?!', Mistake: '?', Blunder: '??' };
 const GLYPH_CLASS = { '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' };
@@ -141,10 +142,12 @@ export async function mount(root, id) {
 
   function playerBar(el, color) {
     const p = g[color];
-    const name = p.aiLevel ? `Computer (level ${p.aiLevel})` : p.name;
+    const name = p.aiLevel ? esc(`Computer (level ${p.aiLevel})`) : userLink(p.name, !!p.id);
     el.className = 'player' + (g.status === 'started' && g.turn === color ? ' to-move' : '');
     el.dataset.color = color;
-    el.innerHTML = `<span class="dot ${color}" aria-hidden="true"></span><span>${esc(name)}${botTag(p)}${g.you === color ? ' (you)' : ''}</span>`;
+    // The rating in the game's variant; after a rated game the new one and the change.
+    const r = shownRating(p);
+    el.innerHTML = `<span class="dot ${color}" aria-hidden="true"></span><span>${name}${botTag(p)}${g.you === color ? ' (you)' : ''}${ratingHtml(r.rating, r.provisional)}${diffHtml(p.ratingDiff)}</span>`;
   }
 
   function render() {
@@ -181,7 +184,7 @@ export async function mount(root, id) {
     const judged = review.analysis && review.analysis.analysis;
     const glyphs = judged ? judged.map((e) => (e.judgment ? GLYPHS[e.judgment.name] : '')) : [];
     renderMoves(root.querySelector('#moves'), g.initialFen, g.san, { current: review.shown(g.ply), clickable: true, glyphs });
-    root.querySelector('#variant-line').textContent = `${g.variant.name} · game ${g.id}`;
+    root.querySelector('#variant-line').textContent = `${g.variant.name} · ${g.rated ? 'rated' : 'casual'} · game ${g.id}`;
     renderActions();
     renderAfterGame(root.querySelector('#after-game'), g, rematchAct);
     forecasts.update(g);
@@ -357,6 +360,9 @@ export async function mount(root, id) {
     if (news) toast(news, 'info', 6000);
     if (!n.takebackOffer) cancellingTakeback = false;
     render();
+    // A rated game ended while we look: read it again for the players' new
+    // ratings as stored (and whether they are still provisional).
+    if (old.status === 'started' && n.status !== 'started' && n.rated) refresh();
     // A rematch accepted while we look: both players go to the new game.
     const next = n.rematch && n.rematch.gameId;
     if (next && n.you && !(old.rematch && old.rematch.gameId)) navigate(`/${next}`);
@@ -386,6 +392,10 @@ export async function mount(root, id) {
       takebackOffer: d.wtakeback ? 'white' : d.btakeback ? 'black' : null,
       rematch: d.rematch || null,
       legalMoves: d.legalMoves,
+      // A rated game's end: each side's change (their rating before is the one shown so far).
+      ratingDiff: d.ratingDiff || g.ratingDiff || null,
+      white: d.ratingDiff && g.white.ratingDiff == null ? { ...g.white, ratingDiff: d.ratingDiff.white } : g.white,
+      black: d.ratingDiff && g.black.ratingDiff == null ? { ...g.black, ratingDiff: d.ratingDiff.black } : g.black,
     };
   }
 

@@ -10,6 +10,7 @@ import { Board } from './board.js';
 import { VARIANTS, variantName } from './fen.js';
 import { Live } from './live.js';
 import { ago } from './site.js';
+import { diffHtml, ratingHtml, userHtml, userLink } from './users.js';
 
 const variantOptions = VARIANTS.map((v) => `<option value="${v.key}">${v.name}</option>`).join('');
 
@@ -51,6 +52,7 @@ export async function mount(root) {
           <label class="field">Your colour
             <select name="color" id="color"><option value="random">Random</option><option value="white">White</option><option value="black">Black</option></select></label>
         </div>
+        <label class="check" id="rated-field"><input type="checkbox" name="rated" id="rated"> Rated (changes both players' ratings; games from a custom position are casual)</label>
         <label class="field">Start position (Merge-FEN, optional)
           <input name="fen" id="fen" placeholder="the usual start" autocomplete="off" spellcheck="false"></label>
         <p class="error-text" id="new-error" role="alert"></p>
@@ -80,6 +82,8 @@ export async function mount(root) {
   const syncKind = () => {
     root.querySelector('#dest-field').classList.toggle('hidden', kind.value !== 'user');
     root.querySelector('#level-field').classList.toggle('hidden', kind.value !== 'ai');
+    // Games against the computer are casual.
+    root.querySelector('#rated-field').classList.toggle('hidden', kind.value === 'ai');
   };
   kind.onchange = syncKind;
   syncKind();
@@ -100,6 +104,12 @@ export async function mount(root) {
       } else openForm(b.dataset.play);
     };
   }
+  // A profile's "Challenge this player": /?user=NAME opens the friend form filled in.
+  if (pre.get('user')) {
+    openForm('user', false);
+    form.dest.value = pre.get('user');
+    form.variant.focus();
+  }
   let formDecided = false; // the first list of games decides whether the form starts open
   let outgoingIds = new Set();
   const boards = [];
@@ -110,6 +120,7 @@ export async function mount(root) {
     err.textContent = '';
     const body = { variant: form.variant.value, color: form.color.value };
     if (form.fen.value.trim()) body.fen = form.fen.value.trim();
+    if (kind.value !== 'ai' && form.rated.checked) body.rated = true;
     try {
       if (kind.value === 'ai') {
         body.level = Number(form.level.value);
@@ -139,7 +150,7 @@ export async function mount(root) {
   const describe = (c) => {
     const fen = c.initialFen ? ' · custom position' : '';
     const col = c.color === 'random' ? 'random colours' : `${c.direction === 'in' ? (c.color === 'white' ? 'you play black' : 'you play white') : `you play ${c.color}`}`;
-    return `${esc(c.variant.name)} · ${col}${fen}`;
+    return `${esc(c.variant.name)} · ${c.rated ? 'rated' : 'casual'} · ${col}${fen}`;
   };
 
   // Everyone's open challenges, kept by the socket's lobby feed: a full list
@@ -161,10 +172,10 @@ export async function mount(root) {
       const li = document.createElement('li');
       li.dataset.open = c.id;
       if (mine) li.classList.add('mine');
-      const who = mine ? '<span class="tag">yours</span>' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>${botTag(c.challenger)}`;
+      const who = mine ? '<span class="tag">yours</span>' : userHtml(c.challenger);
       const fen = c.initialFen ? `${diagramHtml(c.initialFen, c.variant.key)}<div class="muted fen-line">from <code title="${esc(c.initialFen)}">${esc(c.initialFen)}</code></div>` : '';
       const share = mine ? `<a class="share" href="/${c.id}" data-link>${esc(location.origin)}/${c.id}</a>` : '';
-      li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${openColour(c)}</span>${share}${fen}</span>
+      li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${c.rated ? 'rated' : 'casual'} · ${openColour(c)}</span>${share}${fen}</span>
         ${mine ? '<button data-act="cancel">Cancel</button>' : '<button class="primary" data-act="join">Accept</button>'}`;
       const btn = li.querySelector('button');
       btn.onclick = async () => {
@@ -223,7 +234,7 @@ export async function mount(root) {
     for (const c of list.in) {
       const li = document.createElement('li');
       li.dataset.challenge = c.id;
-      li.innerHTML = `<span><strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>${botTag(c.challenger)} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span>
+      li.innerHTML = `<span>${userHtml(c.challenger)} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span>
         <span class="row"><button class="primary" data-act="accept">Accept</button><button data-act="decline">Decline</button></span>`;
       li.querySelector('[data-act=accept]').onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/accept`); navigate(`/${c.id}`); } catch (e) { toast(e.message); refreshChallenges(); }
@@ -242,7 +253,7 @@ export async function mount(root) {
     for (const c of direct) {
       const li = document.createElement('li');
       li.dataset.challenge = c.id;
-      const to = `To <strong>${esc(c.destUser ? c.destUser.name : '?')}</strong>${botTag(c.destUser)}`;
+      const to = `To ${userHtml(c.destUser)}`;
       li.innerHTML = `<span>${to} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span><button data-act="cancel">Cancel</button>`;
       li.querySelector('[data-act=cancel]').onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(e.message); }
@@ -261,7 +272,7 @@ export async function mount(root) {
     t.board.setPosition(g.fen, g.variant.key);
     t.board.setLastMove(g.lastMove || null);
     const since = g.isMyTurn && g.lastMove && g.lastMoveAt ? ` · <span class="since" title="${esc(new Date(g.lastMoveAt).toLocaleString())}">moved ${ago(g.lastMoveAt)}</span>` : '';
-    t.info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong> ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}${since}</div>`;
+    t.info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong>${ratingHtml(g.opponent.rating, g.opponent.provisional)} ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}${since}</div>`;
   }
   function sortTiles() {
     const box = root.querySelector('#playing');
@@ -328,10 +339,12 @@ export async function mount(root) {
     for (const g of done) {
       const youWhite = g.players.white.user && g.players.white.user.id === me.id;
       const opp = youWhite ? g.players.black : g.players.white;
-      const oppName = opp.user ? opp.user.name : `Computer level ${opp.aiLevel}`;
+      const mine = youWhite ? g.players.white : g.players.black;
+      const oppName = opp.user ? userLink(opp.user.name) : esc(`Computer level ${opp.aiLevel}`);
       const li = document.createElement('li');
       li.dataset.game = g.id;
-      li.innerHTML = `<a href="/${g.id}" data-link>vs ${esc(oppName)}</a>${botTag(opp.user)}<span class="muted result">${esc(variantName(g.variant))} · ${esc(finishedText(g, youWhite))}</span>`;
+      // The opponent's rating before a rated game, and what it changed mine by.
+      li.innerHTML = `<span>vs ${oppName}${botTag(opp.user)}${ratingHtml(opp.rating, false)}</span><span class="muted result">${esc(variantName(g.variant))} · ${esc(finishedText(g, youWhite))}${diffHtml(mine.ratingDiff)}</span><a href="/${g.id}" data-link class="to-game">Open game</a>`;
       fin.append(li);
     }
   }
@@ -351,5 +364,11 @@ export async function mount(root) {
   });
   live.followLobby();
   await Promise.all([refreshChallenges(), refreshGames(), fetchOpen()]);
-  return () => { alive = false; live.close(); };
+  // "moved 3 min ago" ages while the page stays open: redrawn every 30 s.
+  const ageTimer = setInterval(() => {
+    if (!alive) return;
+    for (const t of tiles.values()) drawTile(t);
+    sortTiles();
+  }, 30_000);
+  return () => { alive = false; clearInterval(ageTimer); live.close(); };
 }

@@ -1,0 +1,182 @@
+// A player's profile at /@/{name} (lichess's path): ratings per variant
+// with a history graph, games won/drawn/lost per variant, every finished
+// game paged and filtered by variant and result, and "Challenge this
+// player" (the lobby's friend form, filled in).
+
+import { api, botTag, currentUser, esc } from './api.js';
+import { navigate, notFound } from './app.js';
+import { VARIANTS, variantName } from './fen.js';
+import { finishedText } from './lobby.js';
+import { diffHtml, profilePath, ratingHtml, userLink } from './users.js';
+
+/** Games on one page of the list. */
+export const PAGE_SIZE = 20;
+
+const GRAPH_W = 600;
+const GRAPH_H = 160;
+const PAD = 28;
+
+/** Milliseconds of a rating-history point `[year, month 0-11, day, rating]` (noon UTC). */
+const pointTime = (p) => Date.UTC(p[0], p[1], p[2], 12);
+
+/**
+ * The rating history as an inline SVG (no chart library): one line per
+ * variant with points, time along, rating up; the lowest and highest
+ * ratings labelled on the left. `history`: the rating-history answer.
+ */
+export function historySvg(history) {
+  const series = history.filter((h) => h.points.length);
+  if (!series.length) return '<p class="muted" id="history-empty">No rated games yet.</p>';
+  const all = series.flatMap((h) => h.points);
+  const t0 = Math.min(...all.map(pointTime));
+  const t1 = Math.max(...all.map(pointTime));
+  let lo = Math.min(...all.map((p) => p[3]));
+  let hi = Math.max(...all.map((p) => p[3]));
+  if (hi - lo < 50) { lo -= 25; hi += 25; }
+  const x = (t) => (t1 === t0 ? (PAD + GRAPH_W) / 2 : PAD + ((t - t0) / (t1 - t0)) * (GRAPH_W - PAD - 8));
+  const y = (r) => 8 + (1 - (r - lo) / (hi - lo)) * (GRAPH_H - 16);
+  const lines = series.map((h, i) => {
+    const key = (VARIANTS.find((v) => v.name === h.name) || {}).key || h.name;
+    const pts = h.points.map((p) => [x(pointTime(p)), y(p[3]), p]);
+    const poly = pts.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ');
+    const dots = pts.map(([px, py, p]) => `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="4"><title>${esc(h.name)} ${p[0]}-${String(p[1] + 1).padStart(2, '0')}-${String(p[2]).padStart(2, '0')}: ${p[3]}</title></circle>`).join('');
+    return `<g class="series s${i}" data-variant="${esc(key)}" data-points="${h.points.length}"><polyline points="${poly}"></polyline>${dots}</g>`;
+  }).join('');
+  const legend = series.map((h, i) => `<span class="legend s${i}"><i aria-hidden="true"></i>${esc(h.name)}</span>`).join('');
+  return `<svg class="rating-graph" viewBox="0 0 ${GRAPH_W} ${GRAPH_H}" role="img" aria-label="rating history: ${series.map((h) => `${esc(h.name)}, ${h.points.length} days`).join('; ')}">
+      <line class="axis" x1="${PAD}" x2="${PAD}" y1="0" y2="${GRAPH_H}"></line>
+      <text x="2" y="${(y(hi) + 4).toFixed(1)}">${Math.round(hi)}</text><text x="2" y="${(y(lo) + 4).toFixed(1)}">${Math.round(lo)}</text>
+      ${lines}
+    </svg><div class="graph-legend">${legend}</div>`;
+}
+
+/** One finished game as the profile lists it, seen from `userId`'s side. */
+export function gameRow(g, userId) {
+  const white = g.players.white.user && g.players.white.user.id === userId;
+  const me = white ? g.players.white : g.players.black;
+  const opp = white ? g.players.black : g.players.white;
+  const oppHtml = opp.user ? `${userLink(opp.user.name)}${botTag(opp.user)}` : esc(opp.aiLevel ? `Computer level ${opp.aiLevel}` : opp.name || '?');
+  const date = new Date(g.createdAt);
+  const result = finishedText(g, white);
+  const cls = result.startsWith('won') ? 'win' : result.startsWith('lost') ? 'loss' : result === 'aborted' ? 'aborted' : 'draw';
+  return `<li data-game="${esc(g.id)}" data-result="${cls}">
+      <span class="result ${cls}">${esc(result[0].toUpperCase() + result.slice(1))}${diffHtml(me.ratingDiff)}</span>
+      <span><span class="dot ${white ? 'white' : 'black'}" aria-hidden="true"></span>${white ? 'White' : 'Black'} vs ${oppHtml}${ratingHtml(opp.rating, false)}</span>
+      <span class="muted">${esc(variantName(g.variant))} · ${g.rated ? 'rated' : 'casual'} · <time datetime="${date.toISOString()}">${esc(date.toLocaleDateString())}</time></span>
+      <a href="/${esc(g.id)}" data-link class="to-game">Open game</a>
+    </li>`;
+}
+
+export async function mount(root, name) {
+  const me = await currentUser().catch(() => null);
+  let u;
+  try {
+    u = await api('GET', `/api/user/${encodeURIComponent(name)}`);
+  } catch (e) {
+    if (e.status === 404) {
+      notFound(root, `<p id="no-user">No player is called <strong>${esc(name)}</strong>.</p>`);
+      return () => {};
+    }
+    root.innerHTML = `<p class="error-text">${esc(e.message)}</p>`;
+    return () => {};
+  }
+  let alive = true;
+  document.title = `${u.username} · ChessMerge`;
+  const itsMe = me && me.id === u.id;
+  const challenge = itsMe ? '' : me
+    ? '<button type="button" class="primary" id="challenge-player">Challenge this player</button>'
+    : `<a class="button" href="/login?next=${encodeURIComponent(profilePath(u.username))}" data-link>Sign in to challenge this player</a>`;
+  const since = new Date(u.createdAt).toLocaleDateString();
+  const counts = (v) => u.countByVariant[v.key] || { all: 0, win: 0, loss: 0, draw: 0 };
+  const rows = VARIANTS.map((v) => {
+    const p = u.perfs[v.key];
+    const c = counts(v);
+    return `<tr data-variant="${v.key}"><th scope="row">${esc(v.name)}</th>
+      <td class="perf-rating">${p ? ratingHtml(p.rating, p.prov) : '<span class="muted">–</span>'}</td>
+      <td class="perf-games">${p ? p.games : 0}</td><td>${p && p.prog ? diffHtml(p.prog) : ''}</td>
+      <td class="won">${c.win}</td><td class="drawn">${c.draw}</td><td class="lost">${c.loss}</td></tr>`;
+  }).join('');
+  root.innerHTML = `
+    <div class="profile" data-view="profile" data-user="${esc(u.id)}">
+      <div class="row profile-head">
+        <h1 id="profile-name">${esc(u.username)}${botTag(u)}</h1>
+        <span class="muted">${u.online ? '<span class="tag">online</span> ' : ''}playing since ${esc(since)}</span>
+        ${challenge}
+      </div>
+      <section class="card" aria-labelledby="ratings-h"><h2 id="ratings-h">Ratings</h2>
+        <div class="table-scroll"><table class="perfs" id="perfs">
+          <thead><tr><th>Variant</th><th>Rating</th><th title="rated games">Rated</th><th title="change over the last 12 rated games">+/−</th><th title="won">W</th><th title="drawn">D</th><th title="lost">L</th></tr></thead>
+          <tbody>${rows}</tbody>
+          <tfoot><tr><th scope="row">All</th><td></td><td>${u.count.rated}</td><td></td><td class="won">${u.count.win}</td><td class="drawn">${u.count.draw}</td><td class="lost">${u.count.loss}</td></tr></tfoot>
+        </table></div>
+        <p class="muted">A rating with <strong>?</strong> is provisional: too few rated games to be sure of it yet.</p>
+        <div id="history"><p class="muted">Loading the rating history…</p></div>
+      </section>
+      <section class="card" aria-labelledby="pgames-h"><h2 id="pgames-h">Games</h2>
+        <form class="row" id="game-filters">
+          <label class="field">Variant <select id="filter-variant"><option value="">All</option>${VARIANTS.map((v) => `<option value="${v.key}">${esc(v.name)}</option>`).join('')}</select></label>
+          <label class="field">Result <select id="filter-result"><option value="">All</option><option value="win">Won</option><option value="draw">Drawn</option><option value="loss">Lost</option></select></label>
+        </form>
+        <ul class="items" id="profile-games" aria-live="polite"></ul>
+        <div class="row pager"><button type="button" id="newer">Newer</button><span id="page-no" class="muted"></span><button type="button" id="older">Older</button></div>
+      </section>
+    </div>`;
+
+  const ch = root.querySelector('#challenge-player');
+  if (ch) ch.onclick = () => navigate(`/?user=${encodeURIComponent(u.username)}`);
+
+  api('GET', `/api/user/${encodeURIComponent(u.username)}/rating-history`).then((h) => {
+    if (alive) root.querySelector('#history').innerHTML = historySvg(h);
+  }).catch((e) => { if (alive) root.querySelector('#history').innerHTML = `<p class="error-text">${esc(e.message)}</p>`; });
+
+  // The list's state lives in the address (?page=&variant=&result=), so a
+  // reload or a shared link shows the same page.
+  const q = new URLSearchParams(location.search);
+  const fv = root.querySelector('#filter-variant');
+  const fr = root.querySelector('#filter-result');
+  if ([...fv.options].some((o) => o.value === q.get('variant'))) fv.value = q.get('variant');
+  if ([...fr.options].some((o) => o.value === q.get('result'))) fr.value = q.get('result');
+  let page = Math.max(1, Number.parseInt(q.get('page'), 10) || 1);
+  let loading = 0;
+
+  async function load() {
+    const ticket = ++loading;
+    const list = root.querySelector('#profile-games');
+    const params = new URLSearchParams();
+    if (fv.value) params.set('perfType', fv.value);
+    if (fr.value) params.set('result', fr.value);
+    const keep = new URLSearchParams(params);
+    if (page > 1) keep.set('page', String(page));
+    history.replaceState(null, '', `${profilePath(u.username)}${keep.toString() ? `?${keep}` : ''}`);
+    const view = root.querySelector('.profile');
+    view.dataset.loading = '';
+    const base = `/api/games/user/${encodeURIComponent(u.username)}?${params.toString()}${params.toString() ? '&' : ''}`;
+    let games;
+    let more;
+    try {
+      // This page, and whether a game follows it: `max=1&page=k` is the
+      // single game at offset k-1, the first of the next page.
+      [games, more] = await Promise.all([
+        api('GET', `${base}max=${PAGE_SIZE}&page=${page}`),
+        api('GET', `${base}max=1&page=${page * PAGE_SIZE + 1}`),
+      ]);
+    } catch (e) {
+      if (alive && ticket === loading) list.innerHTML = `<li class="error-text">${esc(e.message)}</li>`;
+      return;
+    }
+    if (!alive || ticket !== loading) return;
+    if (!games.length && page > 1) { page = 1; load(); return; }
+    list.innerHTML = games.length ? games.map((g) => gameRow(g, u.id)).join('') : '<li class="muted" id="no-games">No games.</li>';
+    root.querySelector('#newer').disabled = page <= 1;
+    root.querySelector('#older').disabled = more.length === 0;
+    root.querySelector('#page-no').textContent = games.length ? `games ${(page - 1) * PAGE_SIZE + 1}–${(page - 1) * PAGE_SIZE + games.length}` : '';
+    view.dataset.page = String(page);
+    delete view.dataset.loading;
+  }
+  fv.onchange = () => { page = 1; load(); };
+  fr.onchange = () => { page = 1; load(); };
+  root.querySelector('#newer').onclick = () => { if (page > 1) { page--; load(); } };
+  root.querySelector('#older').onclick = () => { page++; load(); };
+  await load();
+  return () => { alive = false; };
+}

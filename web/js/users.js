@@ -1,0 +1,61 @@
+// Players' names as the page shows them: a link to the profile (/@/{name}),
+// the rating in the variant at hand ("1500?" while provisional, as lichess
+// marks it), a BOT tag, and a rated game's change ("+12", "−8").
+
+import { botTag, esc } from './api.js';
+
+/** The profile page's path of a user. */
+export const profilePath = (name) => `/@/${encodeURIComponent(name)}`;
+
+/** "1523", "1500?" while provisional, "" without a rating. */
+export function ratingText(rating, provisional) {
+  if (rating == null) return '';
+  return `${rating}${provisional ? '?' : ''}`;
+}
+
+/** "+12", "−8" (a minus sign, not a hyphen), "±0". */
+export function diffText(d) {
+  if (d > 0) return `+${d}`;
+  if (d < 0) return `\u2212${-d}`;
+  return '\u00b10';
+}
+
+/** The rating as a small span (empty without one). */
+export function ratingHtml(rating, provisional) {
+  const t = ratingText(rating, provisional);
+  if (!t) return '';
+  const title = provisional ? ' title="provisional: not enough rated games yet"' : '';
+  return ` <span class="rating" data-rating="${rating}"${provisional ? ' data-provisional=""' : ''}${title}>${esc(t)}</span>`;
+}
+
+/** The change as a span, coloured by its sign. */
+export function diffHtml(d) {
+  if (d == null) return '';
+  const cls = d > 0 ? 'up' : d < 0 ? 'down' : 'even';
+  return ` <span class="rating-diff ${cls}" data-diff="${d}">${diffText(d)}</span>`;
+}
+
+/** A name linking to its profile (no link for a name without an account). */
+export function userLink(name, hasAccount = true) {
+  if (!hasAccount) return `<span class="user-name">${esc(name)}</span>`;
+  return `<a class="user-link" href="${profilePath(name)}" data-link>${esc(name)}</a>`;
+}
+
+/**
+ * A user as challenges and profiles carry them (`{name, title, rating,
+ * provisional}`): the linked name, the BOT tag, the rating.
+ */
+export function userHtml(u) {
+  if (!u) return '?';
+  return `<strong>${userLink(u.name || u.username)}</strong>${botTag(u)}${ratingHtml(u.rating, u.provisional)}`;
+}
+
+/**
+ * The rating a game's player bar shows: after a rated game (the player
+ * carries `ratingDiff`, and `rating` is the one before it) the new rating,
+ * else the rating as it is.
+ */
+export function shownRating(p) {
+  if (p.rating == null) return { rating: null, provisional: false };
+  return { rating: p.ratingDiff != null ? p.rating + p.ratingDiff : p.rating, provisional: !!p.provisional };
+}
