@@ -4,7 +4,7 @@
 // so; the lobby's "Your games" follows the opponent's moves without a
 // reload; the tab title's "●" (your move) goes away when you leave the game
 // and when the game ends; leaving a game page throws nothing; the armed
-// resign button is readable.
+// resign button is readable; "moved … ago" in Your games ages by itself.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -147,4 +147,29 @@ test('leaving a game page throws nothing', async () => {
   await alice.locator('h1', { hasText: 'Lobby' }).waitFor();
   await alice.waitForTimeout(500);
   for (const p of [alice, bob]) assert.deepEqual(p.errors || [], []);
+});
+
+test('"moved … ago" in Your games ages without a reload; my-move games stay first', async () => {
+  const kim = await newPage(browser, server);
+  const lee = await newPage(browser, server);
+  await signUp(kim, 'kim');
+  await signUp(lee, 'lee');
+  // Two games: in the older one Lee has moved (Kim's move); in the newer one Kim is to wait.
+  const g1 = await post(kim, '/api/challenge/lee', { color: 'black', variant: 'chessmerge' });
+  await post(lee, `/api/challenge/${g1.id}/accept`);
+  await post(lee, `/api/board/game/${g1.id}/move/e2e3`);
+  const g2 = await post(kim, '/api/challenge/lee', { color: 'white', variant: 'chessmerge' });
+  await post(lee, `/api/challenge/${g2.id}/accept`);
+  await post(kim, `/api/board/game/${g2.id}/move/e2e3`);
+  // The page's clock is Playwright's: its minutes pass on demand.
+  await kim.clock.install();
+  await kim.goto('/');
+  const tile = kim.locator(`.game-tile[data-game="${g1.id}"]`);
+  await tile.locator('.since', { hasText: 'moved just now' }).waitFor();
+  await kim.clock.fastForward(3 * 60_000);
+  await tile.locator('.since', { hasText: 'moved 3 min ago' }).waitFor();
+  const order = await kim.locator('#playing .game-tile').evaluateAll((els) => els.map((e) => e.dataset.game));
+  assert.deepEqual(order, [g1.id, g2.id], 'the game where it is my move first');
+  await shot(kim, 'live-07-moved-ago-ages');
+  assert.deepEqual(kim.errors || [], []);
 });
