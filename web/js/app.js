@@ -32,7 +32,7 @@ async function renderWho() {
   followUser(me);
   loadPrefs(me);
   if (me) {
-    who.innerHTML = `<span>Signed in as <strong id="me-name">${esc(me.username)}</strong>${me.guest ? ' <span class="tag">guest</span>' : ''}</span><a href="/settings" data-link id="settings-link">Settings</a><button type="button" id="signout">Sign out</button>`;
+    who.innerHTML = `<span>Signed in as <strong id="me-name">${esc(me.username)}</strong>${me.guest ? ' <span class="tag">guest</span>' : ''}</span>${me.guest ? '<a href="/signup" data-link id="keep-account">Keep this account</a>' : ''}<a href="/settings" data-link id="settings-link">Settings</a><button type="button" id="signout">Sign out</button>`;
     who.querySelector('#signout').onclick = async () => {
       if (me.guest && !confirm('A guest account has no password: once signed out, it and its games cannot be signed in to again. Sign out?')) return;
       try { await api('POST', '/api/account/logout'); } catch (e) { toast(e.message); }
