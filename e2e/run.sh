@@ -2,6 +2,7 @@
 # Browser tests of the web page: installs what is missing (Debian's
 # chromium, the npm packages), builds the binary, runs the tests.
 #   e2e/run.sh                 # everything
+#   e2e/run.sh tests/site.test.js   # one file
 #   CHESSMERGE_BIN=path e2e/run.sh   # test that binary, skip the build
 # Screenshots land in e2e/artifacts/.
 set -euo pipefail
@@ -41,4 +42,6 @@ fi
 
 rm -rf "$here/artifacts"
 mkdir -p "$here/artifacts"
-node --test --test-concurrency=1 tests/
+# Arguments name test files (default: all of tests/).
+if [ "$#" -eq 0 ]; then set -- tests/; fi
+node --test --test-concurrency=1 "$@"

@@ -1,7 +1,7 @@
 // The site players stay on (issue 15): a notice and the tab title's count
 // on a page that is not the game's when it becomes my move; settings that
 // survive a reload and a new sign-in; a guest game against the computer
-// from the home page; the lobby on a phone, leading with the ways to play.
+// from the home page, then kept under a chosen name; the lobby on a phone, leading with the ways to play.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -123,6 +123,23 @@ test('a guest plays the computer from the home page; the line there merges and s
   await page.goto(url);
   await page.locator('#status', { hasText: 'Your move' }).waitFor();
   await shot(page, 'site-04-guest-game');
+
+  // Keeping the account: a name and a password; the game stays, under the new name.
+  await page.click('#keep-account');
+  await page.locator('h1', { hasText: 'Keep your guest account' }).waitFor();
+  await page.fill('#username', 'ab');
+  await page.fill('#password', '12345678');
+  await page.click('#auth-form button[type=submit]');
+  await page.locator('#auth-error', { hasText: 'invalid password' }).waitFor();
+  await page.fill('#username', 'Keeper');
+  await page.fill('#password', 'a long secret');
+  await shot(page, 'site-05-keep-guest');
+  await page.click('#auth-form button[type=submit]');
+  await page.locator('#me-name', { hasText: /^Keeper$/ }).waitFor();
+  assert.equal(await page.locator('#keep-account').count(), 0, 'no longer a guest');
+  await page.goto(url);
+  await page.locator('#status', { hasText: 'Your move' }).waitFor();
+  await page.locator('.player', { hasText: 'Keeper' }).first().waitFor();
   assert.deepEqual(page.errors || [], []);
 });
 

@@ -1,21 +1,26 @@
 // Sign up and sign in.
 
-import { api, setCurrentUser, esc } from './api.js';
+import { api, currentUser, setCurrentUser, esc } from './api.js';
 import { navigate, refreshWho } from './app.js';
 
-export function mount(root, mode) {
+export async function mount(root, mode) {
   const signup = mode === 'signup';
+  // A guest signing up keeps its account (games, ratings, settings) under
+  // the chosen name instead of starting a new one.
+  const me = signup ? await currentUser().catch(() => null) : null;
+  const keep = !!(me && me.guest);
   root.innerHTML = `
     <div class="card" style="max-width:420px">
-      <h1>${signup ? 'Create an account' : 'Sign in'}</h1>
+      <h1>${keep ? 'Keep your guest account' : signup ? 'Create an account' : 'Sign in'}</h1>
+      ${keep ? `<p id="keep-intro">You play as the guest <strong>${esc(me.username)}</strong>. Choose a name and a password: your games, ratings and settings stay with you, and you can sign in from anywhere.</p>` : ''}
       <form class="stack" id="auth-form">
         <label class="field">Username
           <input name="username" id="username" autocomplete="username" required minlength="2" maxlength="20" pattern="[A-Za-z0-9_\\-]+"></label>
         <label class="field">Password
           <input name="password" id="password" type="password" autocomplete="${signup ? 'new-password' : 'current-password'}" required minlength="8"></label>
         <p class="error-text" id="auth-error" role="alert"></p>
-        <div class="row"><button class="primary" type="submit">${signup ? 'Sign up' : 'Sign in'}</button>
-        ${signup ? '<a href="/login" data-link>I have an account</a>' : '<a href="/signup" data-link>Create an account</a>'}</div>
+        <div class="row"><button class="primary" type="submit">${keep ? 'Keep my account' : signup ? 'Sign up' : 'Sign in'}</button>
+        ${keep ? '' : signup ? '<a href="/login" data-link>I have an account</a>' : '<a href="/signup" data-link>Create an account</a>'}</div>
         ${signup ? '<p class="muted">2-20 letters, digits, _ or -. Passwords: at least 8 characters.</p>' : ''}
       </form>
     </div>`;
@@ -24,8 +29,8 @@ export function mount(root, mode) {
     e.preventDefault();
     const body = { username: form.username.value.trim(), password: form.password.value };
     try {
-      const me = await api('POST', signup ? '/api/account/register' : '/api/account/login', body);
-      setCurrentUser(me);
+      const path = keep ? '/api/account/guest/claim' : signup ? '/api/account/register' : '/api/account/login';
+      setCurrentUser(await api('POST', path, body));
       await refreshWho();
       const next = new URLSearchParams(location.search).get('next');
       navigate(next && next.startsWith('/') ? next : '/');

@@ -79,7 +79,7 @@ export async function mount(root) {
       await refreshWho();
       const g = await api('POST', '/api/challenge/ai', { level: 1, color: 'white' });
       navigate(`/${g.id}`);
-      notice(`You play as the guest <strong>${esc(me.username)}</strong>. Keep this game's link to come back: <code>${esc(location.origin)}/${esc(g.id)}</code>. <a href="/signup" data-link>Sign up</a> for an account with a password.`, 'guest');
+      notice(`You play as the guest <strong>${esc(me.username)}</strong>. Keep this game's link to come back: <code>${esc(location.origin)}/${esc(g.id)}</code>. <a href="/signup" data-link>Keep this account</a> with a name and a password.`, 'guest');
     } catch (e) {
       err.textContent = e.message;
       toast(e.message);

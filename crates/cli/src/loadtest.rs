@@ -125,6 +125,15 @@ pub struct LoadtestArgs {
     /// what both players saw, and every acknowledged move must be in it.
     #[arg(long)]
     outages: bool,
+    /// Milliseconds a player thinks before each move (drawn uniformly
+    /// from half to one and a half times this). 0, the default, moves at
+    /// once: every game then moves as fast as the server answers, so the
+    /// run measures the server's capacity and latency is mostly queueing
+    /// (Little's law: games / moves per second). With a think time the
+    /// load is paced like real players and latency is the service time at
+    /// that rate.
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
 }
 
 // ---------------------------------------------------------------------------
@@ -255,6 +264,8 @@ struct Shared {
     mix: Mix,
     /// `--outages`: see there.
     outages: bool,
+    /// `--think-ms`.
+    think: Duration,
     accepted: AtomicU64,
     errors: AtomicU64,
     reconnects: AtomicU64,
@@ -948,6 +959,11 @@ impl<'a> Seat<'a> {
             }
             if stop_at.is_none() && self.my_turn() {
                 let ply = self.seen.len() as i64;
+                if !self.sh.think.is_zero() {
+                    let ms = self.sh.think.as_millis() as u64;
+                    let ms = ms / 2 + rng.below(ms + 1);
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                }
                 if tokio::time::Instant::now() >= self.sh.deadline {
                     // Stop here: the opponent stops once it has seen `ply` moves.
                     self.g.stop.send_replace(Some(ply));
@@ -1488,6 +1504,7 @@ async fn load(
         variants: args.variants.clone(),
         mix: args.mix,
         outages: args.outages,
+        think: Duration::from_millis(args.think_ms),
         accepted: AtomicU64::new(0),
         errors: AtomicU64::new(0),
         reconnects: AtomicU64::new(0),

@@ -104,11 +104,8 @@ async fn preferences_are_kept_per_account_and_bad_input_is_named() {
     assert_eq!(s, StatusCode::UNAUTHORIZED);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_guest_plays_the_computer_by_its_cookie_and_cannot_sign_in_by_name() {
-    let env = fresh("site-guest");
-    let base = &env.server.base;
-    let client = http();
+/// A new guest account: its session cookie and `/api/account` answer.
+async fn new_guest(client: &reqwest::Client, base: &str) -> (String, Value) {
     let resp = client
         .post(format!("{base}/api/account/guest"))
         .send()
@@ -117,15 +114,28 @@ async fn a_guest_plays_the_computer_by_its_cookie_and_cannot_sign_in_by_name() {
     let cookie = session_cookie(&resp);
     let (s, me) = json_of(resp).await;
     assert_eq!(s, StatusCode::OK, "{me}");
+    (cookie, me)
+}
+
+/// `r` sent as the page sends it: with the session cookie, from the site.
+fn from_page(r: reqwest::RequestBuilder, cookie: &str, base: &str) -> reqwest::RequestBuilder {
+    r.header("cookie", cookie)
+        .header("origin", base)
+        .header("sec-fetch-site", "same-origin")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_plays_the_computer_by_its_cookie_and_cannot_sign_in_by_name() {
+    let env = fresh("site-guest");
+    let base = &env.server.base;
+    let client = http();
+    let (cookie, me) = new_guest(&client, base).await;
     let name = me["username"].as_str().unwrap().to_owned();
     assert!(name.starts_with("guest-") && name.len() == 12, "{name}");
     assert_eq!(me["guest"], true);
 
-    let with_cookie = |r: reqwest::RequestBuilder| {
-        r.header("cookie", &cookie)
-            .header("origin", base.as_str())
-            .header("sec-fetch-site", "same-origin")
-    };
+    let with_cookie = |r: reqwest::RequestBuilder| from_page(r, &cookie, base);
+
     let (s, v) = json_of(
         with_cookie(client.get(format!("{base}/api/account")))
             .send()
@@ -268,4 +278,149 @@ async fn the_player_to_move_is_told_and_draw_offers_are_told_both_ways() {
     let seen = until(&mut bs_events, "yourMove").await;
     let kinds: Vec<&str> = seen.iter().filter_map(|e| e["type"].as_str()).collect();
     assert_eq!(kinds, ["drawOffer", "yourMove"], "{seen:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_keeps_its_account_and_games_by_choosing_a_name_and_password() {
+    let env = fresh("site-claim");
+    let base = &env.server.base;
+    let client = http();
+    let (cookie, me) = new_guest(&client, base).await;
+    let guest_name = me["username"].as_str().unwrap().to_owned();
+    let send = |r: reqwest::RequestBuilder| from_page(r, &cookie, base).send();
+    let (s, g) = json_of(
+        send(
+            client
+                .post(format!("{base}/api/challenge/ai"))
+                .json(&json!({"level": 1, "color": "white"})),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{g}");
+    let id = g["id"].as_str().unwrap().to_owned();
+    let game_white = || async {
+        let (s, v) = json_of(
+            send(client.get(format!("{base}/api/game/{id}")))
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        v["white"]["name"]
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("white's name in {v}"))
+    };
+    assert_eq!(game_white().await, guest_name);
+    let other = register(base, "Taken1").await;
+
+    // Refused, naming the fault, and nothing changes.
+    let claim = |body: Value| {
+        let r = client
+            .post(format!("{base}/api/account/guest/claim"))
+            .json(&body);
+        async { json_of(send(r).await.unwrap()).await }
+    };
+    for (body, status, says) in [
+        (
+            json!({"username": "x", "password": "correct horse"}),
+            StatusCode::BAD_REQUEST,
+            "invalid username",
+        ),
+        (
+            json!({"username": "guest-again", "password": "correct horse"}),
+            StatusCode::BAD_REQUEST,
+            "guest-",
+        ),
+        (
+            json!({"username": "Keeper", "password": "short"}),
+            StatusCode::BAD_REQUEST,
+            "invalid password",
+        ),
+        (
+            json!({"username": "taken1", "password": "correct horse"}),
+            StatusCode::CONFLICT,
+            "taken",
+        ),
+        (
+            json!({"username": "Keeper"}),
+            StatusCode::BAD_REQUEST,
+            "password",
+        ),
+    ] {
+        let (s, v) = claim(body.clone()).await;
+        assert_eq!(s, status, "{body}: {v}");
+        assert!(v["error"].as_str().unwrap().contains(says), "{body}: {v}");
+    }
+    let (_, me) = json_of(
+        send(client.get(format!("{base}/api/account")))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        me["username"],
+        guest_name.as_str(),
+        "unchanged after refusals"
+    );
+
+    // Kept: same session, same game, new name; it signs in by password now.
+    let (s, v) = claim(json!({"username": "Keeper", "password": "correct horse"})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        (v["username"].as_str(), v["guest"].as_bool()),
+        (Some("Keeper"), None)
+    );
+    let (_, me) = json_of(
+        send(client.get(format!("{base}/api/account")))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (me["username"].as_str(), me["guest"].as_bool()),
+        (Some("Keeper"), None)
+    );
+    assert_eq!(game_white().await, "Keeper", "the game shows the new name");
+    let (s, v) = json_of(
+        send(client.post(format!("{base}/api/board/game/{id}/move/e2e3")))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "still plays its game: {v}");
+    let (s, v) = json_of(
+        client
+            .post(format!("{base}/api/account/login"))
+            .json(&json!({"username": "keeper", "password": "correct horse"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "signs in by name: {v}");
+
+    // Only once, only for guests, only signed in.
+    let (s, v) = claim(json!({"username": "Keeper2", "password": "correct horse"})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("not a guest"), "{v}");
+    let (s, v) = other
+        .post(
+            "/api/account/guest/claim",
+            json!({"username": "Keeper3", "password": "correct horse"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{v}");
+    let (s, _) = json_of(
+        client
+            .post(format!("{base}/api/account/guest/claim"))
+            .json(&json!({"username": "Keeper4", "password": "correct horse"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
 }

@@ -492,7 +492,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 /// up; one further behind starts again from a snapshot.
 const EVENT_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
-/// Hourly: old user and lobby events, expired sessions and tokens.
+/// A guest account that never played, nothing refers to and no session
+/// can sign in to is deleted once it is this old (a guest whose cookie is
+/// gone can never sign in again).
+const GUEST_RETENTION: Duration = Duration::from_secs(24 * 3600);
+
+/// Hourly: old user and lobby events, expired sessions and tokens, unused
+/// guest accounts.
 async fn prune_events(store: Arc<dyn Store>) {
     let mut every = tokio::time::interval(Duration::from_secs(3600));
     loop {
@@ -504,6 +510,14 @@ async fn prune_events(store: Arc<dyn Store>) {
         match store.prune_tokens(now_ms()).await {
             Ok(n) => tracing::debug!(deleted = n, "expired sessions and tokens pruned"),
             Err(e) => tracing::warn!(error = %e, "cannot prune expired tokens"),
+        }
+        let now = now_ms();
+        match store
+            .prune_guests(now - GUEST_RETENTION.as_millis() as i64, now)
+            .await
+        {
+            Ok(n) => tracing::debug!(deleted = n, "unused guest accounts pruned"),
+            Err(e) => tracing::warn!(error = %e, "cannot prune guest accounts"),
         }
     }
 }

@@ -165,18 +165,7 @@ pub async fn register(
     State(state): State<AppState>,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
-    if !valid_username(&c.username) {
-        return Err(ApiError::bad(
-            "invalid username: 2-20 letters, digits, '_' or '-' (and not 'open', 'ai' or starting with 'guest-')",
-        ));
-    }
-    if let Some(problem) = weak_password(&c.username, &c.password) {
-        return Err(ApiError::bad(format!("invalid password: {problem}")));
-    }
-    if state.store.user_by_name(&c.username).await?.is_some() {
-        return Err(ApiError::Conflict("username taken".into()));
-    }
-    let hash = auth::hash_password(&state.hashing, c.password).await?;
+    let hash = new_credentials(&state, &c.username, c.password).await?;
     let user = match state.store.create_user(&c.username, &hash, now_ms()).await {
         Ok(u) => u,
         Err(StoreError::Conflict) => return Err(ApiError::Conflict("username taken".into())),
@@ -189,6 +178,69 @@ pub async fn register(
         Json(AccountJson::from(&user)),
     )
         .into_response())
+}
+
+/// Checks a new account's name and password (the name free when checked);
+/// answers the password's hash.
+async fn new_credentials(state: &AppState, username: &str, password: String) -> ApiResult<String> {
+    if !valid_username(username) {
+        return Err(ApiError::bad(
+            "invalid username: 2-20 letters, digits, '_' or '-' (and not 'open', 'ai' or starting with 'guest-')",
+        ));
+    }
+    if let Some(problem) = weak_password(username, &password) {
+        return Err(ApiError::bad(format!("invalid password: {problem}")));
+    }
+    if state.store.user_by_name(username).await?.is_some() {
+        return Err(ApiError::Conflict("username taken".into()));
+    }
+    auth::hash_password(&state.hashing, password).await
+}
+
+/// Keep a guest account: give it a name and a password. Its games,
+/// ratings, settings and sessions stay; from now on it signs in like any
+/// account. Only a guest may do this (signed in by its session cookie).
+#[utoipa::path(post, path = "/api/account/guest/claim", tag = "account",
+    request_body(content = Credentials, description = "JSON or form", content_type = "application/json"),
+    responses(
+        (status = 200, description = "the account under its new name", body = AccountJson),
+        (status = 400, description = "bad username or password", body = ErrorBody),
+        (status = 401, description = "not signed in", body = ErrorBody),
+        (status = 409, description = "not a guest account, or the username is taken", body = ErrorBody)))]
+pub async fn claim_guest(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Input(c): Input<Credentials>,
+) -> ApiResult<Json<AccountJson>> {
+    if !crate::api::site::is_guest(&user.user.username) {
+        return Err(ApiError::Conflict(format!(
+            "{} is not a guest account: only a guest's name and password are chosen this way",
+            user.user.username
+        )));
+    }
+    let hash = new_credentials(&state, &c.username, c.password).await?;
+    let claimed = match state
+        .store
+        .claim_guest(user.user.id, &c.username, &hash)
+        .await
+    {
+        Ok(Some(u)) => u,
+        // Claimed meanwhile by another request of the same guest.
+        Ok(None) => {
+            return Err(ApiError::Conflict(
+                "this guest account was already kept".into(),
+            ));
+        }
+        Err(StoreError::Conflict) => return Err(ApiError::Conflict("username taken".into())),
+        Err(e) => return Err(e.into()),
+    };
+    // This node's cached games show the old name; other nodes' caches
+    // refresh as their games leave the cache (see docs/deploy.md).
+    for game in state.store.ongoing_games(claimed.id).await? {
+        state.games.forget_if_older(&game.id, i64::MAX).await;
+    }
+    tracing::info!(guest = %user.user.username, user = %claimed.username, "guest account kept");
+    Ok(Json(AccountJson::from(&claimed)))
 }
 
 /// Checks credentials under the login limits; also says whether the

@@ -51,7 +51,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         corr::takeback, corr::bot_takeback, corr::rematch, corr::rematch_answer,
         corr::forecasts, corr::set_forecasts,
         profile::rating_history,
-        site::get_preferences, site::set_preferences, site::create_guest,
+        site::get_preferences, site::set_preferences, site::create_guest, account::claim_guest,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -154,6 +154,7 @@ pub fn router(state: AppState) -> Router {
             get(site::get_preferences).post(site::set_preferences),
         )
         .route("/api/account/guest", post(site::create_guest))
+        .route("/api/account/guest/claim", post(account::claim_guest))
         .route(
             "/api/token",
             post(account::create_token).delete(account::revoke_token),

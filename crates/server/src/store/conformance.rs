@@ -105,6 +105,7 @@ pub async fn run_all(s: &dyn Store) {
     correspondence_state_and_a_started_game_commit_with_the_change(s).await;
     rating_changes_commit_with_the_games_end_under_their_guard(s).await;
     preferences_are_kept_per_account(s).await;
+    guests_are_claimed_or_pruned_when_nothing_refers_to_them(s).await;
 }
 
 async fn imports_are_stored_with_their_game_and_capped_per_user(s: &dyn Store) {
@@ -862,4 +863,91 @@ async fn preferences_are_kept_per_account(s: &dyn Store) {
         Some(r#"{"dark":false}"#)
     );
     assert_eq!(s.preferences(b.id).await.unwrap(), None);
+}
+
+async fn guests_are_claimed_or_pruned_when_nothing_refers_to_them(s: &dyn Store) {
+    let session = |seed: &str, user_id, expires_at| NewToken {
+        hash: Box::leak(seed.repeat(32).into_boxed_str()),
+        user_id,
+        kind: TokenKind::Session,
+        created_at: 10,
+        expires_at,
+        description: None,
+    };
+    // Claiming: a guest gets a name and a password, keeping its id.
+    let guest = s.create_user("guest-claim1", "!guest", 10).await.unwrap();
+    let taken = s.create_user("Taken", "h", 10).await.unwrap();
+    assert!(matches!(
+        s.claim_guest(guest.id, "TAKEN", "h2").await,
+        Err(StoreError::Conflict)
+    ));
+    let claimed = s
+        .claim_guest(guest.id, "Claimer", "hash2")
+        .await
+        .unwrap()
+        .expect("a guest is claimed");
+    assert_eq!(
+        (
+            claimed.id,
+            claimed.username.as_str(),
+            claimed.password_hash.as_str()
+        ),
+        (guest.id, "Claimer", "hash2")
+    );
+    assert_eq!(
+        s.user_by_name("claimer").await.unwrap().unwrap().id,
+        guest.id
+    );
+    assert!(s.user_by_name("guest-claim1").await.unwrap().is_none());
+    assert!(
+        s.claim_guest(guest.id, "Again", "h3")
+            .await
+            .unwrap()
+            .is_none(),
+        "a claimed account is no guest any more"
+    );
+    assert!(
+        s.claim_guest(taken.id, "Other", "h")
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    // Pruning: only old guests that nothing refers to and no live session signs in to.
+    let idle = s.create_user("guest-idle01", "!guest", 10).await.unwrap();
+    let young = s.create_user("guest-young1", "!guest", 500).await.unwrap();
+    let signed_in = s.create_user("guest-signed", "!guest", 10).await.unwrap();
+    let expired = s.create_user("guest-expire", "!guest", 10).await.unwrap();
+    let player = s.create_user("guest-player", "!guest", 10).await.unwrap();
+    let person = s.create_user("not-a-guest1", "h", 10).await.unwrap();
+    s.create_token(session("c3", signed_in.id, Some(1000)))
+        .await
+        .unwrap();
+    s.create_token(session("d4", expired.id, Some(200)))
+        .await
+        .unwrap();
+    s.set_preferences(idle.id, "{}", 20).await.unwrap();
+    start_game(s, "gstPrune", player.id, taken.id).await;
+    assert_eq!(
+        s.prune_guests(400, 300).await.unwrap(),
+        2,
+        "idle and expired"
+    );
+    for (u, kept) in [
+        (&idle, false),
+        (&expired, false),
+        (&young, true),
+        (&signed_in, true),
+        (&player, true),
+        (&person, true),
+    ] {
+        assert_eq!(
+            s.user_by_id(u.id).await.unwrap().is_some(),
+            kept,
+            "{}",
+            u.username
+        );
+    }
+    assert!(s.preferences(idle.id).await.unwrap().is_none(), "cascaded");
+    assert_eq!(s.prune_guests(400, 300).await.unwrap(), 0);
 }

@@ -656,6 +656,28 @@ pub struct StoreStats {
     pub game_commit_batches: u64,
 }
 
+/// The `LIKE` pattern of guest accounts' `username_key` (lower case; see
+/// `api::site::GUEST_PREFIX`).
+pub const GUEST_KEY_PATTERN: &str = "guest-%";
+
+/// [`Store::prune_guests`]'s statement. The tables that refer to users
+/// without `ON DELETE CASCADE` are checked; the rest (tokens, events,
+/// ratings, preferences) go with the account.
+const PRUNE_GUESTS_SQLITE: &str = "DELETE FROM users WHERE username_key LIKE ? AND created_at < ?
+ AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = users.id OR g.black_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.challenger_id = users.id OR c.dest_user_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM chat_lines l WHERE l.user_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM game_imports i WHERE i.importer_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.user_id = users.id AND t.kind <> 'device'
+                 AND (t.expires_at IS NULL OR t.expires_at > ?))";
+const PRUNE_GUESTS_POSTGRES: &str = "DELETE FROM users WHERE username_key LIKE $1 AND created_at < $2
+ AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = users.id OR g.black_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.challenger_id = users.id OR c.dest_user_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM chat_lines l WHERE l.user_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM game_imports i WHERE i.importer_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.user_id = users.id AND t.kind <> 'device'
+                 AND (t.expires_at IS NULL OR t.expires_at > $3))";
+
 /// The storage interface.
 pub trait Store: Send + Sync + 'static {
     /// Creates an account; [`StoreError::Conflict`] when the name is taken
@@ -710,6 +732,21 @@ pub trait Store: Send + Sync + 'static {
     ) -> BoxFuture<'a, StoreResult<Vec<String>>>;
     /// Deletes tokens that expired before `now`; returns how many.
     fn prune_tokens(&self, now: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    /// Turns a guest account (named [`GUEST_KEY_PATTERN`]) into an
+    /// ordinary one with a new name and password hash, keeping its id and
+    /// so its games, ratings and sessions. `None` when `id` is not a guest;
+    /// [`StoreError::Conflict`] when the name is taken.
+    fn claim_guest<'a>(
+        &'a self,
+        id: UserId,
+        username: &'a str,
+        password_hash: &'a str,
+    ) -> BoxFuture<'a, StoreResult<Option<User>>>;
+    /// Deletes guest accounts made before `created_before` that nothing
+    /// refers to (no game, challenge, chat line or import) and that no
+    /// session can sign in to any more (none left unexpired at `now`);
+    /// returns how many.
+    fn prune_guests(&self, created_before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>>;
 
     /// Stores a new challenge and its events.
     fn create_challenge<'a>(

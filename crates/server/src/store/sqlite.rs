@@ -721,6 +721,43 @@ impl Store for SqliteStore {
         })
     }
 
+    fn claim_guest<'a>(
+        &'a self,
+        id: UserId,
+        username: &'a str,
+        password_hash: &'a str,
+    ) -> BoxFuture<'a, StoreResult<Option<User>>> {
+        Box::pin(async move {
+            self.read(1);
+            let row = sqlx::query(
+                "UPDATE users SET username = ?, username_key = ?, password_hash = ?
+                 WHERE id = ? AND username_key LIKE ?
+                 RETURNING id, username, password_hash, created_at, bot",
+            )
+            .bind(username)
+            .bind(username.to_lowercase())
+            .bind(password_hash)
+            .bind(id.0)
+            .bind(super::GUEST_KEY_PATTERN)
+            .fetch_optional(&self.writer)
+            .await?;
+            row.as_ref().map(rows::user).transpose()
+        })
+    }
+
+    fn prune_guests(&self, created_before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query(super::PRUNE_GUESTS_SQLITE)
+                .bind(super::GUEST_KEY_PATTERN)
+                .bind(created_before)
+                .bind(now)
+                .execute(&self.writer)
+                .await?;
+            Ok(r.rows_affected())
+        })
+    }
+
     fn create_challenge<'a>(
         &'a self,
         challenge: &'a Challenge,
