@@ -731,6 +731,38 @@ mod tests {
         assert!(moves_checked > 10_000, "{moves_checked}");
     }
 
+    /// The evaluation of every position of fixed random playouts in every
+    /// variant, folded into one number, equals the value recorded from the
+    /// build before the evaluation was restructured for speed (2026-12-02,
+    /// commit 03f4dc2): any change to what the evaluation computes, even on
+    /// one position of these 11,708, changes it. A change on purpose must
+    /// record the new value here and say why in docs/engine.md.
+    #[test]
+    fn evaluation_matches_the_recorded_signature() {
+        let mut x = 0x0DDB_1A5E_5BAD_5EEDu64;
+        let mut signature = 0u64;
+        let mut positions = 0;
+        for v in Variant::ALL {
+            for game in 0..25 {
+                let mut pos = Position::new(v);
+                for _ in 0..120 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    x = crate::search::splitmix(x ^ game);
+                    pos = pos.play_unchecked(moves[(x % moves.len() as u64) as usize]);
+                    signature = crate::search::splitmix(signature ^ evaluate(&pos) as u32 as u64);
+                    positions += 1;
+                }
+            }
+        }
+        assert!(positions > 10_000, "{positions}");
+        assert_eq!(signature, EVAL_SIGNATURE, "{signature:#x} over {positions} positions");
+    }
+
+    const EVAL_SIGNATURE: u64 = 0x6585_c063_a5f1_5660;
+
     #[test]
     fn material_and_pairs_are_counted() {
         let p = |fen| evaluate(&Position::from_fen(Variant::ChessMerge, fen).unwrap());
