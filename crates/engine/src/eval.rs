@@ -252,14 +252,24 @@ static ROLE_TERMS: [(i32, i32, i32); 7] = {
 
 /// The squares of a set, lowest first.
 #[inline]
-fn squares(mut bb: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (bb != 0).then(|| {
-            let sq = bb.trailing_zeros() as usize;
-            bb &= bb - 1;
-            sq
-        })
-    })
+fn squares(bb: u64) -> Squares {
+    Squares(bb)
+}
+
+/// Iterator over the squares of a set.
+struct Squares(u64);
+
+impl Iterator for Squares {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let sq = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(sq)
+    }
 }
 
 /// The king-attack weights by role index, and the pawn's.
@@ -456,11 +466,8 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Materi
     for c in Color::ALL {
         let ci = c.index();
         let them = c.other().index();
-        // Only the attacked units can be threatened.
-        for sq in squares(b.by_color[ci] & !(1 << b.royal[ci]) & attacks[them]) {
-            let bit = 1u64 << sq;
-            let Some(u) = b.unit(sq) else { continue };
-            let v = unit_material(u, fusion);
+        // The threat to a unit worth `v` on `bit`.
+        let threat_to = |bit: u64, v: i32| -> i32 {
             let cheapest = if att_class[them][0] & bit != 0 {
                 MG_VALUE[0]
             } else if att_class[them][1] & bit != 0 {
@@ -472,18 +479,32 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Materi
             } else {
                 i32::MAX
             };
-            let mut t = if cheapest < v { v - cheapest } else { 0 };
-            if attacks[ci] & bit == 0 {
-                t = t.max(v);
-            }
-            if u.is_pair() && !u.has(Role::Pawn) {
-                side[ci].add(-PAIR_ATTACKED_PENALTY, -PAIR_ATTACKED_PENALTY);
-            }
+            let t = if cheapest < v { v - cheapest } else { 0 };
+            if attacks[ci] & bit == 0 { t.max(v) } else { t }
+        };
+        let (mut sum, mut max) = (0, 0);
+        let mut add = |t: i32| {
             if t > 0 {
-                threat[ci].0 += t;
-                threat[ci].1 = threat[ci].1.max(t);
+                sum += t;
+                max = max.max(t);
+            }
+        };
+        // Only the attacked units can be threatened: the single pieces
+        // role by role (their value is the role's), then the pairs.
+        let targets = b.by_color[ci] & !(1 << b.royal[ci]) & attacks[them];
+        for (ri, &v) in MG_VALUE.iter().enumerate() {
+            for sq in squares(targets & b.by_role[ci][ri] & !b.pairs) {
+                add(threat_to(1 << sq, v));
             }
         }
+        for sq in squares(targets & b.pairs) {
+            let Some(u) = b.unit(sq) else { continue };
+            add(threat_to(1 << sq, unit_material(u, fusion)));
+            if !u.has(Role::Pawn) {
+                side[ci].add(-PAIR_ATTACKED_PENALTY, -PAIR_ATTACKED_PENALTY);
+            }
+        }
+        threat[ci] = (sum, max);
     }
     for c in Color::ALL {
         let ci = c.index();
