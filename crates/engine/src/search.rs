@@ -404,9 +404,10 @@ impl Searcher {
 
     fn order_root(&mut self, pos: &Position, moves: &mut [Move]) {
         let tt_move = self.tt.probe(pos.zobrist(), 0).and_then(|h| h.mv);
+        let ctx = self.order_context(pos, tt_move, 0);
         let mut scored: Vec<(i32, Move)> = moves
             .iter()
-            .map(|&m| (self.move_score(pos, m, tt_move, 0), m))
+            .map(|&m| (self.move_score(pos, m, &ctx), m))
             .collect();
         scored.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
         for (slot, (_, m)) in moves.iter_mut().zip(scored) {
@@ -688,8 +689,9 @@ impl Searcher {
         }
         let mut scored = std::mem::take(&mut self.bufs[ply]);
         scored.clear();
+        let ctx = self.order_context(pos, tt_move, ply);
         for &m in self.move_list.iter() {
-            scored.push((self.move_score(pos, m, tt_move, ply), m, 0));
+            scored.push((self.move_score(pos, m, &ctx), m, 0));
         }
 
         let orig_alpha = alpha;
@@ -705,7 +707,7 @@ impl Searcher {
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
             let (ms, m, _) = scored[i];
-            let tactical = pos.is_capture(m) || m.promotion().is_some();
+            let tactical = is_capture_of(ctx.them, m) || m.promotion().is_some();
             let child = pos.play_unchecked(m);
             let child_key = child.zobrist();
             self.tt.prefetch(child_key);
@@ -936,12 +938,24 @@ impl Searcher {
         best
     }
 
-    fn move_score(&self, pos: &Position, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
-        if Some(m) == tt_move {
+    /// What scoring the moves of `pos` at `ply` reads, gathered once per
+    /// node instead of once per move.
+    fn order_context(&self, pos: &Position, tt_move: Option<Move>, ply: usize) -> OrderContext {
+        OrderContext {
+            tt_move,
+            them: pos.units_of(pos.turn().other()).0,
+            killers: self.killers[ply],
+            us: pos.turn().index(),
+        }
+    }
+
+    fn move_score(&self, pos: &Position, m: Move, ctx: &OrderContext) -> i32 {
+        if Some(m) == ctx.tt_move {
             return TT_MOVE_SCORE;
         }
-        let victim = pos.captured(m);
-        if let Some(v) = victim {
+        if is_capture_of(ctx.them, m)
+            && let Some(v) = pos.captured(m)
+        {
             let vv = unit_value(v);
             let av = pos.moving_unit(m).map_or(0, unit_value);
             let mvv_lva = vv * MVV_WEIGHT - av;
@@ -956,15 +970,34 @@ impl Searcher {
         if let Some(p) = m.promotion() {
             return PROMOTION_SCORE + ORDER_VALUE[p.index()];
         }
-        let k = &self.killers[ply];
+        let k = &ctx.killers;
         if k[0] == Some(m) {
             return KILLER_SCORE;
         }
         if k[1] == Some(m) {
             return KILLER_SCORE - SECOND_KILLER_OFFSET;
         }
-        self.history[pos.turn().index()][m.from().index()][m.to().index()]
+        self.history[ctx.us][m.from().index()][m.to().index()]
     }
+}
+
+/// A node's move-ordering inputs (`Searcher::order_context`).
+struct OrderContext {
+    tt_move: Option<Move>,
+    /// The opponent's units.
+    them: u64,
+    killers: [Option<Move>; 2],
+    /// The side to move's index.
+    us: usize,
+}
+
+/// Whether `m`, a legal move of a position where the opponent's units are
+/// `them`, captures: en passant, or a move (not castling) ending on an
+/// enemy unit. The same answer as `Position::is_capture`, from a set
+/// instead of the board's squares.
+#[inline]
+fn is_capture_of(them: u64, m: Move) -> bool {
+    m.is_en_passant() || (!m.is_castle() && them & (1u64 << m.to().index()) != 0)
 }
 
 /// The evaluation cache's slot for a Zobrist key.
