@@ -709,9 +709,6 @@ impl Searcher {
             let (ms, m, _) = scored[i];
             let tactical = is_capture_of(ctx.them, m) || m.promotion().is_some();
             let child = pos.play_unchecked(m);
-            let child_key = child.zobrist();
-            self.tt.prefetch(child_key);
-            prefetch(self.eval_slot(child_key));
             let gives_check = child.is_check();
 
             // Futility pruning of quiet moves near the leaves.
@@ -726,6 +723,10 @@ impl Searcher {
             {
                 continue;
             }
+            // The child will be searched: fetch its table and cache slots.
+            let child_key = child.zobrist();
+            self.tt.prefetch(child_key);
+            prefetch(self.eval_slot(child_key));
 
             self.set_child_material(ply, pos, m, &child);
             let ext = i32::from(gives_check && can_extend);
