@@ -942,16 +942,19 @@ impl Searcher {
     /// What scoring the moves of `pos` at `ply` reads, gathered once per
     /// node instead of once per move.
     fn order_context(&self, pos: &Position, tt_move: Option<Move>, ply: usize) -> OrderContext {
+        let k = self.killers[ply];
         OrderContext {
-            tt_move,
+            tt_move: move_bits(tt_move),
             them: pos.units_of(pos.turn().other()).0,
-            killers: self.killers[ply],
+            killers: [move_bits(k[0]), move_bits(k[1])],
             us: pos.turn().index(),
         }
     }
 
+    #[inline]
     fn move_score(&self, pos: &Position, m: Move, ctx: &OrderContext) -> i32 {
-        if Some(m) == ctx.tt_move {
+        let bits = m.to_bits();
+        if bits == ctx.tt_move {
             return TT_MOVE_SCORE;
         }
         if is_capture_of(ctx.them, m)
@@ -972,10 +975,10 @@ impl Searcher {
             return PROMOTION_SCORE + ORDER_VALUE[p.index()];
         }
         let k = &ctx.killers;
-        if k[0] == Some(m) {
+        if k[0] == bits {
             return KILLER_SCORE;
         }
-        if k[1] == Some(m) {
+        if k[1] == bits {
             return KILLER_SCORE - SECOND_KILLER_OFFSET;
         }
         self.history[ctx.us][m.from().index()][m.to().index()]
@@ -983,13 +986,24 @@ impl Searcher {
 }
 
 /// A node's move-ordering inputs (`Searcher::order_context`).
+/// Moves are held as their bits (`Move::to_bits`), `NO_MOVE` for none, so
+/// that each test is one comparison.
 struct OrderContext {
-    tt_move: Option<Move>,
+    tt_move: u32,
     /// The opponent's units.
     them: u64,
-    killers: [Option<Move>; 2],
+    killers: [u32; 2],
     /// The side to move's index.
     us: usize,
+}
+
+/// Bits no move has (`Move::to_bits` uses the lower 20).
+const NO_MOVE: u32 = u32::MAX;
+
+/// The bits of a move, `NO_MOVE` for none.
+#[inline]
+fn move_bits(m: Option<Move>) -> u32 {
+    m.map_or(NO_MOVE, Move::to_bits)
 }
 
 /// Whether `m`, a legal move of a position where the opponent's units are
