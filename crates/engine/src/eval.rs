@@ -803,7 +803,10 @@ mod tests {
             }
         }
         assert!(positions > 10_000, "{positions}");
-        assert_eq!(signature, EVAL_SIGNATURE, "{signature:#x} over {positions} positions");
+        assert_eq!(
+            signature, EVAL_SIGNATURE,
+            "{signature:#x} over {positions} positions"
+        );
     }
 
     const EVAL_SIGNATURE: u64 = 0x6585_c063_a5f1_5660;
