@@ -404,9 +404,10 @@ impl Searcher {
 
     fn order_root(&mut self, pos: &Position, moves: &mut [Move]) {
         let tt_move = self.tt.probe(pos.zobrist(), 0).and_then(|h| h.mv);
+        let ctx = self.order_context(pos, tt_move, 0);
         let mut scored: Vec<(i32, Move)> = moves
             .iter()
-            .map(|&m| (self.move_score(pos, m, tt_move, 0), m))
+            .map(|&m| (self.move_score(pos, m, &ctx), m))
             .collect();
         scored.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
         for (slot, (_, m)) in moves.iter_mut().zip(scored) {
@@ -688,8 +689,9 @@ impl Searcher {
         }
         let mut scored = std::mem::take(&mut self.bufs[ply]);
         scored.clear();
+        let ctx = self.order_context(pos, tt_move, ply);
         for &m in self.move_list.iter() {
-            scored.push((self.move_score(pos, m, tt_move, ply), m, 0));
+            scored.push((self.move_score(pos, m, &ctx), m, 0));
         }
 
         let orig_alpha = alpha;
@@ -705,11 +707,8 @@ impl Searcher {
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
             let (ms, m, _) = scored[i];
-            let tactical = pos.is_capture(m) || m.promotion().is_some();
+            let tactical = is_capture_of(ctx.them, m) || m.promotion().is_some();
             let child = pos.play_unchecked(m);
-            let child_key = child.zobrist();
-            self.tt.prefetch(child_key);
-            prefetch(self.eval_slot(child_key));
             let gives_check = child.is_check();
 
             // Futility pruning of quiet moves near the leaves.
@@ -724,6 +723,10 @@ impl Searcher {
             {
                 continue;
             }
+            // The child will be searched: fetch its table and cache slots.
+            let child_key = child.zobrist();
+            self.tt.prefetch(child_key);
+            prefetch(self.eval_slot(child_key));
 
             self.set_child_material(ply, pos, m, &child);
             let ext = i32::from(gives_check && can_extend);
@@ -936,12 +939,27 @@ impl Searcher {
         best
     }
 
-    fn move_score(&self, pos: &Position, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
-        if Some(m) == tt_move {
+    /// What scoring the moves of `pos` at `ply` reads, gathered once per
+    /// node instead of once per move.
+    fn order_context(&self, pos: &Position, tt_move: Option<Move>, ply: usize) -> OrderContext {
+        let k = self.killers[ply];
+        OrderContext {
+            tt_move: move_bits(tt_move),
+            them: pos.units_of(pos.turn().other()).0,
+            killers: [move_bits(k[0]), move_bits(k[1])],
+            us: pos.turn().index(),
+        }
+    }
+
+    #[inline]
+    fn move_score(&self, pos: &Position, m: Move, ctx: &OrderContext) -> i32 {
+        let bits = m.to_bits();
+        if bits == ctx.tt_move {
             return TT_MOVE_SCORE;
         }
-        let victim = pos.captured(m);
-        if let Some(v) = victim {
+        if is_capture_of(ctx.them, m)
+            && let Some(v) = pos.captured(m)
+        {
             let vv = unit_value(v);
             let av = pos.moving_unit(m).map_or(0, unit_value);
             let mvv_lva = vv * MVV_WEIGHT - av;
@@ -956,15 +974,45 @@ impl Searcher {
         if let Some(p) = m.promotion() {
             return PROMOTION_SCORE + ORDER_VALUE[p.index()];
         }
-        let k = &self.killers[ply];
-        if k[0] == Some(m) {
+        let k = &ctx.killers;
+        if k[0] == bits {
             return KILLER_SCORE;
         }
-        if k[1] == Some(m) {
+        if k[1] == bits {
             return KILLER_SCORE - SECOND_KILLER_OFFSET;
         }
-        self.history[pos.turn().index()][m.from().index()][m.to().index()]
+        self.history[ctx.us][m.from().index()][m.to().index()]
     }
+}
+
+/// A node's move-ordering inputs (`Searcher::order_context`).
+/// Moves are held as their bits (`Move::to_bits`), `NO_MOVE` for none, so
+/// that each test is one comparison.
+struct OrderContext {
+    tt_move: u32,
+    /// The opponent's units.
+    them: u64,
+    killers: [u32; 2],
+    /// The side to move's index.
+    us: usize,
+}
+
+/// Bits no move has (`Move::to_bits` uses the lower 20).
+const NO_MOVE: u32 = u32::MAX;
+
+/// The bits of a move, `NO_MOVE` for none.
+#[inline]
+fn move_bits(m: Option<Move>) -> u32 {
+    m.map_or(NO_MOVE, Move::to_bits)
+}
+
+/// Whether `m`, a legal move of a position where the opponent's units are
+/// `them`, captures: en passant, or a move (not castling) ending on an
+/// enemy unit. The same answer as `Position::is_capture`, from a set
+/// instead of the board's squares.
+#[inline]
+fn is_capture_of(them: u64, m: Move) -> bool {
+    m.is_en_passant() || (!m.is_castle() && them & (1u64 << m.to().index()) != 0)
 }
 
 /// The evaluation cache's slot for a Zobrist key.
