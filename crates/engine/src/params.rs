@@ -167,8 +167,10 @@ pub const fn pair_correction(fusion: bool, first: usize, second: usize) -> (i32,
 /// hand-set one (docs/engine.md, "Tuning"). The threat terms, the
 /// quiescence search's delta pruning, move ordering and the
 /// drawish-material rule keep the hand-set values in every variant.
-pub const SHIPPED_PARAMS: &[(&str, &str)] =
-    &[("chessmerge", include_str!("../params/chessmerge.params"))];
+pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
+    ("chessmerge", include_str!("../params/chessmerge.params")),
+    ("chessplus", include_str!("../params/chessplus.params")),
+];
 
 /// Fraction (in 1/64) of the value difference charged when a unit is
 /// attacked by an enemy unit worth less than it (a pair under attack risks

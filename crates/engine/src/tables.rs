@@ -276,22 +276,22 @@ mod tests {
                 "{id}: the same as the hand-set values"
             );
         }
-        // ChessMerge's tuned set differs in material and pair corrections;
-        // pairs too rare in its data keep the hand-set values.
-        let (t, h) = (
-            Weights::defaults(Variant::ChessMerge),
-            Weights::hand_set(Variant::ChessMerge),
-        );
-        assert_ne!(t.mg, h.mg);
-        assert_ne!(t.eg, h.eg);
-        assert_ne!(t.pair[3][2], h.pair[3][2]);
-        assert_eq!(t.pair[4][4], h.pair[4][4]);
-        assert_eq!(t.mg[5], 0);
-        // The evaluation's tables are built from it.
-        let table = tables(Variant::ChessMerge);
-        let built = EvalTables::new(&t);
-        assert_eq!(table.pair, built.pair);
-        assert_eq!(table.piece_square, built.piece_square);
+        // ChessMerge's and Chessplus's tuned sets differ in material and
+        // pair corrections; pairs too rare in their data (two queens) keep
+        // the hand-set values.
+        for v in [Variant::ChessMerge, Variant::Chessplus] {
+            let (t, h) = (Weights::defaults(v), Weights::hand_set(v));
+            assert_ne!(t.mg, h.mg);
+            assert_ne!(t.eg, h.eg);
+            assert_ne!(t.pair[3][2], h.pair[3][2]);
+            assert_eq!(t.pair[4][4], h.pair[4][4]);
+            assert_eq!(t.mg[5], 0);
+            // The evaluation's tables are built from it.
+            let table = tables(v);
+            let built = EvalTables::new(&t);
+            assert_eq!(table.pair, built.pair);
+            assert_eq!(table.piece_square, built.piece_square);
+        }
         // Standard (the bench's standard positions) keeps the hand-set values.
         assert!(Weights::shipped(Variant::Standard).is_none());
         assert_eq!(
