@@ -170,6 +170,7 @@ pub const fn pair_correction(fusion: bool, first: usize, second: usize) -> (i32,
 pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
     ("chessmerge", include_str!("../params/chessmerge.params")),
     ("chessplus", include_str!("../params/chessplus.params")),
+    ("fusion", include_str!("../params/fusion.params")),
 ];
 
 /// Fraction (in 1/64) of the value difference charged when a unit is

@@ -276,10 +276,10 @@ mod tests {
                 "{id}: the same as the hand-set values"
             );
         }
-        // ChessMerge's and Chessplus's tuned sets differ in material and
-        // pair corrections; pairs too rare in their data (two queens) keep
-        // the hand-set values.
-        for v in [Variant::ChessMerge, Variant::Chessplus] {
+        // The merge variants' tuned sets differ in material and pair
+        // corrections (Fusion's queen, rook+bishop); pairs too rare in
+        // their data (two queens) keep the hand-set values.
+        for v in [Variant::ChessMerge, Variant::Chessplus, Variant::Fusion] {
             let (t, h) = (Weights::defaults(v), Weights::hand_set(v));
             assert_ne!(t.mg, h.mg);
             assert_ne!(t.eg, h.eg);
