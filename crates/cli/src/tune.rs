@@ -16,6 +16,10 @@
 //!   gradient is exact. Terms that read the material values in other ways
 //!   (threats, the drawish-material rule) keep the built-in values; the
 //!   positions where the drawish rule applies are left out.
+//! - A weight that appears in fewer than `--min-positions` training
+//!   positions (a rare pair: two queens, two rooks) keeps its starting
+//!   value: a few games would otherwise set it to whatever their results
+//!   were.
 //! - A seeded tenth of the positions is held out, and its error is
 //!   reported beside the training error. The same file, seed and options
 //!   give the same weights.
@@ -51,6 +55,10 @@ pub struct TuneArgs {
     /// Seed of the held-out tenth.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// A weight seen in fewer training positions than this keeps its
+    /// starting value.
+    #[arg(long, default_value_t = 1000)]
+    pub min_positions: usize,
     /// Where to write the weights (a parameter file, `chessmerge uci
     /// --params`).
     #[arg(long)]
@@ -220,6 +228,9 @@ pub struct TuneReport {
     pub train_after: f64,
     pub held_out_before: f64,
     pub held_out_after: f64,
+    /// Weights left at their starting value (seen in fewer than
+    /// `min_positions` training positions, or in none).
+    pub frozen: usize,
     pub weights: Weights,
 }
 
@@ -231,6 +242,7 @@ pub fn tune(
     lambda: f64,
     rate: f64,
     seed: u64,
+    min_positions: usize,
 ) -> Result<TuneReport> {
     if !(0.0..=1.0).contains(&lambda) {
         bail!("--lambda must be between 0 and 1, not {lambda}");
@@ -264,6 +276,14 @@ pub fn tune(
     for (it, h) in items.into_iter().zip(held) {
         if h { test.push(it) } else { train.push(it) }
     }
+    // Training positions in which each weight appears; the rare ones stay.
+    let mut seen = vec![0usize; w.len()];
+    for it in &train {
+        for &(j, _) in &it.coefs {
+            seen[j as usize] += 1;
+        }
+    }
+    let free: Vec<bool> = seen.iter().map(|&n| n > 0 && n >= min_positions).collect();
     let k = fit_k(&train, &w);
     let target = |it: &Item| lambda * it.result + (1.0 - lambda) * sigmoid(k, it.score);
     let error = |set: &[Item], w: &[f64]| {
@@ -291,7 +311,7 @@ pub fn tune(
             }
         }
         let n = train.len() as f64;
-        for j in 0..w.len() {
+        for j in (0..w.len()).filter(|&j| free[j]) {
             let g = grad[j] / n;
             m1[j] = b1 * m1[j] + (1.0 - b1) * g;
             m2[j] = b2 * m2[j] + (1.0 - b2) * g * g;
@@ -311,6 +331,7 @@ pub fn tune(
         train_after: error(&train, &rounded),
         held_out_before,
         held_out_after: error(&test, &rounded),
+        frozen: free.iter().filter(|&&f| !f).count(),
         weights,
     })
 }
@@ -336,12 +357,18 @@ pub fn run(args: TuneArgs) -> Result<()> {
         args.lambda,
         args.rate,
         args.seed,
+        args.min_positions,
     )?;
     std::fs::write(&args.out, r.weights.to_text())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     println!(
-        "{} positions ({} held out), K = {:.4}",
-        r.positions, r.held_out, r.k
+        "{} positions ({} held out), K = {:.4}, {} of {} weights kept (seen in fewer than {} training positions)",
+        r.positions,
+        r.held_out,
+        r.k,
+        r.frozen,
+        to_vector(&r.weights).len(),
+        args.min_positions
     );
     println!(
         "error: training {:.6} -> {:.6}, held out {:.6} -> {:.6}",
@@ -376,7 +403,7 @@ mod tests {
     #[test]
     fn tuning_reduces_the_error_and_is_deterministic() {
         let g = games(Variant::ChessMerge, 8);
-        let a = tune(Variant::ChessMerge, &g, 150, 0.5, 2.0, 9).unwrap();
+        let a = tune(Variant::ChessMerge, &g, 150, 0.5, 2.0, 9, 0).unwrap();
         assert!(a.positions >= 10, "{}", a.positions);
         assert!(a.k > 0.05 && a.k < 4.0, "K {}", a.k);
         assert!(
@@ -386,11 +413,36 @@ mod tests {
             a.train_after
         );
         assert_ne!(a.weights, Weights::defaults(Variant::ChessMerge));
-        let b = tune(Variant::ChessMerge, &g, 150, 0.5, 2.0, 9).unwrap();
+        let b = tune(Variant::ChessMerge, &g, 150, 0.5, 2.0, 9, 0).unwrap();
         assert_eq!(a.weights, b.weights);
         assert_eq!(a.train_after, b.train_after);
         // The written file reads back to the same weights.
         assert_eq!(Weights::parse(&a.weights.to_text()).unwrap(), a.weights);
+    }
+
+    #[test]
+    fn rare_weights_keep_their_starting_value() {
+        let g = games(Variant::ChessMerge, 8);
+        let start = to_vector(&Weights::defaults(Variant::ChessMerge));
+        // Every weight seen in too few positions: nothing moves.
+        let none = tune(Variant::ChessMerge, &g, 150, 0.5, 2.0, 9, usize::MAX).unwrap();
+        assert_eq!(none.frozen, start.len());
+        assert_eq!(none.weights, Weights::defaults(Variant::ChessMerge));
+        // A threshold between the counts: the rare weights stay, the common
+        // ones move.
+        let all = tune(Variant::ChessMerge, &g, 150, 0.5, 2.0, 9, 0).unwrap();
+        let some = tune(Variant::ChessMerge, &g, 150, 0.5, 2.0, 9, 20).unwrap();
+        assert!(some.frozen > all.frozen && some.frozen < start.len());
+        let (va, vs) = (to_vector(&all.weights), to_vector(&some.weights));
+        let mut kept_moved = 0;
+        for j in 0..start.len() {
+            if vs[j] == start[j] && va[j] != start[j] {
+                kept_moved += 1;
+            }
+        }
+        assert!(kept_moved > 0, "no weight was kept by the threshold");
+        // Pawns are on the board in every position: their values move.
+        assert_ne!(vs[0], start[0]);
     }
 
     #[test]

@@ -158,6 +158,21 @@ pub const fn pair_correction(fusion: bool, first: usize, second: usize) -> (i32,
     }
 }
 
+/// Tuned parameter files shipped in the binary, by variant id (format in
+/// `tables.rs`): each replaces, for its variant only, the hand-set material
+/// values ([`MG_VALUE`], [`EG_VALUE`]) and pair corrections
+/// ([`pair_correction`]) above in the evaluation's tables. A variant not
+/// listed plays with the hand-set values. A set is listed only after a
+/// sequential test at a fixed node count accepted it as stronger than the
+/// hand-set one (docs/engine.md, "Tuning"). The threat terms, the
+/// quiescence search's delta pruning, move ordering and the
+/// drawish-material rule keep the hand-set values in every variant.
+pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
+    ("chessmerge", include_str!("../params/chessmerge.params")),
+    ("chessplus", include_str!("../params/chessplus.params")),
+    ("fusion", include_str!("../params/fusion.params")),
+];
+
 /// Fraction (in 1/64) of the value difference charged when a unit is
 /// attacked by an enemy unit worth less than it (a pair under attack risks
 /// both pieces to one capture). Applied to the side not to move in full

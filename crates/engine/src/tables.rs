@@ -1,8 +1,9 @@
 //! The evaluation's runtime-loadable weights: per variant, the material
 //! values and the pair corrections (Fusion's compounds, pawn pairs and
-//! every other pair) that `chessmerge tune` fits, with the hand-set values
-//! of [`crate::params`] as compile-time defaults. Every other weight stays
-//! a constant in `params.rs`.
+//! every other pair) that `chessmerge tune` fits. A variant's defaults are
+//! its tuned set shipped in the binary ([`crate::params::SHIPPED_PARAMS`])
+//! when it has one, else the hand-set values of [`crate::params`]. Every
+//! other weight stays a constant in `params.rs`.
 //!
 //! A table is installed once per process, before the first evaluation of
 //! its variant ([`install`]); until then, and for every variant without an
@@ -21,9 +22,9 @@
 //! `mg` and `eg` give the pawn, knight, bishop, rook and queen values
 //! (middlegame, endgame); each `pair XY mg eg` line gives the correction of
 //! a pair of roles X and Y (letters PNBRQK, in either order; KK is not a
-//! pair). Lines not given keep their defaults; `#` starts a comment.
+//! pair). Lines not given keep the hand-set values; `#` starts a comment.
 
-use crate::params::{EG_VALUE, MG_VALUE, pair_correction};
+use crate::params::{EG_VALUE, MG_VALUE, SHIPPED_PARAMS, pair_correction};
 use chessmerge_rules::Variant;
 use std::sync::OnceLock;
 
@@ -48,8 +49,33 @@ pub const PARAMS_VERSION: u32 = 1;
 const LETTERS: [char; 6] = ['P', 'N', 'B', 'R', 'Q', 'K'];
 
 impl Weights {
-    /// The hand-set values of `variant`.
+    /// The weights `variant` plays with unless a file is [`install`]ed: its
+    /// shipped tuned set, else the hand-set values.
     pub fn defaults(variant: Variant) -> Weights {
+        match Weights::shipped(variant) {
+            Some(Ok(w)) => w,
+            // The shipped files are parsed in a test; this cannot be met by
+            // a build whose tests passed.
+            Some(Err(e)) => panic!("the shipped {} parameters: {e}", variant.id()),
+            None => Weights::hand_set(variant),
+        }
+    }
+
+    /// The tuned set shipped in the binary for `variant`, read, if it has
+    /// one.
+    pub fn shipped(variant: Variant) -> Option<Result<Weights, String>> {
+        let (_, text) = SHIPPED_PARAMS.iter().find(|(id, _)| *id == variant.id())?;
+        Some(Weights::parse(text).and_then(|w| {
+            if w.variant == variant {
+                Ok(w)
+            } else {
+                Err(format!("the file is of variant {}", w.variant.id()))
+            }
+        }))
+    }
+
+    /// The hand-set values of `variant` (`params.rs`).
+    pub fn hand_set(variant: Variant) -> Weights {
         let fusion = variant == Variant::Fusion;
         let mut pair = [[(0, 0); 6]; 6];
         for (a, row) in pair.iter_mut().enumerate() {
@@ -116,7 +142,7 @@ impl Weights {
         let variant: Variant = variant
             .parse()
             .map_err(|_| format!("line 1: unknown variant {variant:?}"))?;
-        let mut w = Weights::defaults(variant);
+        let mut w = Weights::hand_set(variant);
         for (i, line) in lines {
             let n = i + 1;
             let line = line.split('#').next().unwrap_or("").trim();
@@ -231,4 +257,46 @@ pub fn install(w: &Weights) -> Result<(), String> {
                 w.variant.id()
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_sets_load_and_replace_the_hand_set_values() {
+        for (id, _) in SHIPPED_PARAMS {
+            let v: Variant = id.parse().expect("a shipped file's variant id");
+            let w = Weights::shipped(v).expect("listed").expect("parses");
+            assert_eq!(w.variant, v);
+            assert_eq!(Weights::defaults(v), w);
+            assert_ne!(
+                w,
+                Weights::hand_set(v),
+                "{id}: the same as the hand-set values"
+            );
+        }
+        // The merge variants' tuned sets differ in material and pair
+        // corrections (Fusion's queen, rook+bishop); pairs too rare in
+        // their data (two queens) keep the hand-set values.
+        for v in [Variant::ChessMerge, Variant::Chessplus, Variant::Fusion] {
+            let (t, h) = (Weights::defaults(v), Weights::hand_set(v));
+            assert_ne!(t.mg, h.mg);
+            assert_ne!(t.eg, h.eg);
+            assert_ne!(t.pair[3][2], h.pair[3][2]);
+            assert_eq!(t.pair[4][4], h.pair[4][4]);
+            assert_eq!(t.mg[5], 0);
+            // The evaluation's tables are built from it.
+            let table = tables(v);
+            let built = EvalTables::new(&t);
+            assert_eq!(table.pair, built.pair);
+            assert_eq!(table.piece_square, built.piece_square);
+        }
+        // Standard (the bench's standard positions) keeps the hand-set values.
+        assert!(Weights::shipped(Variant::Standard).is_none());
+        assert_eq!(
+            Weights::defaults(Variant::Standard),
+            Weights::hand_set(Variant::Standard)
+        );
+    }
 }
