@@ -176,6 +176,17 @@ const MATRIX: &[Row] = &[
         Nothing,
         [200, 409, 409, 409, 409, 409],
     ),
+    // Only a guest keeps its account under a chosen name: every role here
+    // has a name already.
+    with_body(
+        row(
+            "POST",
+            "/api/account/guest/claim",
+            Nothing,
+            [401, 409, 409, 409, 409, 409],
+        ),
+        new_account,
+    ),
     with_body(
         row("POST", "/api/token", Nothing, ALL_200),
         subject_credentials,
