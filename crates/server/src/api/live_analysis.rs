@@ -166,10 +166,14 @@ impl LiveAnalyses {
     /// while the place is held: renewed every [`LEASE_RENEW`]; a stop asked
     /// by another node, or a lease lost, stops the search; given back when
     /// the place is. `None`: the owner has a live analysis running.
-    async fn take_shared(
+    /// `linger` is dropped once the lease is given back (the stream's
+    /// sender: its answer ends only then, so the caller may start another
+    /// one at once on any node).
+    async fn take_shared<L: Send + 'static>(
         self: &Arc<Self>,
         store: &Arc<dyn Store>,
         owner: Owner,
+        linger: L,
     ) -> ApiResult<Option<Held>> {
         let Some(mut held) = self.take(owner) else {
             return Ok(None);
@@ -201,6 +205,7 @@ impl LiveAnalyses {
             if let Err(e) = store.release_lease(&key, &holder).await {
                 tracing::warn!(%key, error = %e, "cannot release a live analysis's lease; it lapses");
             }
+            drop(linger);
         });
         Ok(Some(held))
     }
@@ -377,9 +382,12 @@ pub async fn stream(
             o.reason()
         )));
     }
+    // Unbounded, yet small: one line per iteration (the depth is capped) and
+    // one at the end; a search never waits for a slow reader.
+    let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
     let held = state
         .live_analyses
-        .take_shared(&state.store, who.owner)
+        .take_shared(&state.store, who.owner, tx.clone())
         .await?
         .ok_or_else(|| {
             ApiError::TooManyRequests(
@@ -389,9 +397,6 @@ pub async fn stream(
     let stop = held.stop.clone();
     let pos = *game.position();
     let keys = game.repetition_keys().to_vec();
-    // Unbounded, yet small: one line per iteration (the depth is capped) and
-    // one at the end; a search never waits for a slow reader.
-    let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
     let timed_out = Arc::new(AtomicBool::new(false));
     let lane = state.analysis.with_wait(LIVE_SLOT_WAIT);
     let job = {
@@ -424,6 +429,10 @@ pub async fn stream(
         Some(Out::Started) => {}
         Some(Out::Line(_)) | None => {
             stop.store(true, Ordering::Relaxed);
+            // The place and its lease are given back before the answer
+            // (the channel closes once the lease is).
+            let _ =
+                tokio::time::timeout(STOP_WAIT, async { while rx.recv().await.is_some() {} }).await;
             return Err(ApiError::Unavailable(
                 "busy: the analysis engine is at capacity; try again shortly".into(),
             ));
