@@ -26,6 +26,16 @@ fn two_nodes(dir: &TempDir, extra: &[&str]) -> (Server, Server) {
     (a, b)
 }
 
+/// Exactly `made` of `answers` are 200; the others are 429 saying `says`.
+fn assert_capped(answers: &[(StatusCode, Value)], made: usize, says: &str) {
+    let ok = answers.iter().filter(|(s, _)| *s == StatusCode::OK).count();
+    assert_eq!(ok, made, "{answers:?}");
+    for (s, v) in answers.iter().filter(|(s, _)| *s != StatusCode::OK) {
+        assert_eq!(*s, StatusCode::TOO_MANY_REQUESTS, "{v}");
+        assert!(v["error"].as_str().unwrap().contains(says), "{v}");
+    }
+}
+
 async fn login(base: &str, name: &str, password: &str) -> (StatusCode, Value) {
     let body = json!({ "username": name, "password": password });
     json_of(
@@ -82,18 +92,11 @@ async fn two_nodes_share_login_spacing_and_guest_accounts() {
         }
     });
     let answers = join_all(tries).await;
-    let made = answers.iter().filter(|(s, _)| *s == StatusCode::OK).count();
-    assert_eq!(made, 20, "{answers:?}");
-    for (s, v) in answers.iter().filter(|(s, _)| *s != StatusCode::OK) {
-        assert_eq!(*s, StatusCode::TOO_MANY_REQUESTS, "{v}");
-        assert!(
-            v["error"]
-                .as_str()
-                .unwrap()
-                .contains("at most 20 guest accounts per hour from one address"),
-            "{v}"
-        );
-    }
+    assert_capped(
+        &answers,
+        20,
+        "at most 20 guest accounts per hour from one address",
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -117,38 +120,32 @@ async fn two_nodes_share_challenge_and_computer_game_caps() {
     // Ten challenges to one user at once, half on each node: the pair cap.
     let answers =
         join_all((0..10).map(|i| both[i % 2].post("/api/challenge/target", json!({})))).await;
-    let made = answers.iter().filter(|(s, _)| *s == StatusCode::OK).count();
-    assert_eq!(made, 3, "{answers:?}");
-    for (s, v) in answers.iter().filter(|(s, _)| *s != StatusCode::OK) {
-        assert_eq!(*s, StatusCode::TOO_MANY_REQUESTS, "{v}");
-        assert_eq!(
-            v["error"],
-            "you already have 3 pending challenges to target, the most allowed"
-        );
-    }
+    assert_capped(
+        &answers,
+        3,
+        "you already have 3 pending challenges to target, the most allowed",
+    );
     let (_, list) = p.get("/api/challenge").await;
     assert_eq!(list["out"].as_array().unwrap().len(), 3, "{list}");
     // Open challenges: the lobby cap.
     let answers =
         join_all((0..6).map(|i| both[i % 2].post("/api/challenge/open", json!({})))).await;
-    let made = answers.iter().filter(|(s, _)| *s == StatusCode::OK).count();
-    assert_eq!(made, 2, "{answers:?}");
+    assert_capped(
+        &answers,
+        2,
+        "open challenges in the lobby, the most allowed",
+    );
     // Games against the computer: six at once under a cap of two.
     let answers =
-        join_all((0..6).map(|i| both[i % 2].post("/api/challenge/ai", json!({ "level": 1 }))))
-            .await;
-    let made = answers.iter().filter(|(s, _)| *s == StatusCode::OK).count();
-    assert_eq!(made, 2, "{answers:?}");
-    for (s, v) in answers.iter().filter(|(s, _)| *s != StatusCode::OK) {
-        assert_eq!(*s, StatusCode::TOO_MANY_REQUESTS, "{v}");
-        assert!(
-            v["error"]
-                .as_str()
-                .unwrap()
-                .contains("games against the computer under way, the most allowed"),
-            "{v}"
-        );
-    }
+        join_all((0..6).map(|i| {
+            both[i % 2].post("/api/challenge/ai", json!({ "level": 1, "color": "white" }))
+        }))
+        .await;
+    assert_capped(
+        &answers,
+        2,
+        "games against the computer under way, the most allowed",
+    );
     let (_, playing) = p.get("/api/account/playing").await;
     assert_eq!(
         playing["nowPlaying"].as_array().unwrap().len(),

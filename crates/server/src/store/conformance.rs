@@ -502,6 +502,11 @@ async fn spaced_allowances_let_one_take_through_per_wait(s: &dyn Store) {
     );
 }
 
+/// Takes or renews `key` for `holder` for a minute.
+async fn lease(s: &dyn Store, key: &str, holder: &str) -> Lease {
+    s.take_lease(key, holder, 60_000).await.unwrap()
+}
+
 async fn leases_have_one_holder_and_lapse(s: &dyn Store) {
     // Ten holders at once for one key: exactly one gets it.
     let holders: Vec<String> = (0..10).map(|i| format!("h{i}")).collect();
@@ -519,55 +524,30 @@ async fn leases_have_one_holder_and_lapse(s: &dyn Store) {
     assert!(got.iter().all(|l| *l != Lease::ReleaseAsked), "{got:?}");
     let owner = &holders[got.iter().position(|l| *l == Lease::Taken).unwrap()];
     let other = if owner == "h0" { "h1" } else { "h0" };
-    assert_eq!(
-        s.take_lease("live:u:1", owner, 60_000).await.unwrap(),
-        Lease::Taken,
-        "renewed"
-    );
-    assert_eq!(
-        s.take_lease("live:u:1", other, 60_000).await.unwrap(),
-        Lease::Held
-    );
+    assert_eq!(lease(s, "live:u:1", owner).await, Lease::Taken, "renewed");
+    assert_eq!(lease(s, "live:u:1", other).await, Lease::Held);
     // Another key is another lease.
-    assert_eq!(
-        s.take_lease("live:u:2", other, 60_000).await.unwrap(),
-        Lease::Taken
-    );
+    assert_eq!(lease(s, "live:u:2", other).await, Lease::Taken);
     // Asked to give it up: the holder is told at its next renewal, and
     // the lease stays held until it is given back.
     assert!(s.ask_release("live:u:1").await.unwrap());
-    assert_eq!(
-        s.take_lease("live:u:1", owner, 60_000).await.unwrap(),
-        Lease::ReleaseAsked
-    );
-    assert_eq!(
-        s.take_lease("live:u:1", other, 60_000).await.unwrap(),
-        Lease::Held
-    );
+    assert_eq!(lease(s, "live:u:1", owner).await, Lease::ReleaseAsked);
+    assert_eq!(lease(s, "live:u:1", other).await, Lease::Held);
     // Only its holder gives it back.
     s.release_lease("live:u:1", other).await.unwrap();
     assert!(s.ask_release("live:u:1").await.unwrap());
     s.release_lease("live:u:1", owner).await.unwrap();
     assert!(!s.ask_release("live:u:1").await.unwrap(), "given back");
     assert!(!s.ask_release("live:u:9").await.unwrap(), "never held");
-    assert_eq!(
-        s.take_lease("live:u:1", other, 60_000).await.unwrap(),
-        Lease::Taken
-    );
+    assert_eq!(lease(s, "live:u:1", other).await, Lease::Taken);
     // A holder that stops renewing (its node died) loses the lease.
     assert_eq!(
         s.take_lease("live:u:3", "dead", -1).await.unwrap(),
         Lease::Taken
     );
     assert!(!s.ask_release("live:u:3").await.unwrap(), "lapsed");
-    assert_eq!(
-        s.take_lease("live:u:3", "alive", 60_000).await.unwrap(),
-        Lease::Taken
-    );
-    assert_eq!(
-        s.take_lease("live:u:3", "dead", 60_000).await.unwrap(),
-        Lease::Held
-    );
+    assert_eq!(lease(s, "live:u:3", "alive").await, Lease::Taken);
+    assert_eq!(lease(s, "live:u:3", "dead").await, Lease::Held);
     let now = crate::now_ms();
     assert_eq!(s.prune_limits(now - 60_000, now).await.unwrap(), 0);
     s.release_lease("live:u:1", other).await.unwrap();
