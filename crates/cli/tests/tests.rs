@@ -45,5 +45,7 @@ mod server_lobby;
 mod server_ratings;
 /// Sessions that end, login limits, strict input and security headers.
 mod server_security;
+/// Two nodes on one PostgreSQL share every per-user and per-address limit.
+mod server_shared_limits;
 /// The site: preferences, guest accounts, your-move and draw notices.
 mod server_site;

@@ -308,32 +308,19 @@ pub fn client_ip(
 ///   to 30 s), never refused outright, and not applied to a browser with
 ///   the account's device cookie.
 ///
-/// The pair and address counts live in the store (every node counts the
-/// same attempts, and an attempt is counted in the same step as it is
-/// checked). The account-wide spacing is kept by each node: N nodes allow
-/// N attempts per delay.
+/// All three live in the store ([`crate::store::Store::take_allowance`]):
+/// every node counts the same attempts, and an attempt is counted, under
+/// every key, in the same transaction as it is checked.
 pub struct LoginLimiter {
     store: std::sync::Arc<dyn crate::store::Store>,
     window: Duration,
     per_pair: u32,
     per_address: u32,
     account_free: u32,
-    spacing: std::sync::Mutex<std::collections::HashMap<String, Spacing>>,
-}
-
-/// One account's recent failures on this node.
-#[derive(Debug, Clone, Copy)]
-struct Spacing {
-    failures: u32,
-    since: std::time::Instant,
-    next_allowed: std::time::Instant,
 }
 
 /// The longest delay between two attempts at one account.
 pub const MAX_ACCOUNT_DELAY: Duration = Duration::from_secs(30);
-
-/// Accounts whose spacing is remembered at most (older entries are dropped first).
-const SPACING_ENTRIES: usize = 50_000;
 
 impl LoginLimiter {
     /// A limiter with these limits per `window`.
@@ -350,7 +337,6 @@ impl LoginLimiter {
             per_pair,
             per_address,
             account_free,
-            spacing: Default::default(),
         }
     }
 
@@ -362,100 +348,80 @@ impl LoginLimiter {
         format!("a:{address}")
     }
 
+    fn account_key(account: &str) -> String {
+        format!("s:{}", account.to_lowercase())
+    }
+
     /// Takes an attempt at `account` from `address`. `Err` with the reason
     /// when it may not go ahead; when it may, it is already counted as a
     /// failure (in the same step as the check, so that concurrent guesses
-    /// cannot all pass the check before any is counted); report the outcome
-    /// with [`LoginLimiter::failed`] or [`LoginLimiter::succeeded`].
-    /// `known_device`: the request carries this account's device cookie.
+    /// cannot all pass the check before any is counted, on any node);
+    /// report a success with [`LoginLimiter::succeeded`].
+    /// `known_device`: the request carries this account's device cookie
+    /// (then neither the address nor the account-wide spacing applies, and
+    /// the attempt is not counted under them).
     pub async fn try_attempt(
         &self,
         account: &str,
         address: &str,
         known_device: bool,
     ) -> Result<(), ApiError> {
-        let account = account.to_lowercase();
-        if !known_device && let Some(wait) = self.wait_for(&account) {
-            return Err(ApiError::TooManyRequests(format!(
-                "this account had many failed sign-ins: try again in {} s \
-                 (a browser that signed in to it before is not held up)",
-                wait.as_secs().max(1)
-            )));
-        }
-        let mut keys = vec![(Self::pair_key(&account, address), self.per_pair)];
+        use crate::store::{Allowance, Limit};
+        let window_ms = self.window.as_millis() as i64;
+        let mut keys = Vec::with_capacity(3);
         if !known_device {
-            keys.push((Self::address_key(address), self.per_address));
+            keys.push(Allowance {
+                key: Self::account_key(account),
+                window_ms,
+                limit: Limit::Spaced {
+                    free: self.account_free,
+                    max_delay_ms: MAX_ACCOUNT_DELAY.as_millis() as i64,
+                },
+            });
         }
-        if !self
-            .store
-            .take_login_attempt(&keys, self.window.as_millis() as i64)
-            .await?
-        {
-            return Err(ApiError::TooManyRequests(
-                "too many failed sign-ins from your address: try again later".into(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// How long an attempt at `account` must still wait, if at all.
-    fn wait_for(&self, account: &str) -> Option<Duration> {
-        let now = std::time::Instant::now();
-        let map = self.spacing.lock().unwrap_or_else(|e| e.into_inner());
-        let s = map.get(account)?;
-        (now.duration_since(s.since) < self.window && s.next_allowed > now)
-            .then(|| s.next_allowed - now)
-    }
-
-    /// The attempt failed (a wrong password): the account's delay grows.
-    pub fn failed(&self, account: &str) {
-        let now = std::time::Instant::now();
-        let mut map = self.spacing.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() >= SPACING_ENTRIES {
-            let window = self.window;
-            map.retain(|_, s| now.duration_since(s.since) < window);
-            if map.len() >= SPACING_ENTRIES {
-                map.clear();
-            }
-        }
-        let s = map.entry(account.to_lowercase()).or_insert(Spacing {
-            failures: 0,
-            since: now,
-            next_allowed: now,
+        keys.push(Allowance {
+            key: Self::pair_key(account, address),
+            window_ms,
+            limit: Limit::AtMost(self.per_pair),
         });
-        if now.duration_since(s.since) >= self.window {
-            *s = Spacing {
-                failures: 0,
-                since: now,
-                next_allowed: now,
-            };
+        if !known_device {
+            keys.push(Allowance {
+                key: Self::address_key(address),
+                window_ms,
+                limit: Limit::AtMost(self.per_address),
+            });
         }
-        s.failures += 1;
-        if s.failures > self.account_free {
-            let doublings = (s.failures - self.account_free - 1).min(16);
-            let delay = Duration::from_secs(1u64 << doublings).min(MAX_ACCOUNT_DELAY);
-            s.next_allowed = now + delay;
+        match self.store.take_allowance(&keys).await? {
+            Ok(()) => Ok(()),
+            Err(r) if matches!(keys[r.index].limit, Limit::Spaced { .. }) => {
+                Err(ApiError::TooManyRequests(format!(
+                    "this account had many failed sign-ins: try again in {} s \
+                     (a browser that signed in to it before is not held up)",
+                    (r.retry_ms + 999) / 1000
+                )))
+            }
+            Err(_) => Err(ApiError::TooManyRequests(
+                "too many failed sign-ins from your address: try again later".into(),
+            )),
         }
     }
 
     /// A successful sign-in: forgets the failures of this account at this
-    /// address and its delay, and hands back the address's count taken by
-    /// [`LoginLimiter::try_attempt`] (none was taken for a known device).
+    /// address and the account's delay (the owner is here), and hands back the address's count
+    /// taken by [`LoginLimiter::try_attempt`] (none was taken for a known
+    /// device).
     pub async fn succeeded(
         &self,
         account: &str,
         address: &str,
         known_device: bool,
     ) -> Result<(), ApiError> {
-        self.spacing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&account.to_lowercase());
-        let address_key = (!known_device).then(|| Self::address_key(address));
-        Ok(self
-            .store
-            .login_succeeded(&Self::pair_key(account, address), address_key.as_deref())
-            .await?)
+        let forget = [Self::pair_key(account, address), Self::account_key(account)];
+        let hand_back: Vec<String> = (!known_device)
+            .then(|| Self::address_key(address))
+            .into_iter()
+            .collect();
+        Ok(self.store.return_allowance(&forget, &hand_back).await?)
     }
 }
 
@@ -484,16 +450,13 @@ mod tests {
     async fn the_account_wide_limit_spaces_attempts_and_never_locks() {
         let (store, _dir) = crate::store::conformance::temp_sqlite("spacing").await;
         let limiter = LoginLimiter::new(Arc::new(store), Duration::from_secs(900), 10, 100, 3);
-        for i in 0..3 {
+        // Three failures are free; the fourth starts the delays.
+        for i in 0..4 {
             limiter
                 .try_attempt("Bob", &format!("10.0.0.{i}"), false)
                 .await
                 .unwrap();
-            limiter.failed("Bob");
         }
-        // Three failures are free; the fourth starts the delays.
-        limiter.try_attempt("bob", "10.0.0.9", false).await.unwrap();
-        limiter.failed("bob");
         let refused = limiter
             .try_attempt("bob", "10.0.1.1", false)
             .await
@@ -505,19 +468,44 @@ mod tests {
         );
         // The owner's browser, known by its device cookie, is not held up.
         limiter.try_attempt("bob", "10.0.1.1", true).await.unwrap();
-        // The delay grows and stays bounded.
-        for _ in 0..40 {
-            limiter.failed("bob");
-        }
-        assert!(limiter.wait_for("bob").unwrap() <= MAX_ACCOUNT_DELAY);
-        assert!(limiter.wait_for("bob").unwrap() > Duration::from_secs(20));
         // Other accounts are not affected.
         limiter
             .try_attempt("carol", "10.0.1.1", false)
             .await
             .unwrap();
-        limiter.succeeded("bob", "10.0.1.1", false).await.unwrap();
-        assert_eq!(limiter.wait_for("bob"), None);
+        // A success forgets the account's delay.
+        limiter.succeeded("bob", "10.0.1.1", true).await.unwrap();
+        limiter.try_attempt("bob", "10.0.1.2", false).await.unwrap();
+    }
+
+    #[test]
+    fn the_account_delay_doubles_and_stays_bounded() {
+        use crate::store::{Allowance, Limit};
+        let a = Allowance {
+            key: "s:bob".into(),
+            window_ms: 1_000_000_000,
+            limit: Limit::Spaced {
+                free: 3,
+                max_delay_ms: MAX_ACCOUNT_DELAY.as_millis() as i64,
+            },
+        };
+        let mut row = None;
+        let mut waits = Vec::new();
+        let mut now = 1_000_000;
+        for _ in 0..40 {
+            let next = a.take(row, now).expect("taken once the wait is over");
+            waits.push(next.2.max(now) - now);
+            assert_eq!(
+                a.take(Some(next), now + waits.last().unwrap() - 1).is_err(),
+                next.2 > now
+            );
+            now = next.2.max(now);
+            row = Some(next);
+        }
+        assert_eq!(&waits[..7], &[0, 0, 0, 1000, 2000, 4000, 8000]);
+        assert!(waits.iter().all(|w| *w <= 30_000) && waits[39] == 30_000);
+        // After the window the account starts again from its free failures.
+        assert_eq!(a.take(row, now + 1_000_000_000).unwrap().0, 1);
     }
 
     #[test]

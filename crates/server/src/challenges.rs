@@ -241,6 +241,29 @@ fn lobby_event(kind: &str, c: &Challenge, json: &ChallengeJson) -> String {
         .to_string()
 }
 
+/// The refusal of a cap the store found reached (`dest`: the challenged user).
+fn cap_reached(cap: store::CapReached, dest: Option<&User>) -> ChallengeError {
+    use store::CapReached as C;
+    let them = dest.map_or("they", |d| d.username.as_str());
+    ChallengeError::Limit(match cap {
+        C::Challenger(n) => format!(
+            "you have {n} pending challenges, the most allowed: cancel one or wait for answers"
+        ),
+        C::Pair(n) => {
+            format!("you already have {n} pending challenges to {them}, the most allowed")
+        }
+        C::Target(n) => {
+            format!("{them} has {n} pending challenges, the most allowed: try again later")
+        }
+        C::Lobby(n) => {
+            format!("you have {n} open challenges in the lobby, the most allowed: cancel one first")
+        }
+        C::ComputerGames(n) => format!(
+            "you have {n} games against the computer under way, the most allowed: finish or resign one first"
+        ),
+    })
+}
+
 /// What one user may have pending or under way at once (`chessmerge
 /// serve` options; docs/security.md, "Limits").
 #[derive(Debug, Clone)]
@@ -276,9 +299,9 @@ pub struct Challenges {
     games: Arc<Games>,
     base_url: Arc<str>,
     limits: ChallengeLimits,
-    /// Orders "count, then create" so that concurrent requests cannot all
-    /// pass a cap at once (on one node; nodes sharing a database may
-    /// overshoot a cap by one each).
+    /// Orders "count, then create" of rematches against the computer on
+    /// this node (new challenges and computer games are capped by the
+    /// store, under a lock per user that holds across nodes).
     creating: tokio::sync::Mutex<()>,
 }
 
@@ -299,51 +322,15 @@ impl Challenges {
         }
     }
 
-    /// Refuses a new challenge by `by` (to `dest`, or open) that would pass
-    /// a cap. Pending means not yet accepted, declined or cancelled.
-    async fn check_challenge_caps(&self, by: &User, dest: Option<&User>) -> ChallengeResult<()> {
-        let limits = &self.limits;
-        let (_, outgoing) = self.store.pending_challenges(by.id).await?;
-        if outgoing.len() >= limits.per_challenger {
-            return Err(ChallengeError::Limit(format!(
-                "you have {} pending challenges, the most allowed: cancel one or wait for answers",
-                outgoing.len()
-            )));
+    /// The store's caps of a new challenge ([`ChallengeLimits`]).
+    fn challenge_caps(&self) -> store::ChallengeCaps {
+        let cap = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        store::ChallengeCaps {
+            per_challenger: cap(self.limits.per_challenger),
+            per_target: cap(self.limits.per_target),
+            per_pair: cap(self.limits.per_pair),
+            lobby_per_user: cap(self.limits.lobby_per_user),
         }
-        match dest {
-            Some(d) => {
-                let to_them = outgoing
-                    .iter()
-                    .filter(|c| c.dest_user_id == Some(d.id))
-                    .count();
-                if to_them >= limits.per_pair {
-                    return Err(ChallengeError::Limit(format!(
-                        "you already have {to_them} pending challenges to {}, the most allowed",
-                        d.username
-                    )));
-                }
-                let (incoming, _) = self.store.pending_challenges(d.id).await?;
-                if incoming.len() >= limits.per_target {
-                    return Err(ChallengeError::Limit(format!(
-                        "{} has {} pending challenges, the most allowed: try again later",
-                        d.username,
-                        incoming.len()
-                    )));
-                }
-            }
-            None => {
-                let open = outgoing
-                    .iter()
-                    .filter(|c| c.kind == ChallengeKind::Open)
-                    .count();
-                if open >= limits.lobby_per_user {
-                    return Err(ChallengeError::Limit(format!(
-                        "you have {open} open challenges in the lobby, the most allowed: cancel one first"
-                    )));
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The challenge JSON.
@@ -385,8 +372,7 @@ impl Challenges {
         } else {
             ChallengeKind::Open
         };
-        let _creating = self.creating.lock().await;
-        self.check_challenge_caps(by, dest.as_ref()).await?;
+        let caps = self.challenge_caps();
         for _ in 0..5 {
             let c = Challenge {
                 id: ChallengeId::random(),
@@ -412,8 +398,9 @@ impl Challenges {
             } else {
                 events.lobby.push(lobby_event("challenge", &c, &json));
             }
-            match self.store.create_challenge(&c, &events).await {
-                Ok(()) => return Ok(c),
+            match self.store.create_challenge_capped(&c, &events, &caps).await {
+                Ok(Ok(())) => return Ok(c),
+                Ok(Err(cap)) => return Err(cap_reached(cap, dest.as_ref())),
                 Err(StoreError::Conflict) => continue,
                 Err(e) => return Err(e.into()),
             }
@@ -429,19 +416,7 @@ impl Challenges {
         terms: Terms,
     ) -> ChallengeResult<store::Game> {
         let mine = terms.color.resolve();
-        let _creating = self.creating.lock().await;
-        let ongoing = self
-            .store
-            .ongoing_games(by.id)
-            .await?
-            .iter()
-            .filter(|g| g.ai_level.is_some())
-            .count();
-        if ongoing >= self.limits.computer_games_per_user {
-            return Err(ChallengeError::Limit(format!(
-                "you have {ongoing} games against the computer under way, the most allowed: finish or resign one first"
-            )));
-        }
+        let cap = i64::try_from(self.limits.computer_games_per_user).unwrap_or(i64::MAX);
         let ratings = ratings_of(self.store.as_ref(), &[by], terms.variant).await?;
         for _ in 0..5 {
             let c = Challenge {
@@ -463,11 +438,16 @@ impl Challenges {
                 Color::Black => (None, Some(by)),
             };
             let (g, first, events, players, start) = self.new_game(&c, white, black, &ratings)?;
-            match self.store.create_accepted(&c, &g, &first, &events).await {
-                Ok(()) => {
+            match self
+                .store
+                .create_accepted(&c, &g, &first, &events, cap)
+                .await
+            {
+                Ok(Ok(())) => {
                     self.games.started(&g, players, start);
                     return Ok(g);
                 }
+                Ok(Err(cap)) => return Err(cap_reached(cap, None)),
                 Err(StoreError::Conflict) => continue,
                 Err(e) => return Err(e.into()),
             }

@@ -223,8 +223,6 @@ pub struct Inner {
     pub subscriptions_per_socket: usize,
     /// Who holds a live connection (the bot API's online flags).
     pub presence: Arc<presence::Presence>,
-    /// Guest accounts created per address.
-    pub guests: api::site::GuestLimiter,
 }
 
 impl std::ops::Deref for AppState {
@@ -342,7 +340,6 @@ impl AppState {
             sockets: connections::AddressSlots::new(settings.limits.sockets_per_address),
             subscriptions_per_socket: settings.limits.subscriptions_per_socket.max(1),
             presence: Arc::default(),
-            guests: Default::default(),
         }))
     }
 }
@@ -497,8 +494,12 @@ const EVENT_RETENTION: Duration = Duration::from_secs(24 * 3600);
 /// gone can never sign in again).
 const GUEST_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
+/// Allowance rows (login attempts, guests per address) whose window began
+/// this long ago, and leases that lapsed as long ago, are deleted.
+const LIMIT_RETENTION_MS: i64 = 24 * 3600 * 1000;
+
 /// Hourly: old user and lobby events, expired sessions and tokens, unused
-/// guest accounts.
+/// guest accounts, old allowances and lapsed leases.
 async fn prune_events(store: Arc<dyn Store>) {
     let mut every = tokio::time::interval(Duration::from_secs(3600));
     loop {
@@ -518,6 +519,11 @@ async fn prune_events(store: Arc<dyn Store>) {
         {
             Ok(n) => tracing::debug!(deleted = n, "unused guest accounts pruned"),
             Err(e) => tracing::warn!(error = %e, "cannot prune guest accounts"),
+        }
+        // Every window is at most an hour; a day keeps any row still counting.
+        match store.prune_limits(now - LIMIT_RETENTION_MS, now).await {
+            Ok(n) => tracing::debug!(deleted = n, "old allowances and lapsed leases pruned"),
+            Err(e) => tracing::warn!(error = %e, "cannot prune allowances and leases"),
         }
     }
 }

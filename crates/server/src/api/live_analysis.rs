@@ -6,7 +6,10 @@
 //!
 //! Bounds (docs/analysis.md, "Analysis board"):
 //! - one live analysis at a time per signed-in user, and per client address
-//!   for signed-out callers (a second one: 429);
+//!   for signed-out callers (a second one: 429), on every node together: a
+//!   lease in the store ([`LEASE_TTL`], renewed every [`LEASE_RENEW`] while
+//!   the search runs; a stop asked on another node is seen at a renewal,
+//!   and the lease of a node that died lapses by itself);
 //! - a budget per request: signed in [`USER_BUDGET`], signed out
 //!   [`GUEST_BUDGET`] (time and nodes; a request may ask for less);
 //! - the search runs on the server's analysis lane (`blocking.rs`), apart
@@ -40,6 +43,7 @@ use crate::auth::MaybeUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
 use crate::model::UserId;
+use crate::store::{Lease, Store};
 
 /// A live analysis's budget: the longest time and the most positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,12 +73,28 @@ const STOP_WAIT: Duration = Duration::from_secs(3);
 const KEEP_ALIVE: Duration = Duration::from_millis(500);
 /// The engine's table for a live search, MiB.
 const HASH_MB: usize = 16;
+/// How long a live analysis's lease lasts unless renewed (a node that dies
+/// frees its owners' places within this).
+pub const LEASE_TTL: Duration = Duration::from_secs(5);
+/// How often a running live analysis renews its lease (and learns of a
+/// stop asked on another node).
+pub const LEASE_RENEW: Duration = Duration::from_secs(1);
 
 /// Who holds a live analysis: a user, or a signed-out client's address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Owner {
     User(UserId),
     Address(IpAddr),
+}
+
+impl Owner {
+    /// The owner's lease in the store.
+    fn lease_key(self) -> String {
+        match self {
+            Owner::User(id) => format!("live:u:{id}"),
+            Owner::Address(ip) => format!("live:a:{ip}"),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -90,12 +110,14 @@ pub struct LiveAnalyses {
     serial: AtomicU64,
 }
 
-/// An owner's place in [`LiveAnalyses`], given back on drop.
+/// An owner's place in [`LiveAnalyses`], given back on drop (and its
+/// lease in the store, by the task that keeps it, once this is dropped).
 struct Held {
     live: Arc<LiveAnalyses>,
     owner: Owner,
     serial: u64,
     stop: Arc<AtomicBool>,
+    _lease: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Drop for Held {
@@ -135,7 +157,57 @@ impl LiveAnalyses {
             owner,
             serial,
             stop,
+            _lease: None,
         })
+    }
+
+    /// Takes the owner's place on this node (a cheap first check), then its
+    /// lease in the store (the truth, for every node), and keeps the lease
+    /// while the place is held: renewed every [`LEASE_RENEW`]; a stop asked
+    /// by another node, or a lease lost, stops the search; given back when
+    /// the place is. `None`: the owner has a live analysis running.
+    /// `linger` is dropped once the lease is given back (the stream's
+    /// sender: its answer ends only then, so the caller may start another
+    /// one at once on any node).
+    async fn take_shared<L: Send + 'static>(
+        self: &Arc<Self>,
+        store: &Arc<dyn Store>,
+        owner: Owner,
+        linger: L,
+    ) -> ApiResult<Option<Held>> {
+        let Some(mut held) = self.take(owner) else {
+            return Ok(None);
+        };
+        let key = owner.lease_key();
+        let holder = crate::auth::new_token("");
+        let ttl = LEASE_TTL.as_millis() as i64;
+        if store.take_lease(&key, &holder, ttl).await? != Lease::Taken {
+            return Ok(None);
+        }
+        let (ended, mut on_end) = tokio::sync::oneshot::channel::<()>();
+        held._lease = Some(ended);
+        let (store, stop) = (store.clone(), held.stop.clone());
+        tokio::spawn(async move {
+            let mut renew = tokio::time::interval(LEASE_RENEW);
+            renew.tick().await;
+            loop {
+                tokio::select! {
+                    _ = &mut on_end => break,
+                    _ = renew.tick() => match store.take_lease(&key, &holder, ttl).await {
+                        Ok(Lease::Taken) => {}
+                        Ok(_) => stop.store(true, Ordering::Relaxed),
+                        // The database is away: the search goes on, and its
+                        // lease lapses unless a later renewal succeeds.
+                        Err(e) => tracing::warn!(%key, error = %e, "cannot renew a live analysis's lease"),
+                    },
+                }
+            }
+            if let Err(e) = store.release_lease(&key, &holder).await {
+                tracing::warn!(%key, error = %e, "cannot release a live analysis's lease; it lapses");
+            }
+            drop(linger);
+        });
+        Ok(Some(held))
     }
 
     /// Stops the owner's analysis; true if there was one.
@@ -310,17 +382,21 @@ pub async fn stream(
             o.reason()
         )));
     }
-    let held = state.live_analyses.take(who.owner).ok_or_else(|| {
-        ApiError::TooManyRequests(
-            "you already have a live analysis running: stop it first (POST /api/analysis/stream/stop, or close its connection)".into(),
-        )
-    })?;
-    let stop = held.stop.clone();
-    let pos = *game.position();
-    let keys = game.repetition_keys().to_vec();
     // Unbounded, yet small: one line per iteration (the depth is capped) and
     // one at the end; a search never waits for a slow reader.
     let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
+    let held = state
+        .live_analyses
+        .take_shared(&state.store, who.owner, tx.clone())
+        .await?
+        .ok_or_else(|| {
+            ApiError::TooManyRequests(
+                "you already have a live analysis running: stop it first (POST /api/analysis/stream/stop, or close its connection)".into(),
+            )
+        })?;
+    let stop = held.stop.clone();
+    let pos = *game.position();
+    let keys = game.repetition_keys().to_vec();
     let timed_out = Arc::new(AtomicBool::new(false));
     let lane = state.analysis.with_wait(LIVE_SLOT_WAIT);
     let job = {
@@ -353,6 +429,10 @@ pub async fn stream(
         Some(Out::Started) => {}
         Some(Out::Line(_)) | None => {
             stop.store(true, Ordering::Relaxed);
+            // The place and its lease are given back before the answer
+            // (the channel closes once the lease is).
+            let _ =
+                tokio::time::timeout(STOP_WAIT, async { while rx.recv().await.is_some() {} }).await;
             return Err(ApiError::Unavailable(
                 "busy: the analysis engine is at capacity; try again shortly".into(),
             ));
@@ -498,15 +578,21 @@ pub async fn stop(
     who: LiveOwner,
 ) -> ApiResult<Json<LiveAnalysisStopped>> {
     let owner = who.owner;
-    let stopped = state.live_analyses.stop(owner);
+    let key = owner.lease_key();
+    // Here, at once; on another node, at its next renewal. Answered once
+    // the search has ended and its lease is given back, wherever it ran.
+    let local = state.live_analyses.stop(owner);
+    let mut shared = state.store.ask_release(&key).await?;
+    let stopped = local || shared;
     let deadline = Instant::now() + STOP_WAIT;
-    while state.live_analyses.holds(owner) {
+    while shared || state.live_analyses.holds(owner) {
         if Instant::now() >= deadline {
             return Err(ApiError::Unavailable(
                 "the live analysis did not stop in time; try again".into(),
             ));
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        shared = state.store.ask_release(&key).await?;
     }
     Ok(Json(LiveAnalysisStopped { stopped }))
 }

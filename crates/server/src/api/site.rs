@@ -2,9 +2,7 @@
 //! `GET /api/account/preferences` shape) and guest accounts (play the
 //! computer without registering).
 
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Mutex;
 
 use axum::Json;
 use axum::extract::{ConnectInfo, State};
@@ -210,23 +208,13 @@ const NO_PASSWORD: &str = "!guest";
 /// Guest accounts one address may create per hour.
 pub const GUESTS_PER_ADDRESS_PER_HOUR: u32 = 20;
 
-/// Counts guest accounts created per client address (in this process).
-#[derive(Debug, Default)]
-pub struct GuestLimiter(Mutex<HashMap<IpAddr, (i64, u32)>>);
-
-impl GuestLimiter {
-    /// Takes one creation for `ip` at `now` (ms); false when the address
-    /// has made its allowance this hour.
-    fn take(&self, ip: IpAddr, now: i64) -> bool {
-        const HOUR: i64 = 3600 * 1000;
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|_, (start, _)| now - *start < HOUR);
-        let entry = map.entry(ip).or_insert((now, 0));
-        if entry.1 >= GUESTS_PER_ADDRESS_PER_HOUR {
-            return false;
-        }
-        entry.1 += 1;
-        true
+/// The allowance of guest accounts from one address, counted in the store
+/// (shared by every node).
+fn guest_allowance(ip: IpAddr) -> crate::store::Allowance {
+    crate::store::Allowance {
+        key: format!("g:{ip}"),
+        window_ms: 3600 * 1000,
+        limit: crate::store::Limit::AtMost(GUESTS_PER_ADDRESS_PER_HOUR),
     }
 }
 
@@ -262,9 +250,11 @@ pub async fn create_guest(
         )));
     }
     let ip = auth::client_ip(addr.ip(), &headers, &state.trusted_proxies);
-    if !state.guests.take(ip, now_ms()) {
+    if let Err(r) = state.store.take_allowance(&[guest_allowance(ip)]).await? {
         return Err(ApiError::TooManyRequests(format!(
-            "at most {GUESTS_PER_ADDRESS_PER_HOUR} guest accounts per hour from one address"
+            "at most {GUESTS_PER_ADDRESS_PER_HOUR} guest accounts per hour from one address: \
+             try again in {} min",
+            (r.retry_ms + 59_999) / 60_000
         )));
     }
     let mut tries = 0;
@@ -297,14 +287,23 @@ mod tests {
         let n = guest_name();
         assert!(is_guest(&n) && n.len() == GUEST_PREFIX.len() + 6, "{n}");
         assert!(is_guest("Guest-abc") && !is_guest("guest") && !is_guest("alice"));
-        let limiter = GuestLimiter::default();
+    }
+
+    #[tokio::test]
+    async fn guests_are_counted_per_address_in_the_store() {
+        use crate::store::Store;
+        let (store, _dir) = crate::store::conformance::temp_sqlite("guests").await;
         let ip: IpAddr = "10.0.0.1".parse().unwrap();
         for _ in 0..GUESTS_PER_ADDRESS_PER_HOUR {
-            assert!(limiter.take(ip, 1000));
+            assert_eq!(
+                store.take_allowance(&[guest_allowance(ip)]).await.unwrap(),
+                Ok(())
+            );
         }
-        assert!(!limiter.take(ip, 2000));
-        assert!(limiter.take("10.0.0.2".parse().unwrap(), 2000));
-        assert!(limiter.take(ip, 1000 + 3600 * 1000), "a new hour");
+        let refused = store.take_allowance(&[guest_allowance(ip)]).await.unwrap();
+        assert!(refused.unwrap_err().retry_ms > 3500 * 1000, "about an hour");
+        let other = guest_allowance("10.0.0.2".parse().unwrap());
+        assert_eq!(store.take_allowance(&[other]).await.unwrap(), Ok(()));
     }
 
     #[test]

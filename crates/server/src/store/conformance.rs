@@ -99,7 +99,10 @@ pub async fn run_all(s: &dyn Store) {
     game_commits_are_guarded_by_version_and_ply(s).await;
     events_are_stored_with_their_change_and_published_after_it(s).await;
     batched_commits_each_get_their_answer(s).await;
-    login_attempts_are_counted_as_they_are_checked(s).await;
+    allowances_are_counted_as_they_are_checked(s).await;
+    spaced_allowances_let_one_take_through_per_wait(s).await;
+    leases_have_one_holder_and_lapse(s).await;
+    challenge_caps_hold_for_concurrent_creators(s).await;
     bots_are_accounts_without_games_and_chat_is_bounded(s).await;
     imports_are_stored_with_their_game_and_capped_per_user(s).await;
     correspondence_state_and_a_started_game_commit_with_the_change(s).await;
@@ -398,29 +401,242 @@ async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &dyn Store) {
     );
 }
 
-async fn login_attempts_are_counted_as_they_are_checked(s: &dyn Store) {
-    let keys = |addr: &str| vec![("u:victim".to_owned(), 10), (format!("a:{addr}"), 100)];
+fn at_most(key: &str, max: u32, window_ms: i64) -> Allowance {
+    Allowance {
+        key: key.into(),
+        window_ms,
+        limit: Limit::AtMost(max),
+    }
+}
+
+async fn allowances_are_counted_as_they_are_checked(s: &dyn Store) {
+    let keys = |addr: &str| {
+        vec![
+            at_most("p:victim", 10, 60_000),
+            at_most(&format!("a:{addr}"), 100, 60_000),
+        ]
+    };
     // Sixty concurrent guesses at one account from sixty addresses: exactly
     // the limit is let through.
-    let all: Vec<Vec<(String, u32)>> = (0..60).map(|i| keys(&format!("10.0.0.{i}"))).collect();
-    let tries = all.iter().map(|k| s.take_login_attempt(k, 60_000));
-    let passed = futures_util::future::join_all(tries)
+    let all: Vec<Vec<Allowance>> = (0..60).map(|i| keys(&format!("10.0.0.{i}"))).collect();
+    let tries = all.iter().map(|k| s.take_allowance(k));
+    let results: Vec<_> = futures_util::future::join_all(tries)
         .await
         .into_iter()
-        .filter(|r| *r.as_ref().unwrap())
-        .count();
-    assert_eq!(passed, 10);
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 10);
+    // Refused by the first key, with the time until its window ends; the
+    // addresses of refused attempts were not counted.
+    let refused = results.iter().find_map(|r| r.err()).unwrap();
+    assert_eq!(refused.index, 0);
+    assert!(
+        refused.retry_ms > 50_000 && refused.retry_ms <= 60_000,
+        "{refused:?}"
+    );
+    let addr = [at_most("a:10.0.0.59", 1, 60_000)];
+    let fresh = results[59].is_err();
+    assert_eq!(s.take_allowance(&addr).await.unwrap().is_ok(), fresh);
     // The per-address limit, and the success that hands back its count.
-    let one = vec![("u:other".to_owned(), 10), ("a:1.2.3.4".to_owned(), 2)];
-    assert!(s.take_login_attempt(&one, 60_000).await.unwrap());
-    assert!(s.take_login_attempt(&one, 60_000).await.unwrap());
-    assert!(!s.take_login_attempt(&one, 60_000).await.unwrap());
-    s.login_succeeded("u:other", Some("a:1.2.3.4"))
+    let one = vec![
+        at_most("u:other", 10, 60_000),
+        at_most("a:1.2.3.4", 2, 60_000),
+    ];
+    assert!(s.take_allowance(&one).await.unwrap().is_ok());
+    assert!(s.take_allowance(&one).await.unwrap().is_ok());
+    assert_eq!(s.take_allowance(&one).await.unwrap().unwrap_err().index, 1);
+    s.return_allowance(&["u:other".into()], &["a:1.2.3.4".into()])
         .await
         .unwrap();
-    assert!(s.take_login_attempt(&one, 60_000).await.unwrap());
+    assert!(s.take_allowance(&one).await.unwrap().is_ok());
+    assert!(s.take_allowance(&one).await.unwrap().is_err());
     // A window that has passed counts from zero again.
-    assert!(s.take_login_attempt(&keys("10.0.0.1"), 0).await.unwrap());
+    assert!(s.take_allowance(&keys("10.0.0.1")).await.unwrap().is_err());
+    let passed = vec![at_most("p:victim", 10, 0)];
+    assert!(s.take_allowance(&passed).await.unwrap().is_ok());
+    // Pruning: rows whose window began long ago go; a recent one stays.
+    let now = crate::now_ms();
+    assert!(s.prune_limits(now - 3_600_000, now).await.unwrap() == 0);
+    // The account, the ten addresses counted (refused ones were not), the
+    // last two keys.
+    assert!(s.prune_limits(now + 1, now + 1).await.unwrap() >= 13);
+    assert!(s.take_allowance(&one).await.unwrap().is_ok(), "forgotten");
+}
+
+async fn spaced_allowances_let_one_take_through_per_wait(s: &dyn Store) {
+    let spaced = || {
+        vec![Allowance {
+            key: "s:spaced".into(),
+            window_ms: 60_000,
+            limit: Limit::Spaced {
+                free: 3,
+                max_delay_ms: 30_000,
+            },
+        }]
+    };
+    // Twenty at once: the three free ones and the one that starts the
+    // first wait (1 s) go through, the rest are told to wait.
+    let all: Vec<Vec<Allowance>> = (0..20).map(|_| spaced()).collect();
+    let results: Vec<_> = futures_util::future::join_all(all.iter().map(|k| s.take_allowance(k)))
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 4);
+    let wait = results.iter().find_map(|r| r.err()).unwrap().retry_ms;
+    assert!(wait > 0 && wait <= 1000, "{wait}");
+    // Once the wait is over, one more, which waits twice as long.
+    tokio::time::sleep(std::time::Duration::from_millis(wait as u64 + 20)).await;
+    assert!(s.take_allowance(&spaced()).await.unwrap().is_ok());
+    let wait = s
+        .take_allowance(&spaced())
+        .await
+        .unwrap()
+        .unwrap_err()
+        .retry_ms;
+    assert!(wait > 1000 && wait <= 2000, "{wait}");
+    s.return_allowance(&["s:spaced".into()], &[]).await.unwrap();
+    assert!(
+        s.take_allowance(&spaced()).await.unwrap().is_ok(),
+        "forgotten"
+    );
+}
+
+/// Takes or renews `key` for `holder` for a minute.
+async fn lease(s: &dyn Store, key: &str, holder: &str) -> Lease {
+    s.take_lease(key, holder, 60_000).await.unwrap()
+}
+
+async fn leases_have_one_holder_and_lapse(s: &dyn Store) {
+    // Ten holders at once for one key: exactly one gets it.
+    let holders: Vec<String> = (0..10).map(|i| format!("h{i}")).collect();
+    let tries = holders.iter().map(|h| s.take_lease("live:u:1", h, 60_000));
+    let got: Vec<Lease> = futures_util::future::join_all(tries)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        got.iter().filter(|l| **l == Lease::Taken).count(),
+        1,
+        "{got:?}"
+    );
+    assert!(got.iter().all(|l| *l != Lease::ReleaseAsked), "{got:?}");
+    let owner = &holders[got.iter().position(|l| *l == Lease::Taken).unwrap()];
+    let other = if owner == "h0" { "h1" } else { "h0" };
+    assert_eq!(lease(s, "live:u:1", owner).await, Lease::Taken, "renewed");
+    assert_eq!(lease(s, "live:u:1", other).await, Lease::Held);
+    // Another key is another lease.
+    assert_eq!(lease(s, "live:u:2", other).await, Lease::Taken);
+    // Asked to give it up: the holder is told at its next renewal, and
+    // the lease stays held until it is given back.
+    assert!(s.ask_release("live:u:1").await.unwrap());
+    assert_eq!(lease(s, "live:u:1", owner).await, Lease::ReleaseAsked);
+    assert_eq!(lease(s, "live:u:1", other).await, Lease::Held);
+    // Only its holder gives it back.
+    s.release_lease("live:u:1", other).await.unwrap();
+    assert!(s.ask_release("live:u:1").await.unwrap());
+    s.release_lease("live:u:1", owner).await.unwrap();
+    assert!(!s.ask_release("live:u:1").await.unwrap(), "given back");
+    assert!(!s.ask_release("live:u:9").await.unwrap(), "never held");
+    assert_eq!(lease(s, "live:u:1", other).await, Lease::Taken);
+    // A holder that stops renewing (its node died) loses the lease.
+    assert_eq!(
+        s.take_lease("live:u:3", "dead", -1).await.unwrap(),
+        Lease::Taken
+    );
+    assert!(!s.ask_release("live:u:3").await.unwrap(), "lapsed");
+    assert_eq!(lease(s, "live:u:3", "alive").await, Lease::Taken);
+    assert_eq!(lease(s, "live:u:3", "dead").await, Lease::Held);
+    let now = crate::now_ms();
+    assert_eq!(s.prune_limits(now - 60_000, now).await.unwrap(), 0);
+    s.release_lease("live:u:1", other).await.unwrap();
+    s.release_lease("live:u:2", other).await.unwrap();
+    s.release_lease("live:u:3", "alive").await.unwrap();
+}
+
+async fn challenge_caps_hold_for_concurrent_creators(s: &dyn Store) {
+    let a = s.create_user("Capper", "h", 0).await.unwrap();
+    let b = s.create_user("Capped", "h", 0).await.unwrap();
+    let c = s.create_user("Capped2", "h", 0).await.unwrap();
+    let caps = ChallengeCaps {
+        per_challenger: 6,
+        per_target: 4,
+        per_pair: 3,
+        lobby_per_user: 2,
+    };
+    let create = |id: String, by: UserId, dest: Option<UserId>| async move {
+        let kind = if dest.is_some() {
+            ChallengeKind::User
+        } else {
+            ChallengeKind::Open
+        };
+        let ch = challenge(&id, kind, by, dest, 1);
+        let r = s
+            .create_challenge_capped(&ch, &NewEvents::none(), &caps)
+            .await
+            .unwrap();
+        let stored = s.challenge(&ch.id).await.unwrap().is_some();
+        assert_eq!(r.is_ok(), stored, "{id}: refused means nothing stored");
+        r
+    };
+    // Ten at once to one user: the pair cap (3) holds.
+    let results = futures_util::future::join_all(
+        (0..10).map(|i| create(format!("cpa{i}"), a.id, Some(b.id))),
+    )
+    .await;
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 3);
+    assert!(
+        results
+            .iter()
+            .all(|r| r.is_ok() || *r == Err(CapReached::Pair(3))),
+        "{results:?}"
+    );
+    // Ten open ones at once: the lobby cap (2).
+    let results =
+        futures_util::future::join_all((0..10).map(|i| create(format!("cop{i}"), a.id, None)))
+            .await;
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 2);
+    assert!(results.contains(&Err(CapReached::Lobby(2))));
+    // The challenger's cap (6): one more to another user, then refused.
+    assert_eq!(create("cch1".into(), a.id, Some(c.id)).await, Ok(()));
+    assert_eq!(
+        create("cch2".into(), a.id, Some(c.id)).await,
+        Err(CapReached::Challenger(6))
+    );
+    // The target's cap (4), whoever challenges: b has 3 from a.
+    assert_eq!(create("ctg1".into(), c.id, Some(b.id)).await, Ok(()));
+    assert_eq!(
+        create("ctg2".into(), c.id, Some(b.id)).await,
+        Err(CapReached::Target(4))
+    );
+    // Games against the computer: five at once under a cap of two.
+    let cid = c.id;
+    let tries = (0..5).map(|i| {
+        let id = format!("cai{i}");
+        async move {
+            let mut ch = challenge(&id, ChallengeKind::Ai, cid, None, 1);
+            ch.status = ChallengeStatus::Accepted;
+            ch.ai_level = Some(1);
+            let g = Game {
+                black_id: None,
+                ai_level: Some(1),
+                ..game(&id, cid, cid)
+            };
+            let r = s
+                .create_accepted(&ch, &g, "{\"v\":1}", &NewEvents::none(), 2)
+                .await
+                .unwrap();
+            assert_eq!(r.is_ok(), s.game(&g.id).await.unwrap().is_some(), "{id}");
+            r
+        }
+    });
+    let results = futures_util::future::join_all(tries).await;
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 2);
+    assert!(results.contains(&Err(CapReached::ComputerGames(2))));
+    // Without caps, nothing is counted.
+    let free = challenge("cfree1", ChallengeKind::User, a.id, Some(b.id), 1);
+    s.create_challenge(&free, &NewEvents::none()).await.unwrap();
 }
 
 async fn users_and_tokens(s: &dyn Store) {

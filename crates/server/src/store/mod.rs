@@ -642,6 +642,150 @@ pub struct GameImport {
     pub created_at: i64,
 }
 
+/// What one key of [`Store::take_allowance`] allows within its window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// At most this many takes per window (the window starts at the first).
+    AtMost(u32),
+    /// Any number, spaced: after `free` takes in the window, each take
+    /// sets a wait before the next one may be taken (1 s, doubling, at
+    /// most `max_delay_ms`).
+    Spaced {
+        /// Takes without a wait.
+        free: u32,
+        /// The longest wait.
+        max_delay_ms: i64,
+    },
+}
+
+/// One key of an allowance: a name (`"g:10.0.0.1"`), its window and limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allowance {
+    /// What is counted.
+    pub key: String,
+    /// The window, ms.
+    pub window_ms: i64,
+    /// How many takes it allows.
+    pub limit: Limit,
+}
+
+/// Why [`Store::take_allowance`] took nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused {
+    /// The index of the key that refused (the first, in the caller's order).
+    pub index: usize,
+    /// When it will allow a take again, ms from now (at least 1).
+    pub retry_ms: i64,
+}
+
+/// A stored allowance row: `(count, window_start, next_allowed)`.
+pub(crate) type AllowanceRow = (i64, i64, i64);
+
+impl Allowance {
+    /// The row after a take at `now`, or the wait (ms) when `row` refuses
+    /// it. Both backends decide with this, inside their transaction.
+    pub(crate) fn take(&self, row: Option<AllowanceRow>, now: i64) -> Result<AllowanceRow, i64> {
+        let (count, start, next) = match row {
+            Some((c, s, n)) if now - s < self.window_ms => (c, s, n),
+            _ => (0, now, 0),
+        };
+        match self.limit {
+            Limit::AtMost(max) if count >= i64::from(max) => {
+                Err((start + self.window_ms - now).max(1))
+            }
+            Limit::AtMost(_) => Ok((count + 1, start, next)),
+            Limit::Spaced { .. } if next > now => Err(next - now),
+            Limit::Spaced { free, max_delay_ms } => {
+                let count = count + 1;
+                let next = if count > i64::from(free) {
+                    let doublings = (count - i64::from(free) - 1).min(16);
+                    now + (1000i64 << doublings).min(max_delay_ms)
+                } else {
+                    0
+                };
+                Ok((count, start, next))
+            }
+        }
+    }
+}
+
+/// What [`Store::take_lease`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lease {
+    /// The caller holds the lease now (new, taken over from a lapsed
+    /// holder, or renewed).
+    Taken,
+    /// Someone else holds it (and it has not lapsed).
+    Held,
+    /// The caller holds it, and was asked to give it up
+    /// ([`Store::ask_release`]): it was not renewed.
+    ReleaseAsked,
+}
+
+/// Caps on pending challenges, checked by [`Store::create_challenge_capped`]
+/// in the transaction that inserts, under a lock per user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChallengeCaps {
+    /// Pending challenges made by the challenger (to users and open).
+    pub per_challenger: i64,
+    /// Pending challenges addressed to the challenged user.
+    pub per_target: i64,
+    /// Pending challenges from the challenger to the challenged user.
+    pub per_pair: i64,
+    /// Pending open challenges of the challenger.
+    pub lobby_per_user: i64,
+}
+
+impl ChallengeCaps {
+    /// No caps.
+    pub const NONE: ChallengeCaps = ChallengeCaps {
+        per_challenger: i64::MAX,
+        per_target: i64::MAX,
+        per_pair: i64::MAX,
+        lobby_per_user: i64::MAX,
+    };
+}
+
+/// A cap that refused a new challenge or game, with the count found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapReached {
+    /// The challenger's pending challenges.
+    Challenger(i64),
+    /// The challenger's pending challenges to the challenged user.
+    Pair(i64),
+    /// The challenged user's pending incoming challenges.
+    Target(i64),
+    /// The challenger's open challenges.
+    Lobby(i64),
+    /// The user's games against the computer under way.
+    ComputerGames(i64),
+}
+
+/// Pending challenge counts read under the users' locks:
+/// `(challenger's, to the target, open ones, target's incoming)`.
+pub(crate) type PendingCounts = (i64, i64, i64, i64);
+
+impl ChallengeCaps {
+    /// The cap these counts reach, if any (in the order the caps are told).
+    pub(crate) fn reached(
+        &self,
+        c: &Challenge,
+        (out, pair, open, incoming): PendingCounts,
+    ) -> Option<CapReached> {
+        if out >= self.per_challenger {
+            Some(CapReached::Challenger(out))
+        } else if c.dest_user_id.is_some() && pair >= self.per_pair {
+            Some(CapReached::Pair(pair))
+        } else if c.dest_user_id.is_some() && incoming >= self.per_target {
+            Some(CapReached::Target(incoming))
+        } else if c.dest_user_id.is_none() && open >= self.lobby_per_user {
+            Some(CapReached::Lobby(open))
+        } else {
+            None
+        }
+    }
+}
+
 /// Counters of the work the store did, for benchmarks and operators.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -753,7 +897,25 @@ pub trait Store: Send + Sync + 'static {
         &'a self,
         challenge: &'a Challenge,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<()>>;
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            let r = self
+                .create_challenge_capped(challenge, events, &ChallengeCaps::NONE)
+                .await?;
+            r.map_err(|cap| StoreError::Database(format!("uncapped challenge refused: {cap:?}")))
+        })
+    }
+    /// Stores a new challenge and its events unless it would pass one of
+    /// `caps` (then nothing is stored and the cap is answered). The
+    /// counts and the insert are one transaction, under a lock on the
+    /// challenger and the challenged user, so concurrent requests on any
+    /// number of nodes cannot pass a cap together.
+    fn create_challenge_capped<'a>(
+        &'a self,
+        challenge: &'a Challenge,
+        events: &'a NewEvents,
+        caps: &'a ChallengeCaps,
+    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>>;
     /// Finds a challenge.
     fn challenge<'a>(
         &'a self,
@@ -788,14 +950,18 @@ pub trait Store: Send + Sync + 'static {
         events: &'a NewEvents,
     ) -> BoxFuture<'a, StoreResult<bool>>;
     /// Creates a challenge that is accepted at once, and its game (games
-    /// against the computer).
+    /// against the computer), unless the challenger already has
+    /// `computer_games` games against the computer under way (then nothing
+    /// is stored). Counted and inserted in one transaction under the
+    /// challenger's lock, like [`Store::create_challenge_capped`].
     fn create_accepted<'a>(
         &'a self,
         challenge: &'a Challenge,
         game: &'a Game,
         first_event: &'a str,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<()>>;
+        computer_games: i64,
+    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>>;
 
     /// Finds a game.
     fn game<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<Game>>>;
@@ -837,23 +1003,44 @@ pub trait Store: Send + Sync + 'static {
     /// that falls that far behind reads a fresh snapshot instead); returns
     /// how many went.
     fn prune_events(&self, max_age_ms: i64) -> BoxFuture<'_, StoreResult<u64>>;
-    /// Takes a login attempt: each `(key, limit)` counts the attempts in
-    /// the current window of `window_ms`; when any key is at its limit,
-    /// nothing is counted and the answer is false. The check and the count
-    /// are one step (concurrent attempts cannot all pass the check), and
-    /// the counts are shared by every process on the database.
-    fn take_login_attempt<'a>(
+    /// Takes an allowance: one take under each key (login attempts per
+    /// account and address, guest accounts per address, the account-wide
+    /// spacing of sign-ins). When any key refuses, nothing is counted and
+    /// the first refusal (in `keys`' order) is answered. The check and the
+    /// count are one transaction (concurrent takers cannot all pass the
+    /// check), and the counts are shared by every process on the database.
+    fn take_allowance<'a>(
         &'a self,
-        keys: &'a [(String, u32)],
-        window_ms: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>>;
-    /// After a successful login: forgets `forget`'s count and takes one off
-    /// `hand_back`'s (the other key the attempt was counted under, if any).
-    fn login_succeeded<'a>(
+        keys: &'a [Allowance],
+    ) -> BoxFuture<'a, StoreResult<Result<(), Refused>>>;
+    /// Gives allowances back: forgets the keys `forget` and takes one off
+    /// each of `hand_back`'s counts (after a successful sign-in).
+    fn return_allowance<'a>(
         &'a self,
-        forget: &'a str,
-        hand_back: Option<&'a str>,
+        forget: &'a [String],
+        hand_back: &'a [String],
     ) -> BoxFuture<'a, StoreResult<()>>;
+    /// Takes or renews the lease `key` for `holder` for `ttl_ms` (one
+    /// statement): a lease nobody holds, or whose holder let it lapse, is
+    /// taken; the holder renews its own unless asked to give it up. A
+    /// holder that dies leaves a lease that lapses by itself.
+    fn take_lease<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+        ttl_ms: i64,
+    ) -> BoxFuture<'a, StoreResult<Lease>>;
+    /// Gives up `holder`'s lease `key` (nothing when another holds it).
+    fn release_lease<'a>(&'a self, key: &'a str, holder: &'a str)
+    -> BoxFuture<'a, StoreResult<()>>;
+    /// Asks the holder of the lease `key` to give it up (its next
+    /// [`Store::take_lease`] says so); true while a lease that has not
+    /// lapsed is held.
+    fn ask_release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StoreResult<bool>>;
+    /// Deletes allowance rows whose window began before `before` (and
+    /// that hold no wait past `now`), and leases that lapsed before
+    /// `before`; returns how many went.
+    fn prune_limits(&self, before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>>;
     /// Claims the computer's move at `ply` of a game for this process for
     /// `lease_ms`: true when this process is to compute it (no one else
     /// holds a live claim for that ply); renewing one's own claim succeeds.

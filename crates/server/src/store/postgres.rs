@@ -31,9 +31,10 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writer};
 use super::rows::{self, Columns};
 use super::{
-    BotUpgrade, BoxFuture, Challenge, ChatLine, Committed, EndTokens, Game, GameCommit, GameImport,
-    NewEvents, NewToken, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo,
-    TokenKind, Topic, User,
+    Allowance, AllowanceRow, BotUpgrade, BoxFuture, CapReached, Challenge, ChallengeCaps, ChatLine,
+    Committed, EndTokens, Game, GameCommit, GameImport, Lease, NewEvents, NewToken, PendingCounts,
+    Refused, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic,
+    User,
 };
 use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
@@ -83,6 +84,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         9,
         "game imports",
         include_str!("../../migrations/postgres/0009_game_imports.sql"),
+    ),
+    (
+        10,
+        "shared limits: allowances and leases",
+        include_str!("../../migrations/postgres/0010_shared_limits.sql"),
     ),
 ];
 
@@ -248,6 +254,46 @@ async fn insert_challenge(conn: &mut PgConnection, c: &Challenge) -> StoreResult
     .execute(&mut *conn)
     .await?;
     Ok(())
+}
+
+/// Advisory lock keys of users' caps: this plus the user's id.
+const USER_CAP_LOCK: i64 = 0x0c4e_0000_0000_0000;
+
+/// Takes the cap locks of `users` (in id order, so that two transactions
+/// never wait for each other), held until the transaction ends. Advisory
+/// locks, not row locks: a row lock on `users` would also hold up the
+/// foreign-key checks of every event stored for them.
+async fn lock_users(conn: &mut PgConnection, users: &[UserId]) -> StoreResult<()> {
+    let mut ids: Vec<i64> = users.iter().map(|u| USER_CAP_LOCK + u.0).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// The pending challenges a new one is capped by, read under the locks.
+async fn pending_counts(conn: &mut PgConnection, c: &Challenge) -> StoreResult<PendingCounts> {
+    let (out, pair, open): (i64, i64, i64) = sqlx::query_as(
+        "SELECT COUNT(*), COUNT(*) FILTER (WHERE dest_user_id = $2),
+            COUNT(*) FILTER (WHERE kind = 'open')
+         FROM challenges WHERE challenger_id = $1 AND status = 'created'",
+    )
+    .bind(c.challenger_id.0)
+    .bind(c.dest_user_id.map(|u| u.0))
+    .fetch_one(&mut *conn)
+    .await?;
+    let (incoming,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(*) FROM challenges WHERE dest_user_id = $1 AND status = 'created'",
+    )
+    .bind(c.dest_user_id.map(|u| u.0))
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok((out, pair, open, incoming))
 }
 
 async fn apply_game_commit(
@@ -873,17 +919,30 @@ impl Store for PgStore {
         })
     }
 
-    fn create_challenge<'a>(
+    fn create_challenge_capped<'a>(
         &'a self,
         challenge: &'a Challenge,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<()>> {
+        caps: &'a ChallengeCaps,
+    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
         Box::pin(async move {
             let mut tx = self.begin().await?;
+            if *caps != ChallengeCaps::NONE {
+                let users: Vec<UserId> = std::iter::once(challenge.challenger_id)
+                    .chain(challenge.dest_user_id)
+                    .collect();
+                lock_users(&mut tx, &users).await?;
+                let counts = pending_counts(&mut tx, challenge).await?;
+                if let Some(cap) = caps.reached(challenge, counts) {
+                    self.read(5);
+                    return Ok(Err(cap));
+                }
+            }
             let mut out = Vec::new();
             insert_challenge(&mut tx, challenge).await?;
             let n = insert_events(&mut tx, events, challenge.created_at, &mut out).await?;
-            self.finish(tx, out, 1 + n).await
+            self.finish(tx, out, 4 + n).await?;
+            Ok(Ok(()))
         })
     }
 
@@ -1007,14 +1066,28 @@ impl Store for PgStore {
         game: &'a Game,
         first_event: &'a str,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<()>> {
+        computer_games: i64,
+    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
         Box::pin(async move {
             let mut tx = self.begin().await?;
+            lock_users(&mut tx, &[challenge.challenger_id]).await?;
+            let (ongoing,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM games WHERE status = 'started' AND ai_level IS NOT NULL
+                 AND (white_id = $1 OR black_id = $1)",
+            )
+            .bind(challenge.challenger_id.0)
+            .fetch_one(&mut *tx)
+            .await?;
+            if ongoing >= computer_games {
+                self.read(4);
+                return Ok(Err(CapReached::ComputerGames(ongoing)));
+            }
             let mut out = Vec::new();
             insert_challenge(&mut tx, challenge).await?;
             out.push(insert_game(&mut tx, game, first_event).await?);
             let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-            self.finish(tx, out, 3 + n).await
+            self.finish(tx, out, 5 + n).await?;
+            Ok(Ok(()))
         })
     }
 
@@ -1205,73 +1278,163 @@ impl Store for PgStore {
         })
     }
 
-    fn take_login_attempt<'a>(
+    fn take_allowance<'a>(
         &'a self,
-        keys: &'a [(String, u32)],
-        window_ms: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
+        keys: &'a [Allowance],
+    ) -> BoxFuture<'a, StoreResult<Result<(), Refused>>> {
         Box::pin(async move {
             let now = crate::now_ms();
-            let mut sorted: Vec<&(String, u32)> = keys.iter().collect();
-            // One lock order for every node: no deadlock between two attempts.
-            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            // One lock order for every node: no deadlock between two takers.
+            let mut order: Vec<usize> = (0..keys.len()).collect();
+            order.sort_by(|&a, &b| keys[a].key.cmp(&keys[b].key));
             let mut tx = self.begin().await?;
-            for (key, _) in &sorted {
+            let mut rows = vec![(0, 0, 0); keys.len()];
+            let mut refused: Option<Refused> = None;
+            for &i in &order {
                 sqlx::query(
-                    "INSERT INTO login_attempts (key, count, window_start) VALUES ($1, 0, $2)
+                    "INSERT INTO allowances (key, count, window_start) VALUES ($1, 0, $2)
                      ON CONFLICT (key) DO NOTHING",
                 )
-                .bind(key)
+                .bind(&keys[i].key)
                 .bind(now)
                 .execute(&mut *tx)
                 .await?;
-            }
-            for (key, limit) in &sorted {
-                let (count, since): (i64, i64) = sqlx::query_as(
-                    "SELECT count, window_start FROM login_attempts WHERE key = $1 FOR UPDATE",
+                let row: AllowanceRow = sqlx::query_as(
+                    "SELECT count, window_start, next_allowed FROM allowances WHERE key = $1 FOR UPDATE",
                 )
-                .bind(key)
+                .bind(&keys[i].key)
                 .fetch_one(&mut *tx)
                 .await?;
-                if now - since < window_ms && count >= i64::from(*limit) {
-                    self.read(2 * keys.len() as u64 + 2);
-                    return Ok(false);
+                match keys[i].take(Some(row), now) {
+                    Ok(row) => rows[i] = row,
+                    // The first refusal in the caller's order is the one told.
+                    Err(retry_ms) if refused.is_none_or(|r| i < r.index) => {
+                        refused = Some(Refused { index: i, retry_ms })
+                    }
+                    Err(_) => {}
                 }
             }
-            for (key, _) in &sorted {
+            if let Some(r) = refused {
+                self.read(2 * keys.len() as u64 + 2);
+                return Ok(Err(r));
+            }
+            for (a, (count, start, next)) in keys.iter().zip(rows) {
                 sqlx::query(
-                    "UPDATE login_attempts SET
-                        count = CASE WHEN $2 - window_start < $3 THEN count + 1 ELSE 1 END,
-                        window_start = CASE WHEN $2 - window_start < $3 THEN window_start ELSE $2 END
+                    "UPDATE allowances SET count = $2, window_start = $3, next_allowed = $4
                      WHERE key = $1",
                 )
-                .bind(key)
-                .bind(now)
-                .bind(window_ms)
+                .bind(&a.key)
+                .bind(count)
+                .bind(start)
+                .bind(next)
                 .execute(&mut *tx)
                 .await?;
             }
             self.finish(tx, Vec::new(), 3 * keys.len() as u64).await?;
-            Ok(true)
+            Ok(Ok(()))
         })
     }
 
-    fn login_succeeded<'a>(
+    fn return_allowance<'a>(
         &'a self,
-        forget: &'a str,
-        hand_back: Option<&'a str>,
+        forget: &'a [String],
+        hand_back: &'a [String],
     ) -> BoxFuture<'a, StoreResult<()>> {
         Box::pin(async move {
             let mut tx = self.begin().await?;
-            sqlx::query("DELETE FROM login_attempts WHERE key = $1")
+            sqlx::query("DELETE FROM allowances WHERE key = ANY($1)")
                 .bind(forget)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query("UPDATE login_attempts SET count = GREATEST(count - 1, 0) WHERE key = $1")
+            sqlx::query("UPDATE allowances SET count = GREATEST(count - 1, 0) WHERE key = ANY($1)")
                 .bind(hand_back)
                 .execute(&mut *tx)
                 .await?;
             self.finish(tx, Vec::new(), 2).await
+        })
+    }
+
+    fn take_lease<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+        ttl_ms: i64,
+    ) -> BoxFuture<'a, StoreResult<Lease>> {
+        Box::pin(async move {
+            let now = crate::now_ms();
+            self.read(1);
+            // The row the statement wrote, or else the one it found (none
+            // when another node's take committed after this statement's
+            // snapshot was taken: then that node holds it).
+            let row: Option<(String, bool)> = sqlx::query_as(
+                "WITH taken AS (
+                    INSERT INTO leases (key, holder, until, release) VALUES ($1, $2, $3, FALSE)
+                    ON CONFLICT (key) DO UPDATE
+                       SET holder = EXCLUDED.holder, until = EXCLUDED.until, release = FALSE
+                       WHERE leases.until < $4
+                          OR (leases.holder = EXCLUDED.holder AND NOT leases.release)
+                    RETURNING holder)
+                 SELECT holder, TRUE FROM taken
+                 UNION ALL
+                 SELECT holder, FALSE FROM leases WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM taken)",
+            )
+            .bind(key)
+            .bind(holder)
+            .bind(now + ttl_ms)
+            .bind(now)
+            .fetch_optional(&self.pool)
+            .await?;
+            Ok(match row {
+                Some((_, true)) => Lease::Taken,
+                Some((by, false)) if by == holder => Lease::ReleaseAsked,
+                _ => Lease::Held,
+            })
+        })
+    }
+
+    fn release_lease<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            self.read(1);
+            sqlx::query("DELETE FROM leases WHERE key = $1 AND holder = $2")
+                .bind(key)
+                .bind(holder)
+                .execute(&self.pool)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn ask_release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            self.read(1);
+            let r = sqlx::query("UPDATE leases SET release = TRUE WHERE key = $1 AND until >= $2")
+                .bind(key)
+                .bind(crate::now_ms())
+                .execute(&self.pool)
+                .await?;
+            Ok(r.rows_affected() > 0)
+        })
+    }
+
+    fn prune_limits(&self, before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            let a =
+                sqlx::query("DELETE FROM allowances WHERE window_start < $1 AND next_allowed < $2")
+                    .bind(before)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+            let b = sqlx::query("DELETE FROM leases WHERE until < $1")
+                .bind(before)
+                .execute(&mut *tx)
+                .await?;
+            self.finish(tx, Vec::new(), 2).await?;
+            Ok(a.rows_affected() + b.rows_affected())
         })
     }
 

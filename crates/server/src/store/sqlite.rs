@@ -14,9 +14,10 @@ use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writ
 
 use super::rows::{self, Columns};
 use super::{
-    BotUpgrade, BoxFuture, Challenge, ChatLine, Committed, EndTokens, Game, GameCommit, GameImport,
-    NewEvents, NewToken, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo,
-    TokenKind, Topic, User,
+    Allowance, AllowanceRow, BotUpgrade, BoxFuture, CapReached, Challenge, ChallengeCaps, ChatLine,
+    Committed, EndTokens, Game, GameCommit, GameImport, Lease, NewEvents, NewToken, PendingCounts,
+    Refused, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic,
+    User,
 };
 use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
@@ -76,6 +77,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         11,
         "game imports",
         include_str!("../../migrations/sqlite/0011_game_imports.sql"),
+    ),
+    (
+        12,
+        "shared limits: allowances and leases",
+        include_str!("../../migrations/sqlite/0012_shared_limits.sql"),
     ),
 ];
 
@@ -343,6 +349,35 @@ async fn commit_batch(writer: &SqlitePool, batch: &[Pending], shared: &Shared) -
     tx.commit().await?;
     shared.count_tx(statements);
     Ok(results)
+}
+
+/// [`Store::create_accepted`]'s count: the user's games against the computer under way.
+const COMPUTER_GAMES_SQLITE: &str = "SELECT COUNT(*) FROM games
+ WHERE status = 'started' AND ai_level IS NOT NULL AND (white_id = ?1 OR black_id = ?1)";
+
+/// The pending challenges a new one is capped by, read in its transaction.
+async fn pending_counts(conn: &mut SqliteConnection, c: &Challenge) -> StoreResult<PendingCounts> {
+    let (out, pair, open): (i64, i64, i64) = sqlx::query_as(
+        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN dest_user_id = ?2 THEN 1 ELSE 0 END), 0),
+            COALESCE(SUM(CASE WHEN kind = 'open' THEN 1 ELSE 0 END), 0)
+         FROM challenges WHERE challenger_id = ?1 AND status = 'created'",
+    )
+    .bind(c.challenger_id.0)
+    .bind(c.dest_user_id.map(|u| u.0))
+    .fetch_one(&mut *conn)
+    .await?;
+    let (incoming,): (i64,) = match c.dest_user_id {
+        Some(d) => {
+            sqlx::query_as(
+                "SELECT COUNT(*) FROM challenges WHERE dest_user_id = ? AND status = 'created'",
+            )
+            .bind(d.0)
+            .fetch_one(&mut *conn)
+            .await?
+        }
+        None => (0,),
+    };
+    Ok((out, pair, open, incoming))
 }
 
 impl SqliteStore {
@@ -758,17 +793,27 @@ impl Store for SqliteStore {
         })
     }
 
-    fn create_challenge<'a>(
+    fn create_challenge_capped<'a>(
         &'a self,
         challenge: &'a Challenge,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<()>> {
+        caps: &'a ChallengeCaps,
+    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
         Box::pin(async move {
+            // The one writer (BEGIN IMMEDIATE) orders every count and insert.
             let mut tx = self.begin().await?;
+            if *caps != ChallengeCaps::NONE {
+                let counts = pending_counts(&mut tx, challenge).await?;
+                if let Some(cap) = caps.reached(challenge, counts) {
+                    self.read(4);
+                    return Ok(Err(cap));
+                }
+            }
             let mut out = Vec::new();
             insert_challenge(&mut tx, challenge).await?;
             let n = insert_events(&mut tx, events, challenge.created_at, &mut out).await?;
-            self.finish(tx, out, 1 + n).await
+            self.finish(tx, out, 3 + n).await?;
+            Ok(Ok(()))
         })
     }
 
@@ -892,14 +937,24 @@ impl Store for SqliteStore {
         game: &'a Game,
         first_event: &'a str,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<()>> {
+        computer_games: i64,
+    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
         Box::pin(async move {
             let mut tx = self.begin().await?;
+            let (ongoing,): (i64,) = sqlx::query_as(COMPUTER_GAMES_SQLITE)
+                .bind(challenge.challenger_id.0)
+                .fetch_one(&mut *tx)
+                .await?;
+            if ongoing >= computer_games {
+                self.read(3);
+                return Ok(Err(CapReached::ComputerGames(ongoing)));
+            }
             let mut out = Vec::new();
             insert_challenge(&mut tx, challenge).await?;
             out.push(insert_game(&mut tx, game, first_event).await?);
             let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-            self.finish(tx, out, 3 + n).await
+            self.finish(tx, out, 4 + n).await?;
+            Ok(Ok(()))
         })
     }
 
@@ -1111,66 +1166,153 @@ impl Store for SqliteStore {
         })
     }
 
-    fn take_login_attempt<'a>(
+    fn take_allowance<'a>(
         &'a self,
-        keys: &'a [(String, u32)],
-        window_ms: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
+        keys: &'a [Allowance],
+    ) -> BoxFuture<'a, StoreResult<Result<(), Refused>>> {
         Box::pin(async move {
             let now = crate::now_ms();
             let mut tx = self.begin().await?;
-            for (key, limit) in keys {
-                let row: Option<(i64, i64)> =
-                    sqlx::query_as("SELECT count, window_start FROM login_attempts WHERE key = ?")
-                        .bind(key)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                if let Some((count, since)) = row
-                    && now - since < window_ms
-                    && count >= i64::from(*limit)
-                {
-                    self.read(keys.len() as u64 + 2);
-                    return Ok(false);
+            let mut rows = Vec::with_capacity(keys.len());
+            for (index, a) in keys.iter().enumerate() {
+                let row: Option<AllowanceRow> = sqlx::query_as(
+                    "SELECT count, window_start, next_allowed FROM allowances WHERE key = ?",
+                )
+                .bind(&a.key)
+                .fetch_optional(&mut *tx)
+                .await?;
+                match a.take(row, now) {
+                    Ok(row) => rows.push(row),
+                    Err(retry_ms) => {
+                        self.read(index as u64 + 3);
+                        return Ok(Err(Refused { index, retry_ms }));
+                    }
                 }
             }
-            for (key, _) in keys {
+            for (a, (count, start, next)) in keys.iter().zip(rows) {
                 sqlx::query(
-                    "INSERT INTO login_attempts (key, count, window_start) VALUES (?, 1, ?)
-                     ON CONFLICT (key) DO UPDATE SET
-                        count = CASE WHEN ? - window_start < ? THEN count + 1 ELSE 1 END,
-                        window_start = CASE WHEN ? - window_start < ? THEN window_start ELSE ? END",
+                    "INSERT INTO allowances (key, count, window_start, next_allowed) VALUES (?, ?, ?, ?)
+                     ON CONFLICT (key) DO UPDATE SET count = excluded.count,
+                        window_start = excluded.window_start, next_allowed = excluded.next_allowed",
                 )
-                .bind(key)
-                .bind(now)
-                .bind(now)
-                .bind(window_ms)
-                .bind(now)
-                .bind(window_ms)
-                .bind(now)
+                .bind(&a.key)
+                .bind(count)
+                .bind(start)
+                .bind(next)
                 .execute(&mut *tx)
                 .await?;
             }
             self.finish(tx, Vec::new(), 2 * keys.len() as u64).await?;
-            Ok(true)
+            Ok(Ok(()))
         })
     }
 
-    fn login_succeeded<'a>(
+    fn return_allowance<'a>(
         &'a self,
-        forget: &'a str,
-        hand_back: Option<&'a str>,
+        forget: &'a [String],
+        hand_back: &'a [String],
     ) -> BoxFuture<'a, StoreResult<()>> {
         Box::pin(async move {
             let mut tx = self.begin().await?;
-            sqlx::query("DELETE FROM login_attempts WHERE key = ?")
-                .bind(forget)
+            for key in forget {
+                sqlx::query("DELETE FROM allowances WHERE key = ?")
+                    .bind(key)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            for key in hand_back {
+                sqlx::query("UPDATE allowances SET count = MAX(count - 1, 0) WHERE key = ?")
+                    .bind(key)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            self.finish(tx, Vec::new(), (forget.len() + hand_back.len()) as u64)
+                .await
+        })
+    }
+
+    fn take_lease<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+        ttl_ms: i64,
+    ) -> BoxFuture<'a, StoreResult<Lease>> {
+        Box::pin(async move {
+            let now = crate::now_ms();
+            let mut tx = self.begin().await?;
+            let r = sqlx::query(
+                "INSERT INTO leases (key, holder, until, release) VALUES (?, ?, ?, 0)
+                 ON CONFLICT (key) DO UPDATE
+                    SET holder = excluded.holder, until = excluded.until, release = 0
+                    WHERE leases.until < ? OR (leases.holder = excluded.holder AND leases.release = 0)",
+            )
+            .bind(key)
+            .bind(holder)
+            .bind(now + ttl_ms)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            let lease = if r.rows_affected() == 1 {
+                Lease::Taken
+            } else {
+                let (by,): (String,) = sqlx::query_as("SELECT holder FROM leases WHERE key = ?")
+                    .bind(key)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                if by == holder {
+                    Lease::ReleaseAsked
+                } else {
+                    Lease::Held
+                }
+            };
+            self.finish(tx, Vec::new(), 2).await?;
+            Ok(lease)
+        })
+    }
+
+    fn release_lease<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, StoreResult<()>> {
+        Box::pin(async move {
+            self.shared.count_tx(1);
+            sqlx::query("DELETE FROM leases WHERE key = ? AND holder = ?")
+                .bind(key)
+                .bind(holder)
+                .execute(&self.writer)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn ask_release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StoreResult<bool>> {
+        Box::pin(async move {
+            self.shared.count_tx(1);
+            let r = sqlx::query("UPDATE leases SET release = 1 WHERE key = ? AND until >= ?")
+                .bind(key)
+                .bind(crate::now_ms())
+                .execute(&self.writer)
+                .await?;
+            Ok(r.rows_affected() > 0)
+        })
+    }
+
+    fn prune_limits(&self, before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
+        Box::pin(async move {
+            let mut tx = self.begin().await?;
+            let a =
+                sqlx::query("DELETE FROM allowances WHERE window_start < ? AND next_allowed < ?")
+                    .bind(before)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+            let b = sqlx::query("DELETE FROM leases WHERE until < ?")
+                .bind(before)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query("UPDATE login_attempts SET count = MAX(count - 1, 0) WHERE key = ?")
-                .bind(hand_back)
-                .execute(&mut *tx)
-                .await?;
-            self.finish(tx, Vec::new(), 2).await
+            self.finish(tx, Vec::new(), 2).await?;
+            Ok(a.rows_affected() + b.rows_affected())
         })
     }
 
