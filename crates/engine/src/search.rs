@@ -248,9 +248,13 @@ impl Searcher {
         self.tt = TransTable::new(mb);
     }
 
-    /// Forgets everything learnt (table, history, killers): `ucinewgame`.
+    /// Forgets everything learnt (table, evaluation cache, history,
+    /// killers): `ucinewgame`, and a change of variant (keys hold the
+    /// units, not the rules, and each variant evaluates with its own
+    /// weights).
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.eval_cache.fill(0);
         self.history
             .iter_mut()
             .flatten()
@@ -1201,6 +1205,30 @@ mod tests {
                 assert!(CheckSquares::of(&pos).may_check(m), "{v} {fen}");
             }
         }
+    }
+
+    /// `clear` empties the evaluation cache as well as the table: keys
+    /// hold the units, not the rules (ChessMerge, Chessplus and standard
+    /// positions with the same units share a key), and each variant may
+    /// evaluate with its own weights, so a searcher that changes variant
+    /// must not find the other variant's evaluations.
+    #[test]
+    fn clear_empties_the_evaluation_cache() {
+        let mut s = Searcher::new(1, Arc::new(AtomicBool::new(false)));
+        let fen = "r3k2r/ppp2ppp/2(nb)1(qp)3/4p3/4P3/2(NB)1(QP)3/PPP2PPP/R3K2R w KQkq - 0 9";
+        let pos = Position::from_fen(Variant::Chessplus, fen).unwrap();
+        assert_eq!(
+            pos.zobrist(),
+            Position::from_fen(Variant::ChessMerge, fen)
+                .unwrap()
+                .zobrist()
+        );
+        s.search(&pos, &[], &Limits::depth(4), &mut |_| {});
+        assert!(s.eval_cache.iter().any(|&e| e != 0));
+        assert!(s.tt.probe(pos.zobrist(), 0).is_some());
+        s.clear();
+        assert!(s.eval_cache.iter().all(|&e| e == 0));
+        assert!(s.tt.probe(pos.zobrist(), 0).is_none());
     }
 
     #[test]
