@@ -708,16 +708,16 @@ impl Searcher {
         let can_extend =
             self.features.check_extension && (ply as i32) < EXTENSION_PLY_FACTOR * self.root_depth;
         self.keys.push(key);
-        // Where a move must land or leave from to give check (found when
-        // futility pruning first applies).
-        let mut check_squares: Option<CheckSquares> = None;
+        // Where a move must land or leave from to give check.
+        let check_squares = CheckSquares::of(pos);
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
             let (ms, m, _) = scored[i];
             let tactical = is_capture_of(ctx.them, m) || m.promotion().is_some();
             // Futility pruning of quiet moves near the leaves, unless they
             // give check. A move that cannot give check is pruned without
-            // being made.
+            // being made, and its child is not tested for check.
+            let may_check = check_squares.may_check(m);
             let futile = self.features.futility
                 && !pv_node
                 && !in_check
@@ -725,15 +725,11 @@ impl Searcher {
                 && depth <= FUTILITY_MAX_DEPTH
                 && best > -MATE_BOUND
                 && static_eval + FUTILITY_MARGIN * depth <= alpha;
-            if futile
-                && !check_squares
-                    .get_or_insert_with(|| CheckSquares::of(pos))
-                    .may_check(m)
-            {
+            if futile && !may_check {
                 continue;
             }
             let child = pos.play_unchecked(m);
-            let gives_check = child.is_check();
+            let gives_check = may_check && child.is_check();
             if futile && !gives_check {
                 continue;
             }
@@ -926,13 +922,15 @@ impl Searcher {
         }
         let mut best = stand_pat;
         self.keys.push(key);
+        let check_squares = CheckSquares::of(pos);
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
             let m = scored[i].1;
             let child = pos.play_unchecked(m);
             prefetch(self.eval_slot(child.zobrist()));
             self.set_child_material(ply, pos, m, &child);
-            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, child.is_check());
+            let gives_check = check_squares.may_check(m) && child.is_check();
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, gives_check);
             if self.stopped {
                 self.keys.pop();
                 self.bufs[ply] = scored;
@@ -1031,7 +1029,8 @@ fn is_capture_of(them: u64, m: Move) -> bool {
 
 /// The squares that matter for whether a move of the side to move gives
 /// check, computed once per node: a move that neither lands on `direct`
-/// nor leaves a square of `lines` cannot give check.
+/// nor leaves a square of `lines` cannot give check, so its child needs
+/// no check test (and a futile quiet move need not be made).
 ///
 /// The opponent is not in check before the move (the position is legal),
 /// and a move changes its origin and destination only (castling and en
