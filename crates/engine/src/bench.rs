@@ -83,7 +83,34 @@ pub const POSITIONS: &[(Variant, &str)] = &[
 #[derive(Debug, Clone, Copy)]
 pub struct BenchResult {
     pub nodes: u64,
+    /// Nodes per second of wall-clock time spent searching.
     pub nps: u64,
+    /// Nodes per second of this thread's CPU time spent searching (the
+    /// time the thread ran; on a machine shared with other work it leaves
+    /// out the time the thread waited for a core). The wall clock where
+    /// the thread's CPU time cannot be read.
+    pub cpu_nps: u64,
+}
+
+/// This thread's CPU time so far (Linux); `None` elsewhere.
+pub fn thread_cpu_time() -> Option<std::time::Duration> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid, writable timespec for the call to fill.
+        let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        (r == 0).then(|| std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Nodes per second over `elapsed` (at least a microsecond).
+pub fn per_second(nodes: u64, elapsed: std::time::Duration) -> u64 {
+    nodes * 1_000_000 / (elapsed.as_micros().max(1) as u64)
 }
 
 /// Runs the bench positions to `depth` and returns total nodes and nps.
@@ -96,22 +123,27 @@ pub fn bench(
     let _ = Position::new(Variant::Standard).legal_moves();
     let mut total = 0u64;
     let mut searching = std::time::Duration::ZERO;
+    let mut cpu = std::time::Duration::ZERO;
     for &(variant, fen) in POSITIONS {
         let pos = Position::from_fen(variant, fen)
             .unwrap_or_else(|e| panic!("bench position {fen}: {e}"));
         // A fresh searcher (empty table) per position; only the search is
         // timed, since an engine allocates its table once, not per move.
         let mut s = Searcher::new(hash, Arc::new(AtomicBool::new(false)));
-        let start = Instant::now();
+        let (start, cpu_start) = (Instant::now(), thread_cpu_time());
         let r = s.search(&pos, &[], &Limits::depth(depth), &mut |_| {});
         searching += start.elapsed();
+        cpu += match (cpu_start, thread_cpu_time()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => start.elapsed(),
+        };
         per_position(variant, fen, r.nodes);
         total += r.nodes;
     }
-    let us = searching.as_micros().max(1) as u64;
     BenchResult {
         nodes: total,
-        nps: total * 1_000_000 / us,
+        nps: per_second(total, searching),
+        cpu_nps: per_second(total, cpu),
     }
 }
 

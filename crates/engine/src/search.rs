@@ -18,7 +18,7 @@ use crate::limits::{Clock, Limits};
 use crate::params::*;
 use crate::tables::{EvalTables, tables};
 use crate::tt::{Bound, TransTable, prefetch};
-use chessmerge_rules::{Color, Move, MoveList, Position, Role, Variant};
+use chessmerge_rules::{Color, Move, MoveList, Position, Role, Variant, attacks};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -248,9 +248,13 @@ impl Searcher {
         self.tt = TransTable::new(mb);
     }
 
-    /// Forgets everything learnt (table, history, killers): `ucinewgame`.
+    /// Forgets everything learnt (table, evaluation cache, history,
+    /// killers): `ucinewgame`, and a change of variant (keys hold the
+    /// units, not the rules, and each variant evaluates with its own
+    /// weights).
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.eval_cache.fill(0);
         self.history
             .iter_mut()
             .flatten()
@@ -704,23 +708,29 @@ impl Searcher {
         let can_extend =
             self.features.check_extension && (ply as i32) < EXTENSION_PLY_FACTOR * self.root_depth;
         self.keys.push(key);
+        // Where a move must land or leave from to give check.
+        let check_squares = CheckSquares::of(pos);
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
             let (ms, m, _) = scored[i];
             let tactical = is_capture_of(ctx.them, m) || m.promotion().is_some();
-            let child = pos.play_unchecked(m);
-            let gives_check = child.is_check();
-
-            // Futility pruning of quiet moves near the leaves.
-            if self.features.futility
+            // Futility pruning of quiet moves near the leaves, unless they
+            // give check. A move that cannot give check is pruned without
+            // being made, and its child is not tested for check.
+            let may_check = check_squares.may_check(m);
+            let futile = self.features.futility
                 && !pv_node
                 && !in_check
                 && !tactical
-                && !gives_check
                 && depth <= FUTILITY_MAX_DEPTH
                 && best > -MATE_BOUND
-                && static_eval + FUTILITY_MARGIN * depth <= alpha
-            {
+                && static_eval + FUTILITY_MARGIN * depth <= alpha;
+            if futile && !may_check {
+                continue;
+            }
+            let child = pos.play_unchecked(m);
+            let gives_check = may_check && child.is_check();
+            if futile && !gives_check {
                 continue;
             }
             // The child will be searched: fetch its table and cache slots.
@@ -912,13 +922,15 @@ impl Searcher {
         }
         let mut best = stand_pat;
         self.keys.push(key);
+        let check_squares = CheckSquares::of(pos);
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
             let m = scored[i].1;
             let child = pos.play_unchecked(m);
             prefetch(self.eval_slot(child.zobrist()));
             self.set_child_material(ply, pos, m, &child);
-            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, child.is_check());
+            let gives_check = check_squares.may_check(m) && child.is_check();
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, gives_check);
             if self.stopped {
                 self.keys.pop();
                 self.bufs[ply] = scored;
@@ -1015,6 +1027,46 @@ fn is_capture_of(them: u64, m: Move) -> bool {
     m.is_en_passant() || (!m.is_castle() && them & (1u64 << m.to().index()) != 0)
 }
 
+/// The squares that matter for whether a move of the side to move gives
+/// check, computed once per node: a move that neither lands on `direct`
+/// nor leaves a square of `lines` cannot give check, so its child needs
+/// no check test (and a futile quiet move need not be made).
+///
+/// The opponent is not in check before the move (the position is legal),
+/// and a move changes its origin and destination only (castling and en
+/// passant, which change more squares, are always made and tested). After
+/// it, an attack on the opponent's royal unit comes either from the unit
+/// on the destination, which needs the destination on a line from the
+/// royal square with nothing between (every pattern but the knight's is
+/// along such a line, within its first blocker) or a knight's move away;
+/// or through the vacated origin, which must then be the first unit on a
+/// line from the royal square. Both sets are supersets: the test only
+/// sends moves to be made, it never decides that one gives check.
+struct CheckSquares {
+    direct: u64,
+    lines: u64,
+}
+
+impl CheckSquares {
+    fn of(pos: &Position) -> CheckSquares {
+        let royal = pos.royal_square(pos.turn().other());
+        let lines = attacks::queen_attacks(royal, pos.occupied()).0;
+        CheckSquares {
+            direct: lines | attacks::knight_attacks(royal).0,
+            lines,
+        }
+    }
+
+    /// Whether `m` (a legal move) may give check.
+    #[inline]
+    fn may_check(&self, m: Move) -> bool {
+        m.is_castle()
+            || m.is_en_passant()
+            || self.direct & (1u64 << m.to().index()) != 0
+            || self.lines & (1u64 << m.from().index()) != 0
+    }
+}
+
 /// The evaluation cache's slot for a Zobrist key.
 #[inline]
 fn eval_index(key: u64) -> usize {
@@ -1101,6 +1153,81 @@ mod tests {
             let r = search_once(&pos, &[], &Limits::depth(1));
             assert_eq!(r.nodes, 1, "{v}");
         }
+    }
+
+    /// `CheckSquares::may_check` never misses a check: every legal move
+    /// of random playouts in every variant (merges, splits, pairs moving
+    /// whole, castling, en passant, discovered checks) that gives check is
+    /// one it says may. And it spares most moves the making.
+    #[test]
+    fn may_check_holds_every_move_that_gives_check() {
+        let mut x = 0x0C4E_C5C4_A12E_5EEDu64;
+        let (mut checks, mut moves_seen, mut spared) = (0u32, 0u32, 0u32);
+        for v in Variant::ALL {
+            for game in 0..40 {
+                let mut pos = Position::new(v);
+                for _ in 0..160 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let squares = CheckSquares::of(&pos);
+                    for &m in moves.iter() {
+                        let gives = pos.play_unchecked(m).is_check();
+                        let may = squares.may_check(m);
+                        assert!(may || !gives, "{v} {pos} {m}: gives check");
+                        checks += u32::from(gives);
+                        spared += u32::from(!may);
+                        moves_seen += 1;
+                    }
+                    x = splitmix(x ^ game);
+                    pos = pos.play_unchecked(moves[(x % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(checks > 1_000, "{checks} checks in {moves_seen} moves");
+        assert!(spared > moves_seen / 3, "{spared} of {moves_seen} spared");
+        // Checks the playouts hardly meet: castling whose rook gives
+        // check, and en passant whose taken pawn was the only blocker.
+        for (fen, ep) in [
+            ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", false),
+            ("8/8/8/8/K2Pp2r/8/8/4k3 b - d3 0 1", true),
+        ] {
+            for v in Variant::ALL
+                .into_iter()
+                .filter(|v| !ep || v.rules().en_passant)
+            {
+                let pos = Position::from_fen(v, fen).unwrap();
+                let special = |m: Move| if ep { m.is_en_passant() } else { m.is_castle() };
+                let m = *pos.legal_moves().iter().find(|&&m| special(m)).unwrap();
+                assert!(pos.play_unchecked(m).is_check(), "{v} {fen}");
+                assert!(CheckSquares::of(&pos).may_check(m), "{v} {fen}");
+            }
+        }
+    }
+
+    /// `clear` empties the evaluation cache as well as the table: keys
+    /// hold the units, not the rules (ChessMerge, Chessplus and standard
+    /// positions with the same units share a key), and each variant may
+    /// evaluate with its own weights, so a searcher that changes variant
+    /// must not find the other variant's evaluations.
+    #[test]
+    fn clear_empties_the_evaluation_cache() {
+        let mut s = Searcher::new(1, Arc::new(AtomicBool::new(false)));
+        let fen = "r3k2r/ppp2ppp/2(nb)1(qp)3/4p3/4P3/2(NB)1(QP)3/PPP2PPP/R3K2R w KQkq - 0 9";
+        let pos = Position::from_fen(Variant::Chessplus, fen).unwrap();
+        assert_eq!(
+            pos.zobrist(),
+            Position::from_fen(Variant::ChessMerge, fen)
+                .unwrap()
+                .zobrist()
+        );
+        s.search(&pos, &[], &Limits::depth(4), &mut |_| {});
+        assert!(s.eval_cache.iter().any(|&e| e != 0));
+        assert!(s.tt.probe(pos.zobrist(), 0).is_some());
+        s.clear();
+        assert!(s.eval_cache.iter().all(|&e| e == 0));
+        assert!(s.tt.probe(pos.zobrist(), 0).is_none());
     }
 
     #[test]

@@ -169,6 +169,13 @@ impl<W: Write + Send + 'static> Session<W> {
             }
             "uci_variant" => match value.parse::<Variant>() {
                 Ok(v) => {
+                    if v != self.variant
+                        && let Some(s) = self.searcher.as_mut()
+                    {
+                        // What the table and the evaluation cache hold
+                        // was found under the other variant's rules.
+                        s.clear();
+                    }
                     self.variant = v;
                     self.pos = Position::new(v);
                     self.keys.clear();
