@@ -391,13 +391,13 @@ async fn a_guest_keeps_its_account_and_games_by_choosing_a_name_and_password() {
     )
     .await;
     assert_eq!(s, StatusCode::OK, "still plays its game: {v}");
-    let (s, v) = json_of(
-        client
-            .post(format!("{base}/api/account/login"))
-            .json(&json!({"username": "keeper", "password": "correct horse"}))
-            .send()
-            .await
-            .unwrap(),
+    let signed_out = |path: &str, body: Value| {
+        let r = client.post(format!("{base}{path}")).json(&body).send();
+        async { json_of(r.await.unwrap()).await }
+    };
+    let (s, v) = signed_out(
+        "/api/account/login",
+        json!({"username": "keeper", "password": "correct horse"}),
     )
     .await;
     assert_eq!(s, StatusCode::OK, "signs in by name: {v}");
@@ -413,13 +413,9 @@ async fn a_guest_keeps_its_account_and_games_by_choosing_a_name_and_password() {
         )
         .await;
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
-    let (s, _) = json_of(
-        client
-            .post(format!("{base}/api/account/guest/claim"))
-            .json(&json!({"username": "Keeper4", "password": "correct horse"}))
-            .send()
-            .await
-            .unwrap(),
+    let (s, _) = signed_out(
+        "/api/account/guest/claim",
+        json!({"username": "Keeper4", "password": "correct horse"}),
     )
     .await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);

@@ -497,14 +497,10 @@ impl Challenges {
             black_rating: None,
         };
         let side = |u: Option<&User>| match u {
-            Some(u) => {
-                let mut p = views::user_player(u);
-                if let Some((_, r)) = ratings.iter().find(|(id, _)| *id == u.id) {
-                    p.rating = Some(r.shown());
-                    p.provisional = r.provisional();
-                }
-                p
-            }
+            Some(u) => match ratings.iter().find(|(id, _)| *id == u.id) {
+                Some((_, r)) => views::rated_player(u, r),
+                None => views::user_player(u),
+            },
             None => views::ai_player(c.ai_level.unwrap_or(1)),
         };
         let players = Players {

@@ -195,11 +195,8 @@ pub async fn players_of(store: &dyn Store, row: &store::Game) -> GameResult<Play
                         id: row.id.clone(),
                         detail: format!("user {id} missing"),
                     })?;
-                let mut p = views::user_player(&user);
                 let (r, _) = crate::profile::rating_of(store, id, row.variant).await?;
-                p.rating = Some(r.shown());
-                p.provisional = r.provisional();
-                p
+                views::rated_player(&user, &r)
             }
             None => views::ai_player(row.ai_level.unwrap_or(1)),
         });

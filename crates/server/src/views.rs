@@ -378,6 +378,15 @@ pub fn user_player(u: &store::User) -> PlayerJson {
     }
 }
 
+/// A player as the views show them, with their rating in the game's variant.
+pub fn rated_player(u: &store::User, r: &crate::ratings::Glicko) -> PlayerJson {
+    PlayerJson {
+        rating: Some(r.shown()),
+        provisional: r.provisional(),
+        ..user_player(u)
+    }
+}
+
 /// Both sides' rating changes at the end of a rated game.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 pub struct RatingDiffJson {
