@@ -133,6 +133,27 @@ impl LiveGame {
 
 type Slot = Arc<AsyncMutex<Option<LiveGame>>>;
 
+/// A game's lock held across its commit. Dropped unsettled (the future
+/// awaiting the commit was cancelled), it empties the slot: the commit may
+/// have landed, and the invalidator skips a locked slot, so a copy left
+/// behind would be stale until evicted (a move refused as "not your turn").
+struct CommitGuard(Option<OwnedMutexGuard<Option<LiveGame>>>);
+
+impl CommitGuard {
+    /// The lock back, once the commit's outcome is known.
+    fn settle(mut self) -> OwnedMutexGuard<Option<LiveGame>> {
+        self.0.take().expect("settled once")
+    }
+}
+
+impl Drop for CommitGuard {
+    fn drop(&mut self) {
+        if let Some(guard) = self.0.as_mut() {
+            **guard = None;
+        }
+    }
+}
+
 /// The games domain (see the module's description).
 pub struct Games {
     store: Arc<dyn Store>,
@@ -547,7 +568,13 @@ impl Games {
                 start: next.extra.start.as_ref().map(|s| Box::new(s.new.clone())),
                 ratings,
             };
-            if self.store.commit_game(commit).await? {
+            // Cancelled during the commit (its client went away, say), the
+            // change may still land: the slot is then emptied, not left
+            // holding the game as it was before.
+            let pending = CommitGuard(Some(guard));
+            let committed = self.store.commit_game(commit).await;
+            let mut guard = pending.settle();
+            if committed? {
                 let row = updated.row.clone();
                 *guard = Some(updated);
                 drop(guard);
@@ -719,6 +746,7 @@ impl Games {
 mod tests {
     use super::*;
     use crate::store::conformance::{TempDir, start_game, temp_sqlite};
+    use std::time::Duration;
 
     async fn setup(
         name: &str,
@@ -880,5 +908,51 @@ mod tests {
             .await;
         assert!(matches!(r, Err(GameError::NotYourTurn)), "{r:?}");
         let _ = b;
+    }
+
+    #[tokio::test]
+    async fn a_move_whose_request_is_cancelled_mid_commit_leaves_no_stale_copy() {
+        let (games, row, _rx, dir) = setup("cancelled").await;
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        games
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
+            .await
+            .unwrap();
+        // Another connection holds the write lock, so the move waits in its
+        // commit with the game's lock held.
+        use sqlx::Connection;
+        let path = dir.0.join("test.db");
+        let mut blocker = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        sqlx::query("BEGIN IMMEDIATE")
+            .execute(&mut blocker)
+            .await
+            .unwrap();
+        let reply_move = uci("e7e6");
+        let mut reply =
+            Box::pin(games.play_move(&row.id, Actor::User(b), &reply_move, None, false));
+        for _ in 0..20 {
+            assert!(futures_util::FutureExt::now_or_never(reply.as_mut()).is_none());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        sqlx::query("COMMIT").execute(&mut blocker).await.unwrap();
+        // The writer commits the move; its notice reaches the invalidator
+        // while the slot is still locked; then the request is dropped.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while games.store().game(&row.id).await.unwrap().unwrap().ply < 2 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the move never committed"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        drop(reply);
+        assert_eq!(games.read(&row.id, |g| g.row.ply).await.unwrap(), 2);
+        games
+            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), false)
+            .await
+            .expect("white is to move after the cancelled request's move");
     }
 }
