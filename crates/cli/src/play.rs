@@ -176,7 +176,11 @@ pub fn play_session<R: BufRead, W: Write>(args: &PlayArgs, input: R, out: &mut W
                 )?;
             }
             "moves" => {
-                let list: Vec<String> = pos.legal_moves().iter().map(|&m| pos.san(m)).collect();
+                let list: Vec<String> = pos
+                    .legal_moves_with_san()
+                    .into_iter()
+                    .map(|(_, s)| s)
+                    .collect();
                 writeln!(out, "{}", list.join(" "))?;
             }
             "undo" => {

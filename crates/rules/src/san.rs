@@ -8,7 +8,7 @@
 //!   (`N/d4f5`, `N/d4xf5`, `N/d4&f5`, `P/e7e8=Q`);
 //! - `+` check, `#` checkmate.
 
-use crate::moves::Move;
+use crate::moves::{Move, MoveList};
 use crate::position::Position;
 use crate::types::{Role, Unit, Variant};
 use crate::uci::{ParseMoveError, UciMove};
@@ -16,20 +16,48 @@ use crate::uci::{ParseMoveError, UciMove};
 impl Position {
     /// The readable notation of a legal move, with `+` or `#`.
     pub fn san(&self, m: Move) -> String {
-        let mut s = self.san_plain(m);
-        let after = self.play_unchecked(m);
-        if after.is_check() {
-            s.push(if after.legal_moves().is_empty() {
-                '#'
-            } else {
-                '+'
-            });
+        let mut scratch = MoveList::new();
+        self.legal_moves_into(&mut scratch);
+        let mut s = self.san_plain_among(m, &scratch);
+        if let Some(c) = self.check_suffix(m, &mut scratch) {
+            s.push(c);
         }
         s
     }
 
-    /// The readable notation without the check suffix.
-    fn san_plain(&self, m: Move) -> String {
+    /// Every legal move with its readable notation, in the generator's
+    /// order: the same strings as [`Position::san`] of each, computed with
+    /// one move generation for the disambiguations (a page's list of legal
+    /// moves, built after every move of every game, stays cheap).
+    pub fn legal_moves_with_san(&self) -> Vec<(Move, String)> {
+        let legal = self.legal_moves();
+        let mut scratch = MoveList::new();
+        legal
+            .iter()
+            .map(|&m| {
+                let mut s = self.san_plain_among(m, &legal);
+                if let Some(c) = self.check_suffix(m, &mut scratch) {
+                    s.push(c);
+                }
+                (m, s)
+            })
+            .collect()
+    }
+
+    /// `+` or `#` when the legal move `m` gives check (`scratch` is
+    /// overwritten).
+    fn check_suffix(&self, m: Move, scratch: &mut MoveList) -> Option<char> {
+        let after = self.play_unchecked(m);
+        if !after.is_check() {
+            return None;
+        }
+        after.legal_moves_into(scratch);
+        Some(if scratch.is_empty() { '#' } else { '+' })
+    }
+
+    /// The readable notation without the check suffix; `legal` is this
+    /// position's legal moves (the rivals a name must be told apart from).
+    fn san_plain_among(&self, m: Move, legal: &[Move]) -> String {
         if m.is_castle() {
             return if m.to().file() > m.from().file() {
                 "O-O"
@@ -64,8 +92,7 @@ impl Position {
         }
         let letters = unit_letters(self.variant, unit);
         // Disambiguate among identical units that can reach the same square.
-        let rivals: Vec<Move> = self
-            .legal_moves()
+        let rivals: Vec<Move> = legal
             .iter()
             .copied()
             .filter(|o| {
@@ -105,7 +132,10 @@ impl Position {
             });
         }
         let moves = self.legal_moves();
-        let plain: Vec<(Move, String)> = moves.iter().map(|&m| (m, self.san_plain(m))).collect();
+        let plain: Vec<(Move, String)> = moves
+            .iter()
+            .map(|&m| (m, self.san_plain_among(m, &moves)))
+            .collect();
         if let Some((m, _)) = plain.iter().find(|(_, s)| *s == wanted) {
             return Ok(*m);
         }
@@ -128,7 +158,10 @@ impl Position {
             }),
             many => Err(SanError::Ambiguous {
                 text: text.trim().to_owned(),
-                candidates: many.iter().map(|&m| self.san_plain(m)).collect(),
+                candidates: many
+                    .iter()
+                    .map(|&m| self.san_plain_among(m, &moves))
+                    .collect(),
             }),
         }
     }

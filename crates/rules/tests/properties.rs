@@ -248,3 +248,18 @@ fn tactical_moves_are_the_legal_captures_and_promotions() {
         }
     }
 }
+
+#[test]
+fn the_legal_moves_readable_names_in_one_pass_are_each_moves_own() {
+    for variant in Variant::ALL {
+        playouts(variant, 20, 150, 23, |pos, _, _| {
+            let batch = pos.legal_moves_with_san();
+            let moves = pos.legal_moves();
+            assert_eq!(batch.len(), moves.len(), "{}", pos.fen());
+            for ((m, san), &expected) in batch.iter().zip(moves.iter()) {
+                assert_eq!(*m, expected, "same order, {}", pos.fen());
+                assert_eq!(*san, pos.san(expected), "{expected} in {}", pos.fen());
+            }
+        });
+    }
+}

@@ -530,11 +530,11 @@ pub struct LegalMoveJson {
 impl LegalMoveJson {
     /// Every legal move of `pos`, in the generator's order.
     pub fn all(pos: &chessmerge_rules::Position) -> Vec<LegalMoveJson> {
-        pos.legal_moves()
-            .iter()
-            .map(|&m| LegalMoveJson {
+        pos.legal_moves_with_san()
+            .into_iter()
+            .map(|(m, san)| LegalMoveJson {
                 uci: m.to_string(),
-                san: pos.san(m),
+                san,
             })
             .collect()
     }

@@ -380,6 +380,12 @@ async fn pending_counts(conn: &mut SqliteConnection, c: &Challenge) -> StoreResu
     Ok((out, pair, open, incoming))
 }
 
+/// How much of the database file each connection maps into memory.
+const MMAP_BYTES: u64 = 256 << 20;
+
+/// The writer connection's page cache, in KiB.
+const WRITER_CACHE_KIB: u64 = 64 << 10;
+
 impl SqliteStore {
     /// Opens (creating it if needed) the database named by `url`: a path, or a
     /// `sqlite:` URL. Applies pending migrations.
@@ -395,11 +401,20 @@ impl SqliteStore {
             // FULL: a committed move survives a power cut too, not only a crash.
             .synchronous(SqliteSynchronous::Full)
             .busy_timeout(Duration::from_secs(10))
-            .foreign_keys(true);
+            .foreign_keys(true)
+            // Pages read through a memory map, not a pread() each (a loaded
+            // server's writer spent 8% of its CPU in pread).
+            .pragma("mmap_size", MMAP_BYTES.to_string());
+        // The writer's page cache holds the tables' and indexes' hot pages
+        // (SQLite's default is 2 MB).
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(30))
-            .connect_with(options.clone())
+            .connect_with(
+                options
+                    .clone()
+                    .pragma("cache_size", format!("-{}", WRITER_CACHE_KIB)),
+            )
             .await?;
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
