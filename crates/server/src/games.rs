@@ -546,7 +546,7 @@ impl Games {
                 rules: next.rules.unwrap_or_else(|| live.rules.clone()),
                 players,
             };
-            let event = serde_json::to_string(&updated.state_json())
+            let event = views::StateEvent::of(updated.state_json())
                 .map_err(|e| StoreError::Database(format!("cannot encode an event: {e}")))?;
             let mut also = NewEvents::none();
             if live.row.is_ongoing() && !updated.row.is_ongoing() {
@@ -563,7 +563,8 @@ impl Games {
                 game: updated.row.clone(),
                 expected_version: live.row.version,
                 expected_ply: live.row.ply,
-                event,
+                live_event: (event.live != event.stored).then_some(event.live),
+                event: event.stored,
                 also,
                 start: next.extra.start.as_ref().map(|s| Box::new(s.new.clone())),
                 ratings,
@@ -804,7 +805,69 @@ mod tests {
         let events = games.store().game_events_since(&row.id, 4).await.unwrap();
         let state: serde_json::Value = serde_json::from_str(&events[0].payload).unwrap();
         assert_eq!(state["san"].as_array().unwrap().len(), 4);
-        assert!(!state["legalMoves"].as_array().unwrap().is_empty());
+        assert_eq!(
+            state["legalMoves"],
+            serde_json::json!([]),
+            "stored without its legal moves"
+        );
+    }
+
+    #[tokio::test]
+    async fn followers_get_the_legal_moves_the_stored_state_leaves_out() {
+        let (games, row, _rx, _dir) = setup("slim").await;
+        let mut feed = games.store().committed();
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        for (i, (who, m)) in [(w, "e2e3"), (b, "d7d6"), (w, "f1b5")]
+            .into_iter()
+            .enumerate()
+        {
+            games
+                .play_move(&row.id, Actor::User(who), &uci(m), Some(i as i64), false)
+                .await
+                .unwrap();
+        }
+        // What this node's followers were handed at each commit.
+        let mut live = Vec::new();
+        while live.len() < 3 {
+            if let Committed::Event(e) = feed.recv().await.unwrap()
+                && e.topic == Topic::Game(row.id.clone())
+            {
+                live.push(e.payload);
+            }
+        }
+        let stored = games.store().game_events_since(&row.id, 1).await.unwrap();
+        assert_eq!(stored.len(), 3);
+        for (s, l) in stored.iter().zip(&live) {
+            assert!(s.payload.len() < l.len(), "{} / {}", s.payload, l);
+            let completed = views::complete_state(s.payload.clone(), row.variant);
+            assert_eq!(&*completed, &**l, "a state read back is the one followed");
+        }
+        // Black in check after Bb5+: its legal moves are the evasions.
+        let last: serde_json::Value = serde_json::from_str(&live[2]).unwrap();
+        let names: Vec<&str> = last["legalMoves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["san"].as_str().unwrap())
+            .collect();
+        assert!(
+            names.contains(&"c6") && names.contains(&"Bd7"),
+            "{names:?}"
+        );
+        // A finished game's state, and other events, are left as they are.
+        let over = games.resign(&row.id, b).await.unwrap();
+        let end = games
+            .store()
+            .game_events_since(&row.id, over.version - 1)
+            .await
+            .unwrap();
+        let same = views::complete_state(end[0].payload.clone(), row.variant);
+        assert!(std::sync::Arc::ptr_eq(&same, &end[0].payload));
+        let other: std::sync::Arc<str> = r#"{"type":"chatLine","legalMoves":[]}"#.into();
+        assert!(std::sync::Arc::ptr_eq(
+            &views::complete_state(other.clone(), row.variant),
+            &other
+        ));
     }
 
     #[tokio::test]
@@ -891,6 +954,7 @@ mod tests {
             expected_version: expected.0,
             expected_ply: expected.1,
             event: "{}".into(),
+            live_event: None,
             also: NewEvents::none(),
             start: None,
             ratings: Vec::new(),

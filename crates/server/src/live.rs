@@ -18,7 +18,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::challenges;
 use crate::games::{GameError, Games};
-use crate::model::{GameId, UserId};
+use crate::model::{GameId, UserId, Variant};
 use crate::store::{Committed, Store, StoreError, Topic};
 use crate::views;
 
@@ -425,9 +425,9 @@ impl Feeds {
     ) -> Result<(), FeedError> {
         let mut sub = self.hub.subscribe(Topic::Game(id.clone()));
         let mut shutdown = self.shutdown.clone();
-        let (version, ongoing) = self
+        let (version, ongoing, variant) = self
             .games
-            .read(&id, |g| (g.row.version, g.row.is_ongoing()))
+            .read(&id, |g| (g.row.version, g.row.is_ongoing(), g.row.variant))
             .await?;
         let mut last;
         let mut finished;
@@ -436,7 +436,7 @@ impl Feeds {
                 last = v;
                 finished = v == version && !ongoing && !self.analysing(&id, version).await?;
                 if v < version {
-                    let (l, f) = self.fill(&id, v, &tx).await?;
+                    let (l, f) = self.fill(&id, variant, v, &tx).await?;
                     if tx.is_closed() {
                         return Ok(());
                     }
@@ -466,6 +466,8 @@ impl Feeds {
                 Some(Live::Event { seq, payload }) if seq == last + 1 => {
                     last = seq;
                     finished = !more_follows(&payload);
+                    // Read from the store when another node committed it.
+                    let payload = views::complete_state(payload, variant);
                     if tx.send(FeedItem::State(seq, payload)).await.is_err() {
                         return Ok(());
                     }
@@ -473,7 +475,7 @@ impl Feeds {
                 Some(Live::Event { seq, .. }) if seq <= last => {}
                 // A gap, or we fell behind: read what we missed from the store.
                 Some(Live::Event { .. }) | Some(Live::Resync) => {
-                    let (l, f) = self.fill(&id, last, &tx).await?;
+                    let (l, f) = self.fill(&id, variant, last, &tx).await?;
                     (last, finished) = (l, f);
                     if tx.is_closed() {
                         return Ok(());
@@ -498,6 +500,7 @@ impl Feeds {
     async fn fill(
         &self,
         id: &GameId,
+        variant: Variant,
         after: i64,
         tx: &mpsc::Sender<FeedItem>,
     ) -> Result<(i64, bool), FeedError> {
@@ -506,7 +509,8 @@ impl Feeds {
         for ev in self.store.game_events_since(id, after).await? {
             last = ev.seq;
             finished = !more_follows(&ev.payload);
-            if tx.send(FeedItem::State(ev.seq, ev.payload)).await.is_err() {
+            let payload = views::complete_state(ev.payload, variant);
+            if tx.send(FeedItem::State(ev.seq, payload)).await.is_err() {
                 break;
             }
         }

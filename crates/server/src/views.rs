@@ -3,6 +3,7 @@
 
 use chessmerge_rules::{Position, Variant};
 use serde::Serialize;
+use std::sync::Arc;
 use utoipa::ToSchema;
 
 use crate::model::{Color, GameStatus};
@@ -788,6 +789,79 @@ pub fn game_state(game: &store::Game, pos: &Position) -> GameStateJson {
         } else {
             Vec::new()
         },
+    }
+}
+
+/// The end of a serialised [`GameStateJson`] whose legal moves were left
+/// out (`legalMoves` is its last field).
+const NO_LEGAL_MOVES: &str = "\"legalMoves\":[]}";
+
+/// A game's state as its event is stored, and as followers on this node
+/// get it. The stored copy leaves out the legal moves (two thirds of a
+/// state's bytes, written for every move); [`complete_state`] adds them
+/// back for a follower that reads the event from the store.
+pub struct StateEvent {
+    /// Stored: an ongoing game's state with an empty `legalMoves`.
+    pub stored: String,
+    /// Followed: the whole state.
+    pub live: String,
+}
+
+impl StateEvent {
+    /// Both forms of `state` (whose `legal_moves` are the position's).
+    pub fn of(mut state: GameStateJson) -> serde_json::Result<StateEvent> {
+        let legal = std::mem::take(&mut state.legal_moves);
+        let stored = serde_json::to_string(&state)?;
+        let live = if legal.is_empty() {
+            stored.clone()
+        } else {
+            with_legal_moves(&stored, &serde_json::to_string(&legal)?)
+        };
+        Ok(StateEvent { stored, live })
+    }
+}
+
+/// `stored` (ending in [`NO_LEGAL_MOVES`]) with `legal` (a JSON array) as
+/// its legal moves.
+fn with_legal_moves(stored: &str, legal: &str) -> String {
+    let head = &stored[..stored.len() - "[]}".len()];
+    let mut s = String::with_capacity(head.len() + legal.len() + 1);
+    s.push_str(head);
+    s.push_str(legal);
+    s.push('}');
+    s
+}
+
+/// A game event as followers get it: a stored state of an ongoing game
+/// gets its legal moves back (computed from its position); anything else
+/// (a whole state, a finished game's, another kind of event, a state
+/// stored before states were stored without them) is returned as it is.
+pub fn complete_state(payload: Arc<str>, variant: Variant) -> Arc<str> {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "type")]
+        kind: Option<&'a str>,
+        status: Option<&'a str>,
+        fen: Option<&'a str>,
+    }
+    if !payload.ends_with(NO_LEGAL_MOVES) {
+        return payload;
+    }
+    let Ok(Head {
+        kind: Some("gameState"),
+        status: Some("started"),
+        fen: Some(fen),
+    }) = serde_json::from_str::<Head>(&payload)
+    else {
+        return payload;
+    };
+    let Ok(pos) = Position::from_fen(variant, fen) else {
+        tracing::warn!(fen, "a stored state whose position does not read");
+        return payload;
+    };
+    match serde_json::to_string(&LegalMoveJson::all(&pos)) {
+        Ok(legal) => with_legal_moves(&payload, &legal).into(),
+        Err(_) => payload,
     }
 }
 

@@ -826,6 +826,7 @@ fn commit(g: &Game, next: &Game, event: &str) -> GameCommit {
         expected_version: g.version,
         expected_ply: g.ply,
         event: event.into(),
+        live_event: None,
         also: NewEvents::none(),
         start: None,
         ratings: Vec::new(),

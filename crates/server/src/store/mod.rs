@@ -599,8 +599,12 @@ pub struct GameCommit {
     pub expected_version: i64,
     /// The ply the change was computed from.
     pub expected_ply: i64,
-    /// The game's event (its state after the change), JSON.
+    /// The game's event (its state after the change), JSON, as stored.
     pub event: String,
+    /// The same event as this node's followers get it, when it differs from
+    /// the stored one (a state stored without its legal moves:
+    /// [`crate::views::StateEvent`]).
+    pub live_event: Option<String>,
     /// Other events of the change.
     pub also: NewEvents,
     /// A game the change starts (a rematch), stored in the same transaction.

@@ -351,7 +351,11 @@ async fn apply_game_commit(
     for r in &c.ratings {
         store_rating(conn, r, &g.id, now).await?;
     }
-    let mut events = vec![insert_game_event(conn, &g.id, g.version, &c.event).await?];
+    let mut state = insert_game_event(conn, &g.id, g.version, &c.event).await?;
+    if let Some(live) = &c.live_event {
+        state.payload = live.as_str().into();
+    }
+    let mut events = vec![state];
     let mut n = insert_events(conn, &c.also, now, &mut events).await?;
     if let Some(s) = &c.start {
         // A game started by this change (a rematch): in the same transaction.
