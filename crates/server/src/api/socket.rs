@@ -200,6 +200,27 @@ fn spawn_lobby(feeds: &Feeds, viewer: UserId, out: mpsc::Sender<String>) -> Join
     })
 }
 
+/// Frames sent with one write at most: a burst is bounded, so the socket
+/// goes back to reading soon.
+const FRAMES_PER_WRITE: usize = 16;
+
+/// Sends `first` and the frames already queued behind it in order, with one
+/// flush: a move's acknowledgement and its state, or a state and the
+/// "your move" notice, leave in one write instead of one each.
+async fn send_ready(
+    socket: &mut WebSocket,
+    first: String,
+    queued: &mut mpsc::Receiver<String>,
+) -> Result<(), axum::Error> {
+    use futures_util::SinkExt;
+    socket.feed(Message::Text(first.into())).await?;
+    for _ in 1..FRAMES_PER_WRITE {
+        let Ok(next) = queued.try_recv() else { break };
+        socket.feed(Message::Text(next.into())).await?;
+    }
+    socket.flush().await
+}
+
 async fn run(state: AppState, auth: Option<AuthUser>, mut socket: WebSocket) {
     let _online = auth.as_ref().map(|u| state.presence.connect(u.user.id));
     let (out_tx, mut out_rx) = mpsc::channel::<String>(64);
@@ -230,13 +251,13 @@ async fn run(state: AppState, auth: Option<AuthUser>, mut socket: WebSocket) {
                 };
                 let reply = handle(&state, user.as_ref(), &text, &mut subs, &mut lobby, &out_tx).await;
                 if let Some(r) = reply
-                    && socket.send(Message::Text(r.into())).await.is_err()
+                    && send_ready(&mut socket, r, &mut out_rx).await.is_err()
                 {
                     break;
                 }
             }
             Some(text) = out_rx.recv() => {
-                if socket.send(Message::Text(text.into())).await.is_err() {
+                if send_ready(&mut socket, text, &mut out_rx).await.is_err() {
                     break;
                 }
             }
