@@ -49,6 +49,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use chessmerge_rules::{Game, Outcome, Position, START_FEN, Variant};
 use futures_util::{SinkExt, StreamExt};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, watch};
 use tokio_tungstenite::tungstenite::Message;
@@ -459,12 +460,225 @@ async fn register(sh: &Shared, name: String) -> Result<Player> {
 type WsStream =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
+// ---------------------------------------------------------------------------
+// What the server pushes, read into the few fields the players use: the rest
+// of a state (the move list in readable notation, the legal moves' names,
+// the clocks, the players' details) is skipped without building anything.
+
+/// A `gameFull` or a `gameState` (an ndjson line, or a socket frame's `d`),
+/// or a `gameFull`'s `state`: one shape for all three, every field
+/// optional, since each reads only its own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GameJson {
+    /// `type`: what an ndjson line is.
+    #[serde(rename = "type")]
+    kind: Option<LineKind>,
+    /// A `gameFull`'s players and state.
+    white: Option<PlayerJson>,
+    black: Option<PlayerJson>,
+    state: Option<Box<GameJson>>,
+    /// A state's fields.
+    moves: Option<Box<str>>,
+    version: Option<i64>,
+    ply: Option<i64>,
+    last_move: Option<Box<str>>,
+    status: Option<Box<str>>,
+    turn: Option<Box<str>>,
+    fen: Option<Box<str>>,
+    #[serde(default)]
+    legal_moves: Vec<LegalMoveJson>,
+}
+
+impl GameJson {
+    fn is_started(&self) -> bool {
+        self.status.as_deref() == Some("started")
+    }
+}
+
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+enum LineKind {
+    GameFull,
+    GameState,
+    /// `chatLine`, `opponentGone`, ...: not read.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+struct PlayerJson {
+    id: Option<Box<str>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LegalMoveJson {
+    uci: Box<str>,
+}
+
+/// What a socket frame's `t` says.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "camelCase")]
+enum FrameKind {
+    GameFull,
+    GameState,
+    Ack,
+    Error,
+    /// `hello`, user events, `pong`: not read.
+    #[serde(other)]
+    Other,
+}
+
+/// A socket frame, `{"t":..,"id":..,"v":..,"d":{..}}` or an ack or an
+/// error. Read in one pass when `t` comes before `d` (as the server sends
+/// it): `d` is then read as a [`GameJson`] only for a game frame, and
+/// skipped otherwise; a `d` that comes before `t` is skipped and the frame
+/// read again ([`parse_frame`]).
+#[derive(Default)]
+struct Frame {
+    kind: Option<FrameKind>,
+    d: Option<GameJson>,
+    /// `d` came before `t`: skipped.
+    d_unread: bool,
+    a: Option<i64>,
+    status: Option<u64>,
+    error: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Frame {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Frame, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(field_identifier, rename_all = "lowercase")]
+        enum Field {
+            T,
+            D,
+            A,
+            Status,
+            Error,
+            #[serde(other)]
+            Other,
+        }
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Frame;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a socket frame (a JSON object)")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Frame, M::Error> {
+                let mut frame = Frame::default();
+                while let Some(field) = map.next_key()? {
+                    match field {
+                        Field::T => frame.kind = map.next_value()?,
+                        Field::D => match frame.kind {
+                            Some(FrameKind::GameFull | FrameKind::GameState) => {
+                                frame.d = map.next_value()?;
+                            }
+                            kind => {
+                                map.next_value::<serde::de::IgnoredAny>()?;
+                                frame.d_unread = kind.is_none();
+                            }
+                        },
+                        Field::A => frame.a = map.next_value()?,
+                        Field::Status => frame.status = map.next_value()?,
+                        Field::Error => frame.error = map.next_value()?,
+                        Field::Other => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(frame)
+            }
+        }
+        de.deserialize_map(Visitor)
+    }
+}
+
+/// The error text of a frame or line that does not parse: `what` is
+/// `socket: a frame` or `stream: a line`.
+fn malformed(what: &str, e: &serde_json::Error) -> String {
+    if e.is_data() {
+        format!("{what} of an unexpected shape: {e}")
+    } else {
+        format!("{what} that is not JSON: {e}")
+    }
+}
+
+/// A socket text frame: what it delivers, `None` for frames the players
+/// do not read.
+fn parse_frame(text: &str) -> Result<Option<Incoming>, String> {
+    const WHAT: &str = "socket: a frame";
+    let f: Frame = serde_json::from_str(text).map_err(|e| malformed(WHAT, &e))?;
+    let d = || -> Result<GameJson, String> {
+        if !f.d_unread {
+            return Ok(GameJson::default());
+        }
+        #[derive(Deserialize)]
+        struct Body {
+            d: GameJson,
+        }
+        let b: Body = serde_json::from_str(text).map_err(|e| malformed(WHAT, &e))?;
+        Ok(b.d)
+    };
+    Ok(Some(match f.kind {
+        Some(FrameKind::GameFull) => Incoming::Full(match f.d {
+            Some(g) => g,
+            None => d()?,
+        }),
+        Some(FrameKind::GameState) => Incoming::State(match f.d {
+            Some(g) => g,
+            None => d()?,
+        }),
+        Some(FrameKind::Ack) => Incoming::Ack(f.a.unwrap_or(-1)),
+        Some(FrameKind::Error) => Incoming::Refused {
+            a: f.a,
+            status: f.status.unwrap_or(0) as u16,
+            text: f.error.unwrap_or_default(),
+        },
+        Some(FrameKind::Other) | None => return Ok(None),
+    }))
+}
+
+/// An ndjson line (not blank): what it delivers, `None` for lines the
+/// players do not read.
+fn parse_line(line: &[u8]) -> Result<Option<Incoming>, String> {
+    let g: GameJson = serde_json::from_slice(line).map_err(|e| malformed("stream: a line", &e))?;
+    Ok(match g.kind {
+        Some(LineKind::GameFull) => Some(Incoming::Full(g)),
+        Some(LineKind::GameState) => Some(Incoming::State(g)),
+        Some(LineKind::Other) | None => None,
+    })
+}
+
+/// A socket frame the client sends: `sub` or `move`.
+#[derive(Serialize)]
+struct OutFrame<'a> {
+    t: &'static str,
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    v: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    u: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ply: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    a: Option<i64>,
+}
+
+impl OutFrame<'_> {
+    fn message(&self) -> Message {
+        Message::Text(serde_json::to_string(self).expect("plain fields").into())
+    }
+}
+
 /// What a connection delivered.
 enum Incoming {
     /// A `gameFull` (the whole object: players, `state`).
-    Full(Value),
+    Full(GameJson),
     /// A `gameState`.
-    State(Value),
+    State(GameJson),
     /// A WebSocket move's acknowledgement.
     Ack(i64),
     /// A WebSocket error frame; `a` when it answers a move.
@@ -526,11 +740,15 @@ impl Conn {
                 .await
                 .map_err(|_| "timeout: socket connect".to_owned())?
                 .map_err(|e| format!("socket connect: {e}"))?;
-                let sub = match after {
-                    Some(v) => json!({"t": "sub", "id": game, "v": v}),
-                    None => json!({"t": "sub", "id": game}),
+                let sub = OutFrame {
+                    t: "sub",
+                    id: game,
+                    v: after,
+                    u: None,
+                    ply: None,
+                    a: None,
                 };
-                tokio::time::timeout(sh.timeout, ws.send(Message::Text(sub.to_string().into())))
+                tokio::time::timeout(sh.timeout, ws.send(sub.message()))
                     .await
                     .map_err(|_| "timeout: socket send".to_owned())?
                     .map_err(|e| format!("socket send: {e}"))?;
@@ -578,33 +796,23 @@ impl Conn {
                     Message::Close(_) => return Err("socket closed by the server".into()),
                     _ => continue,
                 };
-                let v: Value = serde_json::from_str(&text)
-                    .map_err(|e| format!("socket: a frame that is not JSON: {e}"))?;
-                let incoming = match v["t"].as_str() {
-                    Some("gameFull") => Incoming::Full(v["d"].clone()),
-                    Some("gameState") => Incoming::State(v["d"].clone()),
-                    Some("ack") => Incoming::Ack(v["a"].as_i64().unwrap_or(-1)),
-                    Some("error") => Incoming::Refused {
-                        a: v["a"].as_i64(),
-                        status: v["status"].as_u64().unwrap_or(0) as u16,
-                        text: v["error"].as_str().unwrap_or_default().to_owned(),
-                    },
-                    _ => continue, // hello, user events, pong
-                };
-                return Ok((incoming, at));
+                match parse_frame(&text)? {
+                    Some(incoming) => return Ok((incoming, at)),
+                    None => continue, // hello, user events, pong
+                }
             },
             Conn::Http { resp, buf, at } => loop {
                 if let Some(i) = buf.iter().position(|&b| b == b'\n') {
-                    let line: Vec<u8> = buf.drain(..=i).collect();
-                    if line.iter().all(u8::is_ascii_whitespace) {
-                        continue; // keep-alive
-                    }
-                    let v: Value = serde_json::from_slice(&line)
-                        .map_err(|e| format!("stream: a line that is not JSON: {e}"))?;
-                    match v["type"].as_str() {
-                        Some("gameFull") => return Ok((Incoming::Full(v), *at)),
-                        Some("gameState") => return Ok((Incoming::State(v), *at)),
-                        _ => continue,
+                    let line = &buf[..=i];
+                    let parsed = if line.iter().all(u8::is_ascii_whitespace) {
+                        Ok(None) // keep-alive
+                    } else {
+                        parse_line(line)
+                    };
+                    buf.drain(..=i);
+                    match parsed? {
+                        Some(incoming) => return Ok((incoming, *at)),
+                        None => continue,
                     }
                 }
                 let chunk = tokio::time::timeout_at(deadline, resp.chunk())
@@ -634,8 +842,15 @@ impl Conn {
         let Conn::Ws(ws) = self else {
             unreachable!("moves go over the socket only on WebSocket games")
         };
-        let frame = json!({"t": "move", "id": game, "u": uci, "ply": ply, "a": a});
-        tokio::time::timeout(limit, ws.send(Message::Text(frame.to_string().into())))
+        let frame = OutFrame {
+            t: "move",
+            id: game,
+            v: None,
+            u: Some(uci),
+            ply: Some(ply),
+            a: Some(a),
+        };
+        tokio::time::timeout(limit, ws.send(frame.message()))
             .await
             .map_err(|_| "timeout: socket send".to_owned())?
             .map_err(|e| format!("socket send: {e}"))
@@ -662,22 +877,23 @@ enum MoveKind {
 /// Chooses among the legal moves the server listed, leaning towards merges
 /// (a move onto a friendly unit) and splits (Merge-UCI with an upper-case
 /// first letter: one piece leaves its pair), so pairs form and part often.
-fn choose(rng: &mut Rng, variant: Variant, state: &Value) -> Option<(String, MoveKind)> {
-    let legal: Vec<&str> = state["legalMoves"]
-        .as_array()?
-        .iter()
-        .filter_map(|m| m["uci"].as_str())
-        .collect();
+fn choose(rng: &mut Rng, variant: Variant, state: &GameJson) -> Option<(String, MoveKind)> {
+    let legal = &state.legal_moves;
     if legal.is_empty() {
         return None;
     }
-    let pos = state["fen"]
-        .as_str()
-        .and_then(|f| Position::from_fen(variant, f).ok());
+    // The position, parsed once and only when a merge is to be told apart.
+    let pos = std::cell::OnceCell::new();
     let is_merge = |u: &str| {
-        pos.as_ref()
-            .and_then(|p| p.parse_uci(u).ok().map(|m| p.is_merge(m)))
-            .unwrap_or(false)
+        pos.get_or_init(|| {
+            state
+                .fen
+                .as_deref()
+                .and_then(|f| Position::from_fen(variant, f).ok())
+        })
+        .as_ref()
+        .and_then(|p: &Position| p.parse_uci(u).ok().map(|m| p.is_merge(m)))
+        .unwrap_or(false)
     };
     let is_split = |u: &str| u.starts_with(|c: char| c.is_ascii_uppercase());
     let kind_of = |u: &str| {
@@ -691,14 +907,22 @@ fn choose(rng: &mut Rng, variant: Variant, state: &Value) -> Option<(String, Mov
     };
     let roll = rng.below(100);
     let pool: Vec<&str> = if roll < 25 {
-        legal.iter().copied().filter(|u| is_merge(u)).collect()
+        legal
+            .iter()
+            .map(|m| &*m.uci)
+            .filter(|u| is_merge(u))
+            .collect()
     } else if roll < 45 {
-        legal.iter().copied().filter(|u| is_split(u)).collect()
+        legal
+            .iter()
+            .map(|m| &*m.uci)
+            .filter(|u| is_split(u))
+            .collect()
     } else {
         Vec::new()
     };
     let u = if pool.is_empty() {
-        *rng.pick(&legal)
+        &*rng.pick(legal).uci
     } else {
         *rng.pick(&pool)
     };
@@ -746,7 +970,7 @@ struct Seat<'a> {
     /// The moves pushed to this player, in order.
     seen: Vec<String>,
     /// The latest state.
-    state: Value,
+    state: GameJson,
     /// Moves seen since the connection was opened.
     since_open: u32,
     acks: i64,
@@ -779,9 +1003,12 @@ impl<'a> Seat<'a> {
                 _ => {}
             }
         };
-        let color = if full["white"]["id"].as_str() == Some(player.id.as_str()) {
+        let plays = |p: &Option<PlayerJson>| {
+            p.as_ref().and_then(|p| p.id.as_deref()) == Some(player.id.as_str())
+        };
+        let color = if plays(&full.white) {
             "white"
-        } else if full["black"]["id"].as_str() == Some(player.id.as_str()) {
+        } else if plays(&full.black) {
             "black"
         } else {
             return Err(format!("gameFull without {} as a player", player.id));
@@ -797,7 +1024,7 @@ impl<'a> Seat<'a> {
             resumed: false,
             last_version: 0,
             seen: Vec::new(),
-            state: Value::Null,
+            state: GameJson::default(),
             since_open: 0,
             acks: 0,
             pending: None,
@@ -806,15 +1033,17 @@ impl<'a> Seat<'a> {
             stale: false,
             failures: 0,
         };
-        seat.on_full(&full["state"]);
+        seat.on_full(full);
         Ok(seat)
     }
 
     /// A `gameFull`'s state: the moves it lists must extend those seen
     /// (after an ndjson reconnection, the ones missed are taken from it).
-    fn on_full(&mut self, st: &Value) {
-        let moves: Vec<String> = st["moves"]
-            .as_str()
+    fn on_full(&mut self, full: GameJson) {
+        let st = full.state.map_or_else(GameJson::default, |st| *st);
+        let moves: Vec<String> = st
+            .moves
+            .as_deref()
             .unwrap_or_default()
             .split_whitespace()
             .map(str::to_owned)
@@ -834,15 +1063,15 @@ impl<'a> Seat<'a> {
         }
         self.seen = moves;
         self.stale = false;
-        self.last_version = st["version"].as_i64().unwrap_or(0);
-        self.state = st.clone();
+        self.last_version = st.version.unwrap_or(0);
+        self.state = st;
     }
 
     /// A pushed `gameState`: must be the next version; a new ply appends
     /// its move to those seen.
-    fn on_state(&mut self, st: Value, at: Instant) {
-        let v = st["version"].as_i64().unwrap_or(-1);
-        let ply = st["ply"].as_i64().unwrap_or(-1);
+    fn on_state(&mut self, mut st: GameJson, at: Instant) {
+        let v = st.version.unwrap_or(-1);
+        let ply = st.ply.unwrap_or(-1);
         if v <= self.last_version {
             self.sh.error(
                 "duplicate state",
@@ -867,7 +1096,7 @@ impl<'a> Seat<'a> {
         let n = self.seen.len() as i64;
         if ply == n + 1 {
             self.seen
-                .push(st["lastMove"].as_str().unwrap_or_default().to_owned());
+                .push(st.last_move.take().map(String::from).unwrap_or_default());
             self.since_open += 1;
             let submitted = self.g.submitted.lock().unwrap().get(&ply).copied();
             if let Some((t0, by)) = submitted {
@@ -893,9 +1122,9 @@ impl<'a> Seat<'a> {
     fn my_turn(&self) -> bool {
         self.pending.is_none()
             && !self.stale
-            && self.state["status"] == "started"
-            && self.state["turn"].as_str() == Some(self.color.as_str())
-            && self.state["ply"].as_i64() == Some(self.seen.len() as i64)
+            && self.state.is_started()
+            && self.state.turn.as_deref() == Some(self.color.as_str())
+            && self.state.ply == Some(self.seen.len() as i64)
     }
 
     /// Drops the connection and opens another: a WebSocket resubscribes
@@ -944,7 +1173,7 @@ impl<'a> Seat<'a> {
         if let Some(c) = self.conn.take() {
             c.close().await;
         }
-        let status = self.state["status"].as_str().unwrap_or("?").to_owned();
+        let status = self.state.status.as_deref().unwrap_or("?").to_owned();
         if !ok {
             self.g.stop.send_replace(Some(-1));
         }
@@ -957,7 +1186,7 @@ impl<'a> Seat<'a> {
 
     async fn run(&mut self, stop: &mut watch::Receiver<Option<i64>>, rng: &mut Rng) -> bool {
         loop {
-            if self.state["status"] != "started" && self.pending.is_none() {
+            if !self.state.is_started() && self.pending.is_none() {
                 return true;
             }
             let stop_at = *stop.borrow_and_update();
@@ -986,7 +1215,7 @@ impl<'a> Seat<'a> {
                     .sh
                     .reconnect_every
                     .is_some_and(|k| self.since_open >= k)
-                && self.state["status"] == "started"
+                && self.state.is_started()
             {
                 // The opponent is to move: what it plays meanwhile must come
                 // through the new connection.
@@ -1015,7 +1244,7 @@ impl<'a> Seat<'a> {
             let Some(next) = next else { continue };
             match next {
                 Ok((Incoming::State(st), at)) => self.on_state(st, at),
-                Ok((Incoming::Full(full), _)) => self.on_full(&full["state"]),
+                Ok((Incoming::Full(full), _)) => self.on_full(full),
                 Ok((Incoming::Ack(a), _)) => match self.pending.take() {
                     Some(p) if p.a == a => {
                         self.refusals = 0;
@@ -1048,7 +1277,7 @@ impl<'a> Seat<'a> {
                     }
                 }
                 Ok((Incoming::End, _)) => {
-                    if self.state["status"] == "started" {
+                    if self.state.is_started() {
                         self.sh.fault(
                             "stream ended before the game did",
                             format!("game {}", self.g.id),
@@ -1143,7 +1372,7 @@ impl<'a> Seat<'a> {
         let Some((uci, kind)) = choose(rng, self.g.variant, &self.state) else {
             sh.error(
                 "no legal moves in a started game",
-                format!("game {id}: {}", self.state),
+                format!("game {id}: {:?}", self.state),
             );
             return false;
         };
@@ -1869,9 +2098,15 @@ mod tests {
         json!({ "fen": pos.fen(), "legalMoves": legal })
     }
 
+    /// `state` read as the players read it.
+    fn typed(state: &Value) -> GameJson {
+        serde_json::from_value(state.clone()).unwrap()
+    }
+
     #[test]
     fn choices_are_legal_and_lean_towards_merges_and_splits() {
         let state = state_after(Variant::ChessMerge, &["b1d2", "e7e6"]);
+        let parsed = typed(&state);
         let pos = Position::from_fen(Variant::ChessMerge, state["fen"].as_str().unwrap()).unwrap();
         let legal: Vec<&str> = state["legalMoves"]
             .as_array()
@@ -1883,7 +2118,7 @@ mod tests {
         let (mut merges, mut splits) = (0, 0);
         let draws = 1000;
         for _ in 0..draws {
-            let (u, kind) = choose(&mut rng, Variant::ChessMerge, &state).unwrap();
+            let (u, kind) = choose(&mut rng, Variant::ChessMerge, &parsed).unwrap();
             assert!(
                 legal.contains(&u.as_str()),
                 "{u} is not among the legal moves"
@@ -1924,7 +2159,173 @@ mod tests {
         );
         assert!(want_merges > merge_share + 0.05 && want_splits > split_share + 0.1);
         // A finished game lists no moves: nothing to choose.
-        assert!(choose(&mut rng, Variant::ChessMerge, &json!({"legalMoves": []})).is_none());
+        let over = typed(&json!({"legalMoves": []}));
+        assert!(choose(&mut rng, Variant::ChessMerge, &over).is_none());
+    }
+
+    /// A state as the server pushes it after `moves` from the start: every
+    /// field of `GameStateJson`, the legal moves with their names.
+    fn server_state(moves: &[&str], version: i64) -> Value {
+        let mut game = Game::new(Position::new(Variant::ChessMerge));
+        for m in moves {
+            game.play_uci(m).unwrap();
+        }
+        let pos = game.position();
+        let legal: Vec<Value> = pos
+            .legal_moves_with_san()
+            .into_iter()
+            .map(|(m, san)| json!({ "uci": m.to_string(), "san": san }))
+            .collect();
+        json!({
+            "type": "gameState", "moves": moves.join(" "), "wtime": 2147483647,
+            "btime": 2147483647, "winc": 0, "binc": 0, "status": "started",
+            "wdraw": false, "bdraw": false, "wtakeback": false, "btakeback": false,
+            "fen": pos.fen(), "lastMove": moves.last(), "check": false,
+            "turn": if moves.len().is_multiple_of(2) { "white" } else { "black" },
+            "ply": moves.len(), "version": version, "san": game.san_moves(),
+            "legalMoves": legal,
+        })
+    }
+
+    /// The server's frame around `d` (`t` first, as `api/socket.rs` builds it).
+    fn server_frame(t: &str, v: i64, d: &Value) -> String {
+        format!(r#"{{"t":"{t}","id":"abcdefgh","v":{v},"d":{d}}}"#)
+    }
+
+    fn state_of(incoming: Option<Incoming>) -> GameJson {
+        match incoming {
+            Some(Incoming::State(g)) => g,
+            _ => panic!("not a gameState"),
+        }
+    }
+
+    #[test]
+    fn pushed_states_are_read_into_the_fields_the_players_use() {
+        let moves = ["b1d2", "e7e6", "d2f3"];
+        let state = server_state(&moves, 4);
+        let check = |g: &GameJson| {
+            assert_eq!(g.version, Some(4));
+            assert_eq!(g.ply, Some(3));
+            assert_eq!(g.last_move.as_deref(), Some("d2f3"));
+            assert_eq!(g.moves.as_deref(), Some("b1d2 e7e6 d2f3"));
+            assert!(g.is_started());
+            assert_eq!(g.turn.as_deref(), Some("black"));
+            let pos = Position::from_fen(Variant::ChessMerge, g.fen.as_deref().unwrap()).unwrap();
+            let want: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
+            let got: Vec<&str> = g.legal_moves.iter().map(|m| &*m.uci).collect();
+            assert_eq!(got, want);
+        };
+        // Over the socket, over ndjson, and a frame whose `d` comes before
+        // its `t` (keys in sorted order, as `json!` writes them).
+        check(&state_of(
+            parse_frame(&server_frame("gameState", 4, &state)).unwrap(),
+        ));
+        check(&state_of(parse_line(state.to_string().as_bytes()).unwrap()));
+        let sorted = json!({"t": "gameState", "id": "abcdefgh", "v": 4, "d": state}).to_string();
+        assert!(sorted.find("\"d\"") < sorted.find("\"t\""), "{sorted}");
+        check(&state_of(parse_frame(&sorted).unwrap()));
+        // A gameFull: players and its state.
+        let full = json!({
+            "type": "gameFull", "id": "abcdefgh", "variant": {"key": "chessmerge"},
+            "rated": false, "white": {"id": "lt1-0", "name": "lt1-0", "rating": 1500},
+            "black": {"id": "lt1-1", "name": "lt1-1"}, "initialFen": "startpos",
+            "state": state,
+        });
+        for incoming in [
+            parse_frame(&server_frame("gameFull", 4, &full)).unwrap(),
+            parse_line(format!("{full}\n").as_bytes()).unwrap(),
+        ] {
+            let Some(Incoming::Full(g)) = incoming else {
+                panic!("not a gameFull")
+            };
+            assert_eq!(g.white.and_then(|p| p.id).as_deref(), Some("lt1-0"));
+            assert_eq!(g.black.and_then(|p| p.id).as_deref(), Some("lt1-1"));
+            check(&g.state.unwrap());
+        }
+        // Acks, errors; frames and lines the players do not read, also
+        // with fields named like a state's but of other shapes.
+        assert!(matches!(
+            parse_frame(r#"{"t":"ack","a":7}"#).unwrap(),
+            Some(Incoming::Ack(7))
+        ));
+        let Some(Incoming::Refused { a, status, text }) =
+            parse_frame(r#"{"t":"error","id":null,"status":409,"error":"stale ply","a":3}"#)
+                .unwrap()
+        else {
+            panic!("not a refusal")
+        };
+        assert_eq!((a, status, text.as_str()), (Some(3), 409, "stale ply"));
+        let event =
+            r#"{"d":{"type":"gameStart","status":{"name":"started"},"ply":"x"},"t":"event"}"#;
+        assert!(parse_frame(event).unwrap().is_none());
+        assert!(
+            parse_frame(r#"{"t":"hello","user":null}"#)
+                .unwrap()
+                .is_none()
+        );
+        let chat = r#"{"type":"chatLine","username":"a","text":"hi","room":"player"}"#;
+        assert!(parse_line(chat.as_bytes()).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_malformed_frame_or_line_is_reported_with_its_fault() {
+        let e = parse_frame(r#"{"t":"gameState","d":{"ply":3"#)
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("socket: a frame that is not JSON: EOF"),
+            "{e}"
+        );
+        let e = parse_frame(r#"{"t":"gameState","d":{"ply":"3"}}"#)
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("socket: a frame of an unexpected shape: invalid type: string \"3\""),
+            "{e}"
+        );
+        let e = parse_frame(r#"{"d":{"legalMoves":[{"san":"e4"}]},"t":"gameFull"}"#)
+            .err()
+            .unwrap();
+        assert!(e.contains("unexpected shape: missing field `uci`"), "{e}");
+        let e = parse_line(b"{\"type\":\"gameState\",\"version\":1.5}\n")
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("stream: a line of an unexpected shape: invalid type"),
+            "{e}"
+        );
+        let e = parse_line(b"<html>\n").err().unwrap();
+        assert!(e.starts_with("stream: a line that is not JSON"), "{e}");
+    }
+
+    #[test]
+    fn outgoing_frames_are_what_the_socket_expects() {
+        let sub = |v| OutFrame {
+            t: "sub",
+            id: "abcdefgh",
+            v,
+            u: None,
+            ply: None,
+            a: None,
+        };
+        let text = |m: Message| m.into_text().unwrap().to_string();
+        assert_eq!(text(sub(None).message()), r#"{"t":"sub","id":"abcdefgh"}"#);
+        assert_eq!(
+            text(sub(Some(9)).message()),
+            r#"{"t":"sub","id":"abcdefgh","v":9}"#
+        );
+        let mv = OutFrame {
+            t: "move",
+            id: "abcdefgh",
+            v: None,
+            u: Some("Pa6a7"),
+            ply: Some(2),
+            a: Some(5),
+        };
+        assert_eq!(
+            text(mv.message()),
+            r#"{"t":"move","id":"abcdefgh","u":"Pa6a7","ply":2,"a":5}"#
+        );
     }
 
     /// The mate of docs/api.md's curl session: a merge, a split, a pair
