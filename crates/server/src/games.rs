@@ -850,10 +850,7 @@ mod tests {
             .iter()
             .map(|m| m["san"].as_str().unwrap())
             .collect();
-        assert!(
-            names.contains(&"c6") && names.contains(&"Bd7"),
-            "{names:?}"
-        );
+        assert!(names.contains(&"c6") && names.contains(&"Bd7"), "{names:?}");
         // A finished game's state, and other events, are left as they are.
         let over = games.resign(&row.id, b).await.unwrap();
         let end = games

@@ -972,16 +972,51 @@ async fn batched_commits_each_get_their_answer(s: &dyn Store) {
         games.push(start_game(s, &format!("batch{i:03}"), a.id, b.id).await);
     }
     let before = s.stats();
-    let commits = games
-        .iter()
-        .map(|g| s.commit_game(commit(g, &next_of(g, "e2e3"), "{}")));
-    let results = futures_util::future::join_all(commits).await;
-    assert!(results.into_iter().all(|r| r.unwrap()));
+    let mut feed = s.committed();
+    // Each game gets a move, and every other one a second change computed
+    // from the same version, which its guard refuses; half carry a live
+    // form of their event for this node's followers.
+    let mut commits = Vec::new();
+    for (i, g) in games.iter().enumerate() {
+        let mut c = commit(g, &next_of(g, "e2e3"), &format!("{{\"stored\":{i}}}"));
+        if i % 2 == 0 {
+            c.live_event = Some(format!("{{\"live\":{i}}}"));
+        }
+        commits.push(c);
+        if i % 2 == 1 {
+            commits.push(commit(g, &next_of(g, "d2d3"), "{\"stale\":true}"));
+        }
+    }
+    let results =
+        futures_util::future::join_all(commits.into_iter().map(|c| s.commit_game(c))).await;
+    let accepted: Vec<bool> = results.into_iter().map(|r| r.unwrap()).collect();
+    assert_eq!(accepted.iter().filter(|&&a| a).count(), 20, "{accepted:?}");
     let after = s.stats();
     assert_eq!(after.game_commits - before.game_commits, 20);
-    assert!(after.game_commit_batches - before.game_commit_batches <= 20);
-    for g in &games {
-        assert_eq!(s.game(&g.id).await.unwrap().unwrap().version, 2);
+    assert!(after.game_commit_batches - before.game_commit_batches <= 30);
+    let mut published = std::collections::HashMap::new();
+    while published.len() < 20 {
+        if let Committed::Event(e) = feed.recv().await.unwrap()
+            && let Topic::Game(id) = &e.topic
+        {
+            published.insert(id.clone(), e.payload.to_string());
+        }
+    }
+    for (i, g) in games.iter().enumerate() {
+        let stored = s.game(&g.id).await.unwrap().unwrap();
+        assert_eq!(stored.version, 2);
+        let events = s.game_events_since(&g.id, 1).await.unwrap();
+        assert_eq!(events.len(), 1, "one event for the one change kept");
+        assert_eq!(events[0].seq, 2);
+        // The first commit of a game was queued first, so it is the one kept.
+        assert_eq!(stored.moves, "e2e3");
+        assert_eq!(&*events[0].payload, format!("{{\"stored\":{i}}}"));
+        let live = if i % 2 == 0 {
+            format!("{{\"live\":{i}}}")
+        } else {
+            format!("{{\"stored\":{i}}}")
+        };
+        assert_eq!(published[&g.id], live, "followers get the live form");
     }
 }
 

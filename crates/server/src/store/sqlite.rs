@@ -156,6 +156,31 @@ async fn insert_game_event(
     })
 }
 
+/// Writes game events (game, version, payload) with one statement per
+/// [`EVENTS_PER_INSERT`]: a batch's moves cost one round trip to SQLite's
+/// thread, not one each. Returns the statements sent.
+async fn insert_game_events(
+    conn: &mut SqliteConnection,
+    events: &[(&str, i64, &str)],
+) -> StoreResult<u64> {
+    let mut statements = 0;
+    for chunk in events.chunks(EVENTS_PER_INSERT) {
+        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT INTO game_events (game_id, version, payload) ",
+        );
+        q.push_values(chunk, |mut row, (id, version, payload)| {
+            row.push_bind(*id).push_bind(*version).push_bind(*payload);
+        });
+        q.build().execute(&mut *conn).await?;
+        statements += 1;
+    }
+    Ok(statements)
+}
+
+/// Rows of one multi-row `INSERT` (three bound values each, well under
+/// SQLite's limit of 32,766).
+const EVENTS_PER_INSERT: usize = 256;
+
 /// Stores user and lobby events; returns them with their sequence numbers
 /// and the number of statements sent.
 async fn insert_events(
@@ -219,8 +244,9 @@ async fn insert_challenge(conn: &mut SqliteConnection, c: &Challenge) -> StoreRe
     Ok(())
 }
 
-/// Applies one guarded game change inside an open transaction. `Ok(None)`
-/// when the guard failed.
+/// Applies one guarded game change inside an open transaction, all but
+/// its game event's row (the caller writes those of a batch together).
+/// `Ok(None)` when the guard failed.
 async fn apply_game_commit(
     conn: &mut SqliteConnection,
     c: &GameCommit,
@@ -275,11 +301,13 @@ async fn apply_game_commit(
     for r in &c.ratings {
         store_rating(conn, r, &g.id, now).await?;
     }
-    let mut state = insert_game_event(conn, &g.id, g.version, &c.event).await?;
-    if let Some(live) = &c.live_event {
-        state.payload = live.as_str().into();
-    }
-    let mut events = vec![state];
+    // The game's event row is written with the batch's others
+    // ([`insert_game_events`]); followers get the live form.
+    let mut events = vec![StoredEvent {
+        topic: Topic::Game(g.id.clone()),
+        seq: g.version,
+        payload: c.live_event.as_deref().unwrap_or(&c.event).into(),
+    }];
     let mut n = insert_events(conn, &c.also, now, &mut events).await?;
     if let Some(s) = &c.start {
         // A game started by this change (a rematch): in the same transaction.
@@ -287,7 +315,7 @@ async fn apply_game_commit(
         events.push(insert_game(conn, &s.game, &s.first_event).await?);
         n += 2 + insert_events(conn, &s.events, now, &mut events).await?;
     }
-    Ok((Some(events), 2 + n + 3 * c.ratings.len() as u64))
+    Ok((Some(events), 1 + n + 3 * c.ratings.len() as u64))
 }
 
 /// Writes one rating change (its guard was checked in the same transaction).
@@ -345,11 +373,17 @@ async fn commit_batch(writer: &SqlitePool, batch: &[Pending], shared: &Shared) -
     let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
     let mut statements = 2; // BEGIN, COMMIT
     let mut results = Vec::with_capacity(batch.len());
+    let mut states = Vec::with_capacity(batch.len());
     for p in batch {
         let (r, n) = apply_game_commit(&mut tx, &p.commit, now).await?;
         statements += n;
+        if r.is_some() {
+            let c = &p.commit;
+            states.push((c.game.id.as_str(), c.game.version, c.event.as_str()));
+        }
         results.push(r);
     }
+    statements += insert_game_events(&mut tx, &states).await?;
     tx.commit().await?;
     shared.count_tx(statements);
     Ok(results)
