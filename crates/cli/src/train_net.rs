@@ -198,6 +198,9 @@ pub struct TrainReport {
     pub epochs: Vec<(f32, f32)>,
     /// Held-out loss of the quantised network (integer inference).
     pub held_out_quantised: f32,
+    /// Held-out loss of the hand-written evaluation (the built-in weights)
+    /// under the same sigmoid, for comparison.
+    pub held_out_hand_eval: f32,
 }
 
 fn result_for(result: GameResult, stm: Color) -> f32 {
@@ -347,11 +350,15 @@ pub fn train(
         epochs.push((tl, hl));
     }
     let q = net.quantise(variant);
-    let held_out_quantised = (held_positions
-        .iter()
-        .map(|(pos, t)| f64::from((sigmoid(q.evaluate(pos) as f32 / s.scale) - t).powi(2)))
-        .sum::<f64>()
-        / held_positions.len() as f64) as f32;
+    let held_loss = |eval: &dyn Fn(&Position) -> i32| {
+        (held_positions
+            .iter()
+            .map(|(pos, t)| f64::from((sigmoid(eval(pos) as f32 / s.scale) - t).powi(2)))
+            .sum::<f64>()
+            / held_positions.len() as f64) as f32
+    };
+    let held_out_quantised = held_loss(&|p| q.evaluate(p));
+    let held_out_hand_eval = held_loss(&chessmerge_engine::eval::evaluate);
     Ok(TrainReport {
         net: q,
         train_positions: train.len(),
@@ -360,6 +367,7 @@ pub fn train(
         held_out_before,
         epochs,
         held_out_quantised,
+        held_out_hand_eval,
     })
 }
 
@@ -408,6 +416,10 @@ pub fn run(args: TrainNetArgs) -> Result<()> {
     );
     std::fs::write(&args.out, r.net.to_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!(
+        "held-out loss of the hand-written evaluation: {:.6}",
+        r.held_out_hand_eval
+    );
     println!("network written to {}", args.out.display());
     Ok(())
 }
