@@ -342,6 +342,42 @@ pub fn read_file(path: &Path) -> Result<DataFile> {
     read_from(BufReader::new(file)).with_context(|| format!("{}", path.display()))
 }
 
+/// Reads a self-play file for training: it must be sound (a fault is
+/// reported with its line) and of `variant` (another is refused, naming
+/// both); another format version is refused by the reader.
+pub fn read_sound(path: &Path, variant: Variant) -> Result<DataFile> {
+    let data = read_file(path)?;
+    if let Some(fault) = &data.fault {
+        bail!("{}: {fault}", path.display());
+    }
+    if data.header.variant != variant {
+        bail!(
+            "{}: the data is of variant {}, not {}",
+            path.display(),
+            data.header.variant.id(),
+            variant.id()
+        );
+    }
+    Ok(data)
+}
+
+/// A few short self-play games (400 nodes a move, at most 80 plies), for
+/// the tests of the trainers.
+#[cfg(test)]
+pub fn sample_games(variant: Variant, n: usize) -> Vec<GameBlock> {
+    let h = Header {
+        version: FORMAT_VERSION,
+        variant,
+        nodes: 400,
+        seed: 3,
+        opening_min: 4,
+        opening_max: 8,
+        max_plies: 80,
+    };
+    let mut searcher = Searcher::new(1, Arc::new(AtomicBool::new(false)));
+    (0..n).map(|i| play_game(&h, i, &mut searcher)).collect()
+}
+
 /// [`read_file`] on any reader.
 pub fn read_from(mut reader: impl BufRead) -> Result<DataFile, DataError> {
     let mut line = String::new();

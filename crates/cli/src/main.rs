@@ -12,6 +12,7 @@ mod matches;
 mod perft;
 mod play;
 mod players;
+mod train_net;
 mod tune;
 mod uci;
 
@@ -45,6 +46,8 @@ enum Command {
     Datagen(datagen::DatagenArgs),
     /// Fit evaluation weights to self-play data (Texel's method).
     Tune(tune::TuneArgs),
+    /// Train the engine's network on self-play data.
+    TrainNet(train_net::TrainNetArgs),
 }
 
 fn main() -> ExitCode {
@@ -82,6 +85,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bot(args) => bot::run(args)?,
         Command::Datagen(args) => datagen::run(args)?,
         Command::Tune(args) => tune::run(args)?,
+        Command::TrainNet(args) => train_net::run(args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

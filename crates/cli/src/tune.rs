@@ -24,7 +24,7 @@
 //!   reported beside the training error. The same file, seed and options
 //!   give the same weights.
 
-use crate::datagen::{GameResult, read_file};
+use crate::datagen::{GameResult, read_sound};
 use anyhow::{Context, Result, bail};
 use chessmerge_engine::eval::{Material, evaluate};
 use chessmerge_engine::params::{MG_VALUE, PHASE_MAX};
@@ -338,18 +338,7 @@ pub fn tune(
 
 /// `chessmerge tune`.
 pub fn run(args: TuneArgs) -> Result<()> {
-    let data = read_file(&args.data)?;
-    if let Some(fault) = data.fault {
-        bail!("{}: {fault}", args.data.display());
-    }
-    if data.header.variant != args.variant {
-        bail!(
-            "{}: the data is of variant {}, not {}",
-            args.data.display(),
-            data.header.variant.id(),
-            args.variant.id()
-        );
-    }
+    let data = read_sound(&args.data, args.variant)?;
     let r = tune(
         args.variant,
         &data.games,
@@ -381,28 +370,11 @@ pub fn run(args: TuneArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::datagen::{FORMAT_VERSION, Header, play_game};
-    use chessmerge_engine::Searcher;
-    use std::sync::Arc;
-    use std::sync::atomic::AtomicBool;
-
-    fn games(variant: Variant, n: usize) -> Vec<crate::datagen::GameBlock> {
-        let h = Header {
-            version: FORMAT_VERSION,
-            variant,
-            nodes: 400,
-            seed: 3,
-            opening_min: 4,
-            opening_max: 8,
-            max_plies: 80,
-        };
-        let mut searcher = Searcher::new(1, Arc::new(AtomicBool::new(false)));
-        (0..n).map(|i| play_game(&h, i, &mut searcher)).collect()
-    }
+    use crate::datagen::sample_games;
 
     #[test]
     fn tuning_reduces_the_error_and_is_deterministic() {
-        let g = games(Variant::ChessMerge, 8);
+        let g = sample_games(Variant::ChessMerge, 8);
         let a = tune(Variant::ChessMerge, &g, 150, 0.5, 2.0, 9, 0).unwrap();
         assert!(a.positions >= 10, "{}", a.positions);
         assert!(a.k > 0.05 && a.k < 4.0, "K {}", a.k);
@@ -422,7 +394,7 @@ mod tests {
 
     #[test]
     fn rare_weights_keep_their_starting_value() {
-        let g = games(Variant::ChessMerge, 8);
+        let g = sample_games(Variant::ChessMerge, 8);
         let start = to_vector(&Weights::defaults(Variant::ChessMerge));
         // Every weight seen in too few positions: nothing moves.
         let none = tune(Variant::ChessMerge, &g, 150, 0.5, 2.0, 9, usize::MAX).unwrap();
@@ -449,7 +421,7 @@ mod tests {
     fn the_linear_model_reproduces_the_evaluation() {
         // With the hand-set weights, each item's prediction is the
         // evaluation itself (white's view).
-        let g = games(Variant::Fusion, 2);
+        let g = sample_games(Variant::Fusion, 2);
         let w = to_vector(&Weights::defaults(Variant::Fusion));
         let mut checked = 0;
         for game in &g {

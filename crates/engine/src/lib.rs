@@ -24,6 +24,7 @@ pub mod board;
 pub mod eval;
 pub mod levels;
 pub mod limits;
+pub mod nnue;
 pub mod params;
 pub mod search;
 pub mod tables;

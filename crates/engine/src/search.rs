@@ -15,6 +15,7 @@
 
 use crate::eval::{Material, evaluate_with, unit_material, unit_value};
 use crate::limits::{Clock, Limits};
+use crate::nnue::{self, NetStack, Network};
 use crate::params::*;
 use crate::tables::{EvalTables, tables};
 use crate::tt::{Bound, TransTable, prefetch};
@@ -190,6 +191,16 @@ pub struct Searcher {
     /// Where each node's moves are generated before they are scored into
     /// its ordering buffer (boxed: a `MoveList` is 4 KiB).
     move_list: Box<MoveList>,
+    /// The network's accumulators along the current line, when the
+    /// search evaluates with a network (`None`: the hand-written
+    /// evaluation).
+    net_stack: Option<NetStack>,
+    /// A network chosen for this searcher (UCI `EvalFile`), used in its
+    /// variant instead of [`nnue::default_net`].
+    net_file: Option<Arc<Network>>,
+    /// Whether to evaluate with a network when one is available (UCI
+    /// `UseNNUE`).
+    pub use_net: bool,
     /// Deliberate imprecision (levels); zero for full strength.
     pub imprecision: Imprecision,
     /// Search features in use (all by default).
@@ -233,6 +244,9 @@ impl Searcher {
             tables: tables(Variant::Standard),
             bufs: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             move_list: Box::new(MoveList::new()),
+            net_stack: None,
+            net_file: None,
+            use_net: true,
             imprecision: Imprecision::default(),
             features: Features::default(),
         }
@@ -260,6 +274,26 @@ impl Searcher {
             .flatten()
             .for_each(|row| row.fill(0));
         self.killers = [[None; 2]; MAX_PLY + 1];
+    }
+
+    /// Chooses the network for its variant (`None`: the default one, if
+    /// any). Empties the evaluation cache, which holds the other
+    /// evaluation's scores.
+    pub fn set_net(&mut self, net: Option<Arc<Network>>) {
+        self.net_file = net;
+        self.net_stack = None;
+        self.eval_cache.fill(0);
+    }
+
+    /// The network a search of `variant` evaluates with.
+    pub fn net_for(&self, variant: Variant) -> Option<Arc<Network>> {
+        if !self.use_net {
+            return None;
+        }
+        match &self.net_file {
+            Some(n) if n.variant == variant => Some(n.clone()),
+            _ => nnue::default_net(variant),
+        }
     }
 
     /// Nodes searched so far by the current (or last) search.
@@ -438,6 +472,20 @@ impl Searcher {
         self.keys.push(key);
         self.material[0] = Material::of(pos);
         self.tables = tables(pos.variant());
+        let net = self.net_for(pos.variant());
+        match (&mut self.net_stack, net) {
+            (Some(stack), Some(net)) if Arc::ptr_eq(stack.net(), &net) => {}
+            (stack, net) => {
+                // Another evaluation: the cache holds the previous one's.
+                if stack.is_some() || net.is_some() {
+                    self.eval_cache.fill(0);
+                }
+                *stack = net.map(|n| NetStack::new(n, MAX_PLY + 1));
+            }
+        }
+        if let Some(stack) = &mut self.net_stack {
+            stack.set(0, pos);
+        }
         for (i, &m) in moves.iter().enumerate() {
             // Not counted here: the child counts itself on entry (negamax
             // or quiescence), like every other node.
@@ -544,6 +592,9 @@ impl Searcher {
     #[inline]
     fn set_child_material(&mut self, ply: usize, pos: &Position, m: Move, child: &Position) {
         self.material[ply + 1] = self.material[ply].after(self.tables, pos, m, child);
+        if let Some(stack) = &mut self.net_stack {
+            stack.set(ply + 1, child);
+        }
     }
 
     fn static_eval(&mut self, pos: &Position, key: u64, ply: usize) -> i32 {
@@ -551,7 +602,16 @@ impl Searcher {
         let e = if let Some(e) = eval_entry_score(*slot, key) {
             e
         } else {
-            let e = evaluate_with(pos, &self.material[ply]);
+            let e = match &mut self.net_stack {
+                Some(stack) => {
+                    let e = stack.evaluate(ply, pos.turn());
+                    // The stack follows the line: its update equals a
+                    // refresh (checked in debug builds).
+                    debug_assert_eq!(e, stack.net().evaluate(pos), "{}", pos.fen());
+                    e
+                }
+                None => evaluate_with(pos, &self.material[ply]),
+            };
             *slot = eval_entry(key, e);
             e
         };
@@ -667,6 +727,9 @@ impl Searcher {
                 let r = NULL_BASE_R + depth / NULL_DEPTH_DIVISOR;
                 self.keys.push(key);
                 self.material[ply + 1] = self.material[ply];
+                if let Some(stack) = &mut self.net_stack {
+                    stack.same_as_parent(ply);
+                }
                 // Passing cannot put the opponent in check.
                 let s = -self.negamax(
                     &null,
@@ -1145,6 +1208,36 @@ mod tests {
     /// check), so a depth-1 search visits exactly one node: the root itself
     /// is not counted (nodes are positions reached by a move, as in most
     /// engines) and the child counts itself once.
+    /// With a network the search evaluates with it (other node counts, a
+    /// legal move, and in debug builds every evaluation's incremental
+    /// accumulator is checked against a refresh); with `use_net` off, or
+    /// the network of another variant, it is the hand-written evaluation's
+    /// search exactly.
+    #[test]
+    fn a_network_replaces_the_evaluation_only_when_in_use() {
+        for v in Variant::ALL {
+            let pos = Position::new(v);
+            let hand = search_once(&pos, &[], &Limits::depth(5));
+            let net = Arc::new(crate::nnue::tests::random_net(v, 16, 11));
+            let mut s = Searcher::new(16, Arc::new(AtomicBool::new(false)));
+            s.set_net(Some(net.clone()));
+            let r = s.search(&pos, &[], &Limits::depth(5), &mut |_| {});
+            assert!(pos.is_legal(r.best.unwrap()), "{v}");
+            assert_ne!(r.nodes, hand.nodes, "{v}");
+            s.clear();
+            s.use_net = false;
+            let off = s.search(&pos, &[], &Limits::depth(5), &mut |_| {});
+            assert_eq!(off.nodes, hand.nodes, "{v}");
+            let other = Variant::ALL.into_iter().find(|&o| o != v).unwrap();
+            let mut s = Searcher::new(16, Arc::new(AtomicBool::new(false)));
+            s.set_net(Some(Arc::new(crate::nnue::tests::random_net(
+                other, 16, 11,
+            ))));
+            let r = s.search(&pos, &[], &Limits::depth(5), &mut |_| {});
+            assert_eq!(r.nodes, hand.nodes, "{v}");
+        }
+    }
+
     #[test]
     fn depth_one_counts_each_root_child_once() {
         for v in Variant::ALL {

@@ -11,6 +11,7 @@
 //! moves Merge-UCI, which in `standard` are ordinary FEN and UCI moves.
 
 use crate::limits::Limits;
+use crate::nnue::Network;
 use crate::params::DEFAULT_HASH_MB;
 use crate::search::Searcher;
 use chessmerge_rules::{Position, Variant};
@@ -87,6 +88,11 @@ impl<W: Write + Send + 'static> Session<W> {
                     "option name Hash type spin default 32 min 1 max 4096",
                 );
                 send(&self.out, "option name Clear Hash type button");
+                send(&self.out, "option name UseNNUE type check default true");
+                send(
+                    &self.out,
+                    "option name EvalFile type string default <empty>",
+                );
                 send(
                     &self.out,
                     &format!(
@@ -182,6 +188,31 @@ impl<W: Write + Send + 'static> Session<W> {
                 }
                 Err(e) => self.error(e),
             },
+            "usennue" => match value.as_str() {
+                "true" | "false" => {
+                    if let Some(s) = self.searcher.as_mut() {
+                        s.use_net = value == "true";
+                    }
+                }
+                _ => self.error(format!(
+                    "setoption UseNNUE: expected true or false, got {value:?}"
+                )),
+            },
+            "evalfile" => {
+                let net = if value.is_empty() || value == "<empty>" {
+                    Ok(None)
+                } else {
+                    Network::load(std::path::Path::new(&value)).map(|n| Some(Arc::new(n)))
+                };
+                match net {
+                    Ok(net) => {
+                        if let Some(s) = self.searcher.as_mut() {
+                            s.set_net(net);
+                        }
+                    }
+                    Err(e) => self.error(format!("setoption EvalFile: {e}")),
+                }
+            }
             // Accepted and ignored: common GUI options.
             "ponder" | "uci_chess960" | "multipv" | "threads" | "move overhead" => {}
             _ => self.error(format!("unknown option {name:?}")),
@@ -468,5 +499,42 @@ mod tests {
             "info string fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
         );
         d.close();
+    }
+
+    #[test]
+    fn eval_file_loads_a_network_or_names_the_fault() {
+        let dir = std::env::temp_dir().join(format!("cm-uci-net-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.nnue");
+        let net = crate::nnue::tests::random_net(Variant::ChessMerge, 8, 2);
+        std::fs::write(&good, net.to_bytes()).unwrap();
+        let bad = dir.join("bad.nnue");
+        let mut b = net.to_bytes();
+        b.truncate(100);
+        std::fs::write(&bad, b).unwrap();
+        let d = Driver::start();
+        d.send(&format!("setoption name EvalFile value {}", bad.display()));
+        d.send("setoption name EvalFile value /nonexistent/x.nnue");
+        d.send("setoption name UseNNUE value maybe");
+        d.send(&format!("setoption name EvalFile value {}", good.display()));
+        d.send("position startpos");
+        d.send("go depth 3");
+        let out = d.wait_for(|l| l.starts_with("bestmove "));
+        let errors: Vec<_> = out
+            .iter()
+            .filter(|l| l.starts_with("info string error: "))
+            .collect();
+        assert_eq!(errors.len(), 3, "{out:#?}");
+        assert!(errors[0].contains("truncated"), "{}", errors[0]);
+        assert!(errors[1].contains("cannot read"), "{}", errors[1]);
+        let m = out.last().unwrap();
+        assert!(
+            Position::new(Variant::ChessMerge)
+                .parse_uci(&m[9..])
+                .is_ok(),
+            "{m}"
+        );
+        d.close();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
