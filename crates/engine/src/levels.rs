@@ -19,6 +19,9 @@
 //! consistent); the random move is a uniformly chosen legal move played
 //! instead of the searched one. Node limits make a level's strength the
 //! same on fast and slow machines; the time cap only guards the server.
+//!
+//! Each level's approximate rating in standard chess ([`level_rating`]) is
+//! measured and kept next to the level table (`params::LEVEL_RATINGS`).
 
 use crate::limits::Limits;
 use crate::params::{LEVEL_RATINGS, LEVELS};
