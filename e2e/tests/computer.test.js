@@ -24,6 +24,16 @@ test('a game against the computer at level 1', async () => {
   const page = await newPage(browser, server);
   await signUp(page, 'carol');
   await page.selectOption('#kind', 'ai');
+  // Each level is offered with its approximate rating, as the API lists it.
+  const { levels } = await (await fetch(`${server.base}/api/levels`)).json();
+  assert.deepEqual(levels.map((l) => l.level), [1, 2, 3, 4, 5, 6, 7, 8]);
+  const five = levels.find((l) => l.level === 5);
+  assert.match(five.text, /^about \d+$/);
+  const option5 = page.locator('#level option[value="5"]');
+  await option5.filter({ hasText: /about|below/ }).waitFor({ state: 'attached' });
+  assert.equal(await option5.textContent(), `Level 5 (about ${five.rating})`);
+  const shown = await page.locator('#level option').allTextContents();
+  assert.deepEqual(shown, levels.map((l) => `Level ${l.level} (${l.text})`));
   await page.selectOption('#level', '1');
   await page.selectOption('#color', 'white');
   await page.click('#create');

@@ -47,7 +47,7 @@ export async function mount(root) {
             </select></label>
           <label class="field" id="dest-field">Player name <input name="dest" id="dest" autocomplete="off"></label>
           <label class="field" id="level-field">Computer level
-            <select name="level" id="level">${[1, 2, 3, 4, 5, 6, 7, 8].map((l) => `<option value="${l}">${l}</option>`).join('')}</select></label>
+            <select name="level" id="level">${[1, 2, 3, 4, 5, 6, 7, 8].map((l) => `<option value="${l}">Level ${l}</option>`).join('')}</select></label>
           <label class="field">Variant <select name="variant" id="variant">${variantOptions}</select></label>
           <label class="field">Your colour
             <select name="color" id="color"><option value="random">Random</option><option value="white">White</option><option value="black">Black</option></select></label>
@@ -87,6 +87,13 @@ export async function mount(root) {
   };
   kind.onchange = syncKind;
   syncKind();
+  // Each level's approximate rating in standard chess ("about 1850", "below 1350").
+  api('GET', '/api/levels').then(({ levels }) => {
+    for (const { level, text } of levels) {
+      const o = form.level.querySelector(`option[value="${level}"]`);
+      if (o) o.textContent = `Level ${level} (${text})`;
+    }
+  }).catch(() => {});
   const newCard = root.querySelector('#new-card');
   const playButtons = [...root.querySelectorAll('[data-play]')];
   const openForm = (k, focus = true) => {

@@ -306,6 +306,7 @@ const MATRIX: &[Row] = &[
     row("GET", "/api/socket", Nothing, [101; 6]),
     row("GET", "/api/openapi.json", Nothing, ALL_200),
     row("GET", "/api/server/stats", Nothing, ALL_200),
+    row("GET", "/api/levels", Nothing, ALL_200),
     // The practice board needs no account.
     with_body(row("POST", "/api/analysis", Nothing, ALL_200), empty),
     with_body(

@@ -34,6 +34,8 @@ mod server_correspondence;
 /// PGN import: every variant, Merge-UCI, refusals, the cap, analysis; the
 /// editor's position check.
 mod server_import;
+/// The computer's levels with their ratings (`/api/levels`).
+mod server_levels;
 /// Issue 11's capacity findings: slow and idle connections, SIGTERM,
 /// socket caps, memory under load, per-user caps, the analysis lane.
 mod server_limits;

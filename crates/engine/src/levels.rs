@@ -19,9 +19,12 @@
 //! consistent); the random move is a uniformly chosen legal move played
 //! instead of the searched one. Node limits make a level's strength the
 //! same on fast and slow machines; the time cap only guards the server.
+//!
+//! Each level's approximate rating in standard chess ([`level_rating`]) is
+//! measured and kept next to the level table (`params::LEVEL_RATINGS`).
 
 use crate::limits::Limits;
-use crate::params::LEVELS;
+use crate::params::{LEVEL_RATINGS, LEVELS};
 use crate::search::{Imprecision, Searcher, splitmix};
 use chessmerge_rules::{Game, Move};
 use std::cell::RefCell;
@@ -57,6 +60,39 @@ pub fn level_config(level: u8) -> LevelConfig {
         noise,
         random_pct,
         max_time: Duration::from_secs(secs),
+    }
+}
+
+/// The floor of Stockfish 15.1's `UCI_Elo` scale, which the levels' ratings
+/// are measured on.
+pub const STOCKFISH_ELO_FLOOR: u16 = 1350;
+
+/// A level's approximate rating in standard chess.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelRating {
+    /// Measured against Stockfish at a limited strength.
+    About(u16),
+    /// Below this rating, the floor of Stockfish's scale (estimated from
+    /// the level ladder).
+    Below(u16),
+}
+
+impl std::fmt::Display for LevelRating {
+    /// `about 1850` or `below 1350`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LevelRating::About(r) => write!(f, "about {r}"),
+            LevelRating::Below(r) => write!(f, "below {r}"),
+        }
+    }
+}
+
+/// The approximate rating of `level` (clamped to 1..=8) in standard chess
+/// (see [`LEVEL_RATINGS`]).
+pub fn level_rating(level: u8) -> LevelRating {
+    match LEVEL_RATINGS[usize::from(level.clamp(MIN_LEVEL, MAX_LEVEL) - MIN_LEVEL)] {
+        Some(r) => LevelRating::About(r),
+        None => LevelRating::Below(STOCKFISH_ELO_FLOOR),
     }
 }
 

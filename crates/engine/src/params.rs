@@ -343,3 +343,23 @@ pub const LEVELS: [(Option<i32>, Option<u64>, i32, u32, u64); 8] = [
     (None, Some(150_000), 0, 0, 5),
     (None, Some(500_000), 0, 0, 10),
 ];
+
+/// Each level's approximate rating in standard chess (`levels::level_rating`),
+/// measured on 2026-12-01 (build `3104a86`) against Debian's Stockfish 15.1
+/// with `UCI_LimitStrength` on its `UCI_Elo` scale (1350-2850): the fit of
+/// the games against Stockfish and of each level against the one below,
+/// rounded to 50, each within about ±160-250 (95%). `None`: below 1350, the
+/// scale's floor (from the ladder: the level lost nearly every game to the
+/// one above). Commands and figures: docs/engine.md, "Levels: ratings
+/// against Stockfish". Measure again whenever `LEVELS` or the engine's
+/// strength changes.
+pub const LEVEL_RATINGS: [Option<u16>; 8] = [
+    None,
+    None,
+    None,
+    Some(1550),
+    Some(1850),
+    Some(1950),
+    Some(2050),
+    Some(2250),
+];

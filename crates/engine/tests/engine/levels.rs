@@ -1,5 +1,6 @@
 //! `choose_move` at every level.
 
+use chessmerge_engine::levels::{LevelRating, STOCKFISH_ELO_FLOOR, level_rating};
 use chessmerge_engine::{choose_move, choose_move_seeded, level_config};
 use chessmerge_rules::{Game, Position, Variant};
 
@@ -35,6 +36,39 @@ fn levels_get_stronger_on_paper() {
         assert!(budget(&b) >= budget(&a) || b.nodes > a.nodes, "{l}");
         assert!(a != b);
     }
+}
+
+#[test]
+fn every_level_has_a_rating_above_the_one_below() {
+    // Measured ratings (params::LEVEL_RATINGS): the levels below Stockfish's
+    // floor first, then measured ratings above it that rise with the level.
+    let mut below = 0;
+    for l in 1..=8u8 {
+        match level_rating(l) {
+            LevelRating::Below(r) => {
+                assert_eq!(r, STOCKFISH_ELO_FLOOR);
+                assert_eq!(
+                    below, 0,
+                    "level {l} is below the floor but a lower level is not"
+                );
+                assert_eq!(level_rating(l).to_string(), "below 1350");
+            }
+            LevelRating::About(r) => {
+                assert!(
+                    r >= STOCKFISH_ELO_FLOOR && r > below && r <= 2850,
+                    "level {l}: {r}"
+                );
+                assert_eq!(level_rating(l).to_string(), format!("about {r}"));
+                below = r;
+            }
+        }
+    }
+    assert!(
+        matches!(level_rating(8), LevelRating::About(_)),
+        "full strength was measured"
+    );
+    assert_eq!(level_rating(0), level_rating(1));
+    assert_eq!(level_rating(9), level_rating(8));
 }
 
 #[test]

@@ -8,6 +8,7 @@ pub mod bot;
 pub mod challenge;
 pub mod corr;
 pub mod import;
+pub mod levels;
 pub mod live_analysis;
 pub mod profile;
 pub mod site;
@@ -37,7 +38,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
         account::revoke_token, account::account,
         challenge::challenge_user, challenge::challenge_open, challenge::challenge_ai,
         challenge::list, challenge::list_open, challenge::show,
-        challenge::accept, challenge::decline, challenge::cancel,
+        challenge::accept, challenge::decline, challenge::cancel, levels::levels,
         board::play_move, board::resign, board::abort, board::draw, board::show,
         board::playing, board::export, board::user_games,
         stream::game_stream, stream::event_stream, socket::socket, openapi_json,
@@ -165,6 +166,7 @@ pub fn router(state: AppState) -> Router {
             get(challenge::list_open).post(challenge::challenge_open),
         )
         .route("/api/challenge/ai", post(challenge::challenge_ai))
+        .route("/api/levels", get(levels::levels))
         .route("/api/challenge/{username}", post(challenge::challenge_user))
         .route("/api/challenge/{id}/show", get(challenge::show))
         .route("/api/challenge/{id}/accept", post(challenge::accept))
