@@ -563,7 +563,7 @@ impl Games {
                 game: updated.row.clone(),
                 expected_version: live.row.version,
                 expected_ply: live.row.ply,
-                live_event: (event.live != event.stored).then_some(event.live),
+                live_event: event.live,
                 event: event.stored,
                 also,
                 start: next.extra.start.as_ref().map(|s| Box::new(s.new.clone())),

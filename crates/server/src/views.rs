@@ -803,8 +803,9 @@ const NO_LEGAL_MOVES: &str = "\"legalMoves\":[]}";
 pub struct StateEvent {
     /// Stored: an ongoing game's state with an empty `legalMoves`.
     pub stored: String,
-    /// Followed: the whole state.
-    pub live: String,
+    /// Followed: the whole state, when it differs from the stored one (a
+    /// finished game has no legal moves to leave out).
+    pub live: Option<String>,
 }
 
 impl StateEvent {
@@ -813,9 +814,9 @@ impl StateEvent {
         let legal = std::mem::take(&mut state.legal_moves);
         let stored = serde_json::to_string(&state)?;
         let live = if legal.is_empty() {
-            stored.clone()
+            None
         } else {
-            with_legal_moves(&stored, &serde_json::to_string(&legal)?)
+            Some(with_legal_moves(&stored, &serde_json::to_string(&legal)?))
         };
         Ok(StateEvent { stored, live })
     }
