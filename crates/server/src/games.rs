@@ -956,9 +956,21 @@ mod tests {
             start: None,
             ratings: Vec::new(),
         };
+        let version = other.game.version;
         assert!(games.store().commit_game(other).await.unwrap());
         let _ = rules.undo();
-        // White moves again on this node: the stale cache is noticed.
+        // The commit's notice reaches the invalidator from the writer's own
+        // thread, soon after the commit returns: the cached copy is dropped
+        // and the next read loads the stored game.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while games.read(&row.id, |g| g.row.version).await.unwrap() != version {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the change was never seen"
+            );
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        // White moves again on this node, on the game as stored.
         let g = games
             .play_move(&row.id, Actor::User(w), &uci("d2d3"), None, false)
             .await
