@@ -897,8 +897,7 @@ fn parse_notification(payload: &str) -> Option<(&str, Vec<(Topic, i64)>)> {
     let mut parts = payload.split(' ');
     let from = parts.next()?;
     let mut events = Vec::new();
-    loop {
-        let Some(kind) = parts.next() else { break };
+    while let Some(kind) = parts.next() {
         let (key, seq) = (parts.next()?, parts.next()?);
         events.push(parse_notice(kind, key, seq)?);
     }
