@@ -158,6 +158,10 @@ impl Drop for CommitGuard {
 pub struct Games {
     store: Arc<dyn Store>,
     cache: Mutex<HashMap<GameId, Slot>>,
+    /// Games dropped from the cache because another process changed them,
+    /// as they were: their reload plays only the moves since (see
+    /// [`Games::load`]). At most `capacity`.
+    outdated: Mutex<HashMap<GameId, LiveGame>>,
     capacity: usize,
     computer_turns: mpsc::UnboundedSender<GameId>,
     replays: AtomicU64,
@@ -183,6 +187,39 @@ pub fn rebuild(row: &store::Game) -> GameResult<RulesGame> {
         .map_err(|e| corrupt(format!("initial FEN: {e}")))?;
     RulesGame::from_uci_moves(start, row.move_list())
         .map_err(|(i, e)| corrupt(format!("stored move {i}: {e}")))
+}
+
+/// `old` brought up to `row`, a later version of the same ongoing game
+/// that only added moves (another node's moves): the new moves played on
+/// its rules' game (the same game a full replay gives), its players kept
+/// (they change only at a rated game's end, and a finished game is
+/// reloaded in full). `None` when `row` is anything else (a takeback, an
+/// end, a corrupt move): the caller replays it all.
+fn advanced(old: LiveGame, row: &store::Game) -> Option<LiveGame> {
+    let o = &old.row;
+    if !row.is_ongoing()
+        || row.version <= o.version
+        || row.initial_fen != o.initial_fen
+        || row.variant != o.variant
+        || row.rated != o.rated
+        || (row.white_id, row.black_id, row.ai_level) != (o.white_id, o.black_id, o.ai_level)
+    {
+        return None;
+    }
+    let known = old.rules.moves().len();
+    let moves = row.move_list();
+    if moves.len() < known || o.move_list() != moves[..known] {
+        return None;
+    }
+    let mut rules = old.rules;
+    for m in &moves[known..] {
+        rules.play_uci(m).ok()?;
+    }
+    Some(LiveGame {
+        row: row.clone(),
+        rules,
+        players: old.players,
+    })
 }
 
 /// The readable notation of stored moves, space-separated (for rows
@@ -318,6 +355,7 @@ impl Games {
         let games = Arc::new(Games {
             store,
             cache: Mutex::new(HashMap::new()),
+            outdated: Mutex::new(HashMap::new()),
             capacity: capacity.max(16),
             computer_turns,
             replays: AtomicU64::new(0),
@@ -381,8 +419,13 @@ impl Games {
         if let Some(slot) = slot
             && let Ok(mut guard) = slot.try_lock()
             && guard.as_ref().is_some_and(|g| g.row.version < version)
+            && let Some(old) = guard.take()
         {
-            *guard = None;
+            let mut outdated = self.outdated.lock().unwrap_or_else(|e| e.into_inner());
+            if outdated.len() >= self.capacity {
+                outdated.clear();
+            }
+            outdated.insert(id.clone(), old);
         }
     }
 
@@ -441,6 +484,16 @@ impl Games {
 
     async fn load(&self, id: &GameId) -> GameResult<LiveGame> {
         let row = self.store.game(id).await?.ok_or(GameError::NotFound)?;
+        let old = self
+            .outdated
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+        if let Some(old) = old
+            && let Some(g) = advanced(old, &row)
+        {
+            return Ok(g);
+        }
         let rules = rebuild(&row)?;
         self.replays.fetch_add(1, Ordering::Relaxed);
         let players = players_of(self.store.as_ref(), &row).await?;
@@ -781,6 +834,44 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(games.replays(), 0);
+    }
+
+    /// Another process's moves: the copy it outdated is brought up to date
+    /// by playing only the new moves (no replay), and gives what a full
+    /// replay gives; a takeback there is a full reload here.
+    #[tokio::test]
+    async fn another_process_s_moves_are_played_on_the_outdated_copy() {
+        let (here, row, _rx, _dir) = setup("outdated").await;
+        let (tx, _rx2) = mpsc::unbounded_channel();
+        let there = Games::new(here.store().clone(), 100, tx);
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        let moves = [
+            (w, "e2e3"),
+            (b, "e7e6"),
+            (w, "b1d2"),
+            (b, "g8f6"),
+            (w, "f1b5"),
+        ];
+        for (i, (who, m)) in moves.into_iter().enumerate() {
+            let games = if i % 2 == 0 { &there } else { &here };
+            games
+                .play_move(&row.id, Actor::User(who), &uci(m), Some(i as i64), false)
+                .await
+                .unwrap();
+            // The commit's event outdates the other one's copy.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // Each loaded the game once, then only played the other's moves on.
+        assert_eq!(here.replays() + there.replays(), 2);
+        let g = here.get(&row.id).await.unwrap();
+        assert_eq!(here.replays(), 1);
+        let full = rebuild(&g.row).unwrap();
+        assert_eq!(g.rules.moves(), full.moves());
+        assert_eq!(g.rules.repetition_keys(), full.repetition_keys());
+        assert_eq!(g.position().fen(), full.position().fen());
+        assert_eq!(g.row.ply, 5);
+        let players = players_of(here.store().as_ref(), &g.row).await.unwrap();
+        assert_eq!(format!("{:?}", g.players), format!("{players:?}"));
     }
 
     #[tokio::test]

@@ -28,6 +28,10 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(7);
 /// to read the store again.
 const NOTICE_RETRY: Duration = Duration::from_millis(500);
 
+/// Most committed-feed messages the hub takes in one go (their notices'
+/// events are read with one query).
+const BURST: usize = 512;
+
 const TOPIC_CAPACITY: usize = 64;
 const LOBBY_CAPACITY: usize = 256;
 
@@ -158,42 +162,81 @@ impl Hub {
         let weak = Arc::downgrade(&hub.0);
         tokio::spawn(async move {
             loop {
-                let msg = rx.recv().await;
+                let first = rx.recv().await;
                 let Some(inner) = weak.upgrade() else { return };
                 let hub = Hub(inner);
-                match msg {
-                    Ok(Committed::Event(e)) => hub.route(e.topic, e.seq, e.payload),
-                    Ok(Committed::Notice { topic, seq }) => {
-                        if hub.followed(&topic) {
-                            let store = store.clone();
-                            tokio::spawn(async move {
-                                match store.event(&topic, seq).await {
-                                    Ok(Some(e)) => hub.route(e.topic, e.seq, e.payload),
-                                    Ok(None) => {
-                                        tracing::warn!(?topic, seq, "notified event not found")
-                                    }
-                                    // The event may be the game's last for a while (the
-                                    // opponent waits for it): tell its followers to read the
-                                    // store themselves, a moment later, rather than wait for a
-                                    // next event that may never come.
-                                    Err(e) => {
-                                        tracing::warn!(error = %e, "cannot read a notified event");
-                                        tokio::time::sleep(NOTICE_RETRY).await;
-                                        hub.resync(&topic);
-                                    }
-                                }
-                            });
+                // A burst: this message and those already waiting behind
+                // it. The notices of followed topics among them are read
+                // with one query and routed in the order they came.
+                let mut wanted = Vec::new();
+                let mut next = Some(first);
+                let mut taken = 0;
+                let mut closed = false;
+                while let Some(msg) = next.take() {
+                    taken += 1;
+                    match msg {
+                        Ok(Committed::Event(e)) => hub.route(e.topic, e.seq, e.payload),
+                        Ok(Committed::Notice { topic, seq }) => {
+                            if hub.followed(&topic) {
+                                wanted.push((topic, seq));
+                            }
                         }
+                        Ok(Committed::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                            tracing::warn!("live events may have been missed; followers resync");
+                            hub.resync_all();
+                        }
+                        Err(broadcast::error::RecvError::Closed) => closed = true,
                     }
-                    Ok(Committed::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                        tracing::warn!("live events may have been missed; followers resync");
-                        hub.resync_all();
+                    if !closed && taken < BURST {
+                        use broadcast::error::{RecvError, TryRecvError};
+                        next = match rx.try_recv() {
+                            Ok(m) => Some(Ok(m)),
+                            Err(TryRecvError::Lagged(n)) => Some(Err(RecvError::Lagged(n))),
+                            Err(TryRecvError::Closed) => Some(Err(RecvError::Closed)),
+                            Err(TryRecvError::Empty) => None,
+                        };
                     }
-                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+                if !wanted.is_empty() {
+                    hub.read_notified(store.clone(), wanted);
+                }
+                if closed {
+                    return;
                 }
             }
         });
         hub
+    }
+
+    /// Reads the events another node committed (`wanted`, in one query
+    /// where the store can) and routes them in order. A failed read tells
+    /// their followers to read the store themselves, a moment later: the
+    /// event may be a game's last for a while (the opponent waits for it),
+    /// so waiting for a next one that may never come will not do.
+    fn read_notified(&self, store: Arc<dyn Store>, wanted: Vec<(Topic, i64)>) {
+        let hub = self.clone();
+        tokio::spawn(async move {
+            match store.events(&wanted).await {
+                Ok(found) => {
+                    if found.len() < wanted.len() {
+                        tracing::warn!(
+                            missing = wanted.len() - found.len(),
+                            "notified events not found"
+                        );
+                    }
+                    for e in found {
+                        hub.route(e.topic, e.seq, e.payload);
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot read notified events");
+                    tokio::time::sleep(NOTICE_RETRY).await;
+                    for (topic, _) in &wanted {
+                        hub.resync(topic);
+                    }
+                }
+            }
+        });
     }
 
     fn route(&self, topic: Topic, seq: i64, payload: Arc<str>) {

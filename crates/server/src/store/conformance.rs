@@ -99,6 +99,7 @@ pub async fn run_all(s: &dyn Store) {
     game_commits_are_guarded_by_version_and_ply(s).await;
     events_are_stored_with_their_change_and_published_after_it(s).await;
     batched_commits_each_get_their_answer(s).await;
+    changes_of_one_game_queued_together_keep_their_order(s).await;
     allowances_are_counted_as_they_are_checked(s).await;
     spaced_allowances_let_one_take_through_per_wait(s).await;
     leases_have_one_holder_and_lapse(s).await;
@@ -1105,6 +1106,109 @@ async fn batched_commits_each_get_their_answer(s: &dyn Store) {
         .map(|e| (e.seq, e.payload.to_string()))
         .collect();
     assert_eq!(published_lobby, stored_lobby);
+}
+
+/// Several changes of one game queued together (the writer takes them in
+/// one batch, or a few), with user and lobby events and another game's
+/// change among them: each is kept, in order, and the user and lobby
+/// events get sequence numbers in the order of the changes, published in
+/// that order.
+async fn changes_of_one_game_queued_together_keep_their_order(s: &dyn Store) {
+    let a = s.create_user("chain_a", "h", 0).await.unwrap();
+    let b = s.create_user("chain_b", "h", 0).await.unwrap();
+    let g = start_game(s, "chain001", a.id, b.id).await;
+    let other = start_game(s, "chain002", b.id, a.id).await;
+    let (user_head, lobby_head) = s.event_heads().await.unwrap();
+    let mut feed = s.committed();
+    let mut commits = Vec::new();
+    let mut prev = g.clone();
+    for i in 0..6 {
+        let mut next = next_of(&prev, "e2e3");
+        next.moves = format!("{} m{i}", prev.moves).trim().to_owned();
+        let mut c = commit(&prev, &next, &format!("{{\"n\":{i}}}"));
+        let to_move = if i % 2 == 0 { b.id } else { a.id };
+        c.also.user = vec![
+            (to_move, format!("{{\"u\":{i}}}")),
+            (a.id, format!("{{\"a\":{i}}}")),
+        ];
+        c.also.lobby = vec![format!("{{\"l\":{i}}}")];
+        commits.push(c);
+        if i == 2 {
+            commits.push(commit(&other, &next_of(&other, "e2e4"), "{\"other\":1}"));
+        }
+        prev = next;
+    }
+    let results =
+        futures_util::future::join_all(commits.into_iter().map(|c| s.commit_game(c))).await;
+    assert!(results.iter().all(|r| matches!(r, Ok(true))), "{results:?}");
+    assert_eq!(s.game(&g.id).await.unwrap().unwrap(), prev);
+    assert_eq!(s.game(&other.id).await.unwrap().unwrap().version, 2);
+    let states: Vec<(i64, String)> = s
+        .game_events_since(&g.id, 1)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.seq, e.payload.to_string()))
+        .collect();
+    let expected: Vec<(i64, String)> = (0..6).map(|i| (i + 2, format!("{{\"n\":{i}}}"))).collect();
+    assert_eq!(states, expected);
+    // User events in the order of the changes, each change's in its order.
+    let texts = |events: Vec<StoredEvent>| -> Vec<String> {
+        assert!(events.windows(2).all(|w| w[0].seq < w[1].seq));
+        events.into_iter().map(|e| e.payload.to_string()).collect()
+    };
+    let mut of_a = Vec::new();
+    for i in 0..6 {
+        if i % 2 == 1 {
+            of_a.push(format!("{{\"u\":{i}}}"));
+        }
+        of_a.push(format!("{{\"a\":{i}}}"));
+    }
+    assert_eq!(
+        texts(s.user_events_since(a.id, user_head).await.unwrap()),
+        of_a
+    );
+    let of_b: Vec<String> = (0..6)
+        .step_by(2)
+        .map(|i| format!("{{\"u\":{i}}}"))
+        .collect();
+    assert_eq!(
+        texts(s.user_events_since(b.id, user_head).await.unwrap()),
+        of_b
+    );
+    let lobby: Vec<String> = (0..6).map(|i| format!("{{\"l\":{i}}}")).collect();
+    assert_eq!(
+        texts(s.lobby_events_since(lobby_head).await.unwrap()),
+        lobby
+    );
+    // Published after the commits, in the same orders, with the stored
+    // sequence numbers.
+    let mut published: std::collections::HashMap<Topic, Vec<(i64, String)>> = Default::default();
+    let mut n = 0;
+    while n < 6 + 1 + 12 + 6 {
+        if let Committed::Event(e) = feed.recv().await.unwrap() {
+            published
+                .entry(e.topic.clone())
+                .or_default()
+                .push((e.seq, e.payload.to_string()));
+            n += 1;
+        }
+    }
+    assert_eq!(published[&Topic::Game(g.id.clone())], expected);
+    let stored = |events: Vec<StoredEvent>| -> Vec<(i64, String)> {
+        events
+            .into_iter()
+            .map(|e| (e.seq, e.payload.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        published[&Topic::User(a.id)],
+        stored(s.user_events_since(a.id, user_head).await.unwrap())
+    );
+    assert_eq!(
+        published[&Topic::Lobby],
+        stored(s.lobby_events_since(lobby_head).await.unwrap())
+    );
 }
 
 /// Takeback offers, rematch state and conditional moves are stored with a

@@ -993,6 +993,21 @@ pub trait Store: Send + Sync + 'static {
         topic: &'a Topic,
         seq: i64,
     ) -> BoxFuture<'a, StoreResult<Option<StoredEvent>>>;
+    /// Several stored events by topic and sequence number (a burst of
+    /// another node's notices): those found, in the order asked. A backend
+    /// may read them in one query; this one reads them one by one.
+    fn events<'a>(
+        &'a self,
+        wanted: &'a [(Topic, i64)],
+    ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>> {
+        Box::pin(async move {
+            let mut out = Vec::with_capacity(wanted.len());
+            for (topic, seq) in wanted {
+                out.extend(self.event(topic, *seq).await?);
+            }
+            Ok(out)
+        })
+    }
     /// The highest user-event and lobby-event sequence numbers stored so far
     /// (a follower that reads a snapshot starts after these).
     fn event_heads(&self) -> BoxFuture<'_, StoreResult<(i64, i64)>>;

@@ -3,19 +3,29 @@
 //! The same contract as SQLite's (see [`super::Store`]), plus what several
 //! nodes need:
 //!
-//! - **PostgreSQL as the bus, as a doorbell only.** Every stored event also
-//!   sends `NOTIFY chessmerge, 'NODE KIND KEY SEQ'` in its transaction
-//!   (delivered on commit; a few dozen bytes). Each node keeps one
-//!   listening connection; for another node's event it reads the event
-//!   row by its key and sequence and hands it to its followers. Its own
+//! - **PostgreSQL as the bus, as a doorbell only.** Every transaction that
+//!   stores events also sends `NOTIFY chessmerge, 'NODE KIND KEY SEQ [KIND
+//!   KEY SEQ ...]'` (delivered on commit): one notification for all its
+//!   events, a few dozen bytes each (several notifications past 4,000
+//!   bytes). Each node keeps one listening connection; for another node's
+//!   events it reads the rows by their keys and sequences, one query for
+//!   all the notices of a burst that someone on the node follows
+//!   ([`super::Store::events`]), and hands them to its followers. Its own
 //!   events it publishes right after the commit, as SQLite does. When the
 //!   listener loses its connection (notifications sent meanwhile are
 //!   lost), the node tells every follower to resync from the tables.
 //! - **Ordered sequences.** Transactions that add user or lobby events take
-//!   one transaction-level advisory lock first, so that those events commit
-//!   in the order of their sequence numbers (a follower that has seen
-//!   number 12 can never later meet an 11). Moves only write game events,
-//!   whose versions the guard already orders, and do not take it.
+//!   one transaction-level advisory lock, so that those events commit in
+//!   the order of their sequence numbers (a follower that has seen number
+//!   12 can never later meet an 11). Every transaction takes it last,
+//!   after its other writes, and then only inserts the events and commits:
+//!   it is held briefly, and its holder never waits for a row that another
+//!   holder-to-be has locked (no deadlock through it).
+//! - **Group commit in a few statements.** The writer commits a batch of
+//!   game changes (up to 128) with one guarded multi-row `UPDATE` of the
+//!   games, one `INSERT` of their events, one of their user events, one
+//!   of lobby events and one notification, instead of a few statements
+//!   per change (each a round trip).
 //! - **Migrations** run under an advisory lock: two nodes starting at once
 //!   apply each migration once.
 //! - **Computer turns** are claimed with a lease row per game
@@ -112,24 +122,61 @@ pub fn is_postgres_url(url: &str) -> bool {
     url.starts_with("postgres:") || url.starts_with("postgresql:")
 }
 
-fn notice(node: &str, topic: &Topic, seq: i64) -> String {
+/// One event's part of a notification: `KIND KEY SEQ`.
+fn notice_entry(topic: &Topic, seq: i64) -> String {
     match topic {
-        Topic::Game(id) => format!("{node} g {id} {seq}"),
-        Topic::User(id) => format!("{node} u {id} {seq}"),
-        Topic::Lobby => format!("{node} l - {seq}"),
+        Topic::Game(id) => format!("g {id} {seq}"),
+        Topic::User(id) => format!("u {id} {seq}"),
+        Topic::Lobby => format!("l - {seq}"),
     }
 }
 
-/// Sends the doorbell for each event, inside the transaction.
+/// Longest notification payload sent (PostgreSQL's cap is 8,000 bytes).
+const NOTICE_BYTES: usize = 4000;
+
+/// The doorbells of `events`: `NODE KIND KEY SEQ [KIND KEY SEQ ...]`, as
+/// few payloads as fit under [`NOTICE_BYTES`], the events in order.
+fn notices<'a>(node: &str, events: impl IntoIterator<Item = (&'a Topic, i64)>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (topic, seq) in events {
+        let entry = notice_entry(topic, seq);
+        if !cur.is_empty() && cur.len() + 1 + entry.len() > NOTICE_BYTES {
+            out.push(std::mem::take(&mut cur));
+        }
+        if cur.is_empty() {
+            cur.push_str(node);
+        }
+        cur.push(' ');
+        cur.push_str(&entry);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Sends the doorbells of `events`, inside the transaction (delivered at
+/// its commit): one notification for a batch's events, rarely more.
 async fn ring(conn: &mut PgConnection, node: &str, events: &[StoredEvent]) -> StoreResult<u64> {
-    for e in events {
+    ring_for(conn, node, events.iter().map(|e| (&e.topic, e.seq))).await
+}
+
+/// [`ring`] for the events' topics and sequence numbers.
+async fn ring_for<'a>(
+    conn: &mut PgConnection,
+    node: &str,
+    events: impl IntoIterator<Item = (&'a Topic, i64)>,
+) -> StoreResult<u64> {
+    let payloads = notices(node, events);
+    for p in &payloads {
         sqlx::query("SELECT pg_notify($1, $2)")
             .bind(CHANNEL)
-            .bind(notice(node, &e.topic, e.seq))
+            .bind(p)
             .execute(&mut *conn)
             .await?;
     }
-    Ok(events.len() as u64)
+    Ok(payloads.len() as u64)
 }
 
 async fn insert_game(
@@ -137,6 +184,12 @@ async fn insert_game(
     game: &Game,
     first_event: &str,
 ) -> StoreResult<StoredEvent> {
+    insert_game_row(conn, game).await?;
+    insert_game_event(conn, &game.id, game.version, first_event).await
+}
+
+/// A new game's row, without its first event.
+async fn insert_game_row(conn: &mut PgConnection, game: &Game) -> StoreResult<()> {
     sqlx::query(
         "INSERT INTO games (id, variant, initial_fen, white_id, black_id, ai_level, status, winner,
             status_reason, moves, san, fen, ply, version, draw_offer, created_at, updated_at, rated)
@@ -163,7 +216,7 @@ async fn insert_game(
     .bind(i64::from(game.rated))
     .execute(&mut *conn)
     .await?;
-    insert_game_event(conn, &game.id, game.version, first_event).await
+    Ok(())
 }
 
 async fn insert_game_event(
@@ -296,11 +349,78 @@ async fn pending_counts(conn: &mut PgConnection, c: &Challenge) -> StoreResult<P
     Ok((out, pair, open, incoming))
 }
 
-async fn apply_game_commit(
+/// Whether a change is only its game's row and events (no rating guard,
+/// no game started with it): such changes are written many per statement.
+fn is_plain(c: &GameCommit) -> bool {
+    c.ratings.is_empty() && c.start.is_none()
+}
+
+/// The guarded `UPDATE` of many games in one statement (each game at most
+/// once): the ids of the games whose guard held.
+async fn update_games(
+    conn: &mut PgConnection,
+    batch: &[&GameCommit],
+) -> StoreResult<std::collections::HashSet<String>> {
+    let g = |f: &dyn Fn(&Game) -> Option<String>| -> Vec<Option<String>> {
+        batch.iter().map(|c| f(&c.game)).collect()
+    };
+    let n = |f: &dyn Fn(&GameCommit) -> Option<i64>| -> Vec<Option<i64>> {
+        batch.iter().map(|c| f(c)).collect()
+    };
+    let ids: Vec<Option<String>> = g(&|g| Some(g.id.to_string()));
+    let rows: Vec<(String,)> = sqlx::query_as(
+        "UPDATE games AS g SET status = v.status, winner = v.winner,
+            status_reason = v.status_reason, moves = v.moves, san = v.san, fen = v.fen,
+            ply = v.ply, version = v.version, draw_offer = v.draw_offer,
+            updated_at = v.updated_at, takeback_offer = v.takeback_offer, rematch = v.rematch,
+            forecasts = v.forecasts, white_rating = v.white_rating,
+            white_rating_diff = v.white_rating_diff, black_rating = v.black_rating,
+            black_rating_diff = v.black_rating_diff
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+            $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::text[],
+            $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::bigint[],
+            $18::bigint[], $19::bigint[], $20::bigint[])
+            AS v(id, status, winner, status_reason, moves, san, fen, ply, version, draw_offer,
+                updated_at, takeback_offer, rematch, forecasts, white_rating,
+                white_rating_diff, black_rating, black_rating_diff, expected_version,
+                expected_ply)
+         WHERE g.id = v.id AND g.version = v.expected_version AND g.ply = v.expected_ply
+         RETURNING g.id",
+    )
+    .bind(ids)
+    .bind(g(&|g| Some(g.status.as_str().to_owned())))
+    .bind(g(&|g| g.winner.map(|c| c.name().to_owned())))
+    .bind(g(&|g| g.status_reason.clone()))
+    .bind(g(&|g| Some(g.moves.clone())))
+    .bind(g(&|g| Some(g.san.clone())))
+    .bind(g(&|g| Some(g.fen.clone())))
+    .bind(n(&|c| Some(c.game.ply)))
+    .bind(n(&|c| Some(c.game.version)))
+    .bind(g(&|g| g.draw_offer.map(|c| c.name().to_owned())))
+    .bind(n(&|c| Some(c.game.updated_at)))
+    .bind(g(&|g| g.takeback_offer.map(|c| c.name().to_owned())))
+    .bind(g(&|g| g.rematch.as_ref().map(super::Rematch::to_text)))
+    .bind(g(&|g| super::forecasts_text(&g.forecasts)))
+    .bind(n(&|c| c.game.white_rating.map(|r| r.rating)))
+    .bind(n(&|c| c.game.white_rating.map(|r| r.diff)))
+    .bind(n(&|c| c.game.black_rating.map(|r| r.rating)))
+    .bind(n(&|c| c.game.black_rating.map(|r| r.diff)))
+    .bind(n(&|c| Some(c.expected_version)))
+    .bind(n(&|c| Some(c.expected_ply)))
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// The rows of a change that is not plain ([`is_plain`]): its ratings'
+/// guard, the game's guarded `UPDATE`, the ratings, and a game it starts
+/// (its challenge and row; the events are written with the batch's).
+/// Returns whether the guards held and the statements sent.
+async fn apply_game_rows(
     conn: &mut PgConnection,
     c: &GameCommit,
     now: i64,
-) -> StoreResult<(Option<Vec<StoredEvent>>, u64)> {
+) -> StoreResult<(bool, u64)> {
     let g = &c.game;
     // The ratings' guard first (rows locked until the commit): a refused
     // change must write nothing.
@@ -313,57 +433,105 @@ async fn apply_game_commit(
         .fetch_optional(&mut *conn)
         .await?;
         if games.map_or(0, |g| g.0) != r.games_before {
-            return Ok((None, c.ratings.len() as u64));
+            return Ok((false, c.ratings.len() as u64));
         }
     }
-    let r = sqlx::query(
-        "UPDATE games SET status = $1, winner = $2, status_reason = $3, moves = $4, san = $5,
-            fen = $6, ply = $7, version = $8, draw_offer = $9, updated_at = $10,
-            takeback_offer = $11, rematch = $12, forecasts = $13, white_rating = $17,
-            white_rating_diff = $18, black_rating = $19, black_rating_diff = $20
-         WHERE id = $14 AND version = $15 AND ply = $16",
-    )
-    .bind(g.status.as_str())
-    .bind(g.winner.map(|c| c.name()))
-    .bind(&g.status_reason)
-    .bind(&g.moves)
-    .bind(&g.san)
-    .bind(&g.fen)
-    .bind(g.ply)
-    .bind(g.version)
-    .bind(g.draw_offer.map(|c| c.name()))
-    .bind(g.updated_at)
-    .bind(g.takeback_offer.map(|c| c.name()))
-    .bind(g.rematch.as_ref().map(super::Rematch::to_text))
-    .bind(super::forecasts_text(&g.forecasts))
-    .bind(g.id.as_str())
-    .bind(c.expected_version)
-    .bind(c.expected_ply)
-    .bind(g.white_rating.map(|r| r.rating))
-    .bind(g.white_rating.map(|r| r.diff))
-    .bind(g.black_rating.map(|r| r.rating))
-    .bind(g.black_rating.map(|r| r.diff))
-    .execute(&mut *conn)
-    .await?;
-    if r.rows_affected() != 1 {
-        return Ok((None, 1 + c.ratings.len() as u64));
+    let updated = update_games(conn, &[c]).await?;
+    if !updated.contains(g.id.as_str()) {
+        return Ok((false, 1 + c.ratings.len() as u64));
     }
     for r in &c.ratings {
         store_rating(conn, r, &g.id, now).await?;
     }
-    let mut state = insert_game_event(conn, &g.id, g.version, &c.event).await?;
-    if let Some(live) = &c.live_event {
-        state.payload = live.as_str().into();
-    }
-    let mut events = vec![state];
-    let mut n = insert_events(conn, &c.also, now, &mut events).await?;
+    let mut n = 1 + 3 * c.ratings.len() as u64;
     if let Some(s) = &c.start {
         // A game started by this change (a rematch): in the same transaction.
         insert_challenge(conn, &s.challenge).await?;
-        events.push(insert_game(conn, &s.game, &s.first_event).await?);
-        n += 2 + insert_events(conn, &s.events, now, &mut events).await?;
+        insert_game_row(conn, &s.game).await?;
+        n += 2;
     }
-    Ok((Some(events), 2 + n + 3 * c.ratings.len() as u64))
+    Ok((true, n))
+}
+
+/// Inserts game events (`(game, version, payload)`) in one statement.
+async fn insert_game_events(
+    conn: &mut PgConnection,
+    events: &[(&str, i64, &str)],
+) -> StoreResult<u64> {
+    if events.is_empty() {
+        return Ok(0);
+    }
+    sqlx::query(
+        "INSERT INTO game_events (game_id, version, payload)
+         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])",
+    )
+    .bind(events.iter().map(|e| e.0).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.1).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.2).collect::<Vec<_>>())
+    .execute(&mut *conn)
+    .await?;
+    Ok(1)
+}
+
+/// Inserts user events (in order, one statement) and lobby events (one
+/// more): their sequence numbers, in the same order. The caller holds the
+/// event-order lock.
+async fn insert_events_bulk(
+    conn: &mut PgConnection,
+    user: &[(UserId, &str)],
+    lobby: &[&str],
+    now: i64,
+) -> StoreResult<(Vec<i64>, Vec<i64>, u64)> {
+    let mut statements = 0;
+    let mut user_seqs = Vec::new();
+    if !user.is_empty() {
+        let rows: Vec<(i64, i64)> = sqlx::query_as(
+            "INSERT INTO user_events (user_id, payload, created_at)
+             SELECT e.user_id, e.payload, $3
+             FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS e(user_id, payload, n)
+             ORDER BY e.n
+             RETURNING seq, user_id",
+        )
+        .bind(user.iter().map(|u| u.0.0).collect::<Vec<_>>())
+        .bind(user.iter().map(|u| u.1).collect::<Vec<_>>())
+        .bind(now)
+        .fetch_all(&mut *conn)
+        .await?;
+        statements += 1;
+        // Their order is the order asked (the sequence is drawn as they are
+        // inserted); checked, since everything after relies on it.
+        let in_order = rows.len() == user.len()
+            && rows.iter().zip(user).all(|((_, u), (w, _))| *u == w.0)
+            && rows.windows(2).all(|w| w[0].0 < w[1].0);
+        if !in_order {
+            return Err(StoreError::Database(
+                "user events came back out of order".into(),
+            ));
+        }
+        user_seqs = rows.into_iter().map(|(seq, _)| seq).collect();
+    }
+    let mut lobby_seqs = Vec::new();
+    if !lobby.is_empty() {
+        let rows: Vec<(i64,)> = sqlx::query_as(
+            "INSERT INTO lobby_events (payload, created_at)
+             SELECT e.payload, $2
+             FROM unnest($1::text[]) WITH ORDINALITY AS e(payload, n)
+             ORDER BY e.n
+             RETURNING seq",
+        )
+        .bind(lobby.to_vec())
+        .bind(now)
+        .fetch_all(&mut *conn)
+        .await?;
+        statements += 1;
+        if rows.len() != lobby.len() || rows.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(StoreError::Database(
+                "lobby events came back out of order".into(),
+            ));
+        }
+        lobby_seqs = rows.into_iter().map(|(seq,)| seq).collect();
+    }
+    Ok((user_seqs, lobby_seqs, statements))
 }
 
 /// Writes one rating change (its guard was checked, and its row locked, in
@@ -413,36 +581,149 @@ struct Batches {
 
 impl CommitBatch for Batches {
     fn commit_batch<'a>(&'a self, batch: &'a [Pending]) -> BoxFuture<'a, BatchResult> {
-        Box::pin(async move {
-            let now = crate::now_ms();
-            let mut tx = self.pool.begin().await?;
-            let mut statements = 2;
-            let mut results = Vec::with_capacity(batch.len());
-            // Taken first when any change of the batch adds user events, so
-            // that the lock is never taken after a game row's.
-            if batch
-                .iter()
-                .any(|p| !p.commit.also.user.is_empty() || p.commit.start.is_some())
-            {
-                sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                    .bind(EVENT_ORDER_LOCK)
-                    .execute(&mut *tx)
-                    .await?;
-                statements += 1;
-            }
-            for p in batch {
-                let (r, n) = apply_game_commit(&mut tx, &p.commit, now).await?;
-                statements += n;
-                if let Some(events) = &r {
-                    statements += ring(&mut tx, &self.node, events).await?;
-                }
-                results.push(r);
-            }
-            tx.commit().await?;
-            self.shared.count_tx(statements);
-            Ok(results)
-        })
+        Box::pin(commit_batch(&self.pool, &self.shared, &self.node, batch))
     }
+}
+
+/// Commits a batch of game changes in one transaction, in a few statements
+/// whatever its size:
+///
+/// 1. the games' rows: one guarded `UPDATE` for each run of plain changes
+///    of distinct games ([`update_games`]; a game's second change of the
+///    batch starts the next run, so it sees the first), the others one by
+///    one ([`apply_game_rows`]);
+/// 2. the game events of the changes kept, in one `INSERT`;
+/// 3. their user and lobby events, one `INSERT` each, under the
+///    event-order lock, taken last: it is held only for these and the
+///    commit, and never while waiting for a game's row (another node's
+///    batch holding it would wait for ours);
+/// 4. one notification with every event's doorbell ([`ring`]).
+async fn commit_batch(
+    pool: &PgPool,
+    shared: &Shared,
+    node: &str,
+    batch: &[Pending],
+) -> BatchResult {
+    let now = crate::now_ms();
+    let mut tx = match pool.begin().await {
+        Ok(tx) => tx,
+        // A connection that broke while idle (nothing was sent on it).
+        Err(sqlx::Error::Io(e)) => {
+            tracing::warn!(error = %e, "a pooled connection had broken; trying another");
+            pool.begin().await?
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut statements = 2;
+    let mut kept = vec![false; batch.len()];
+    let mut i = 0;
+    while i < batch.len() {
+        let c = &batch[i].commit;
+        if !is_plain(c) {
+            let (ok, n) = apply_game_rows(&mut tx, c, now).await?;
+            kept[i] = ok;
+            statements += n;
+            i += 1;
+            continue;
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut run = Vec::new();
+        while let Some(p) = batch.get(i + run.len())
+            && is_plain(&p.commit)
+            && seen.insert(p.commit.game.id.as_str())
+        {
+            run.push(&p.commit);
+        }
+        let updated = update_games(&mut tx, &run).await?;
+        statements += 1;
+        for (k, c) in run.iter().enumerate() {
+            kept[i + k] = updated.contains(c.game.id.as_str());
+        }
+        i += run.len();
+    }
+    let commits = || {
+        batch
+            .iter()
+            .zip(&kept)
+            .filter(|(_, k)| **k)
+            .map(|(p, _)| &p.commit)
+    };
+    let mut states: Vec<(&str, i64, &str)> = Vec::new();
+    let mut user: Vec<(UserId, &str)> = Vec::new();
+    let mut lobby: Vec<&str> = Vec::new();
+    for c in commits() {
+        states.push((c.game.id.as_str(), c.game.version, c.event.as_str()));
+        let started = c.start.as_deref().map(|s| {
+            states.push((s.game.id.as_str(), s.game.version, s.first_event.as_str()));
+            &s.events
+        });
+        for e in std::iter::once(&c.also).chain(started) {
+            user.extend(e.user.iter().map(|(u, p)| (*u, p.as_str())));
+            lobby.extend(e.lobby.iter().map(String::as_str));
+        }
+    }
+    statements += insert_game_events(&mut tx, &states).await?;
+    let (mut user_seqs, mut lobby_seqs) = (Vec::new(), Vec::new());
+    if !user.is_empty() || !lobby.is_empty() {
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(EVENT_ORDER_LOCK)
+            .execute(&mut *tx)
+            .await?;
+        let n;
+        (user_seqs, lobby_seqs, n) = insert_events_bulk(&mut tx, &user, &lobby, now).await?;
+        statements += 1 + n;
+    }
+    // Each kept change's events, in the order the feed publishes them: its
+    // state, its user and lobby events, then a started game's.
+    let (mut user_seqs, mut lobby_seqs) = (user_seqs.drain(..), lobby_seqs.drain(..));
+    let mut take = |events: &NewEvents, out: &mut Vec<StoredEvent>| {
+        for ((u, p), seq) in events.user.iter().zip(user_seqs.by_ref()) {
+            out.push(StoredEvent {
+                topic: Topic::User(*u),
+                seq,
+                payload: p.as_str().into(),
+            });
+        }
+        for (p, seq) in events.lobby.iter().zip(lobby_seqs.by_ref()) {
+            out.push(StoredEvent {
+                topic: Topic::Lobby,
+                seq,
+                payload: p.as_str().into(),
+            });
+        }
+    };
+    let mut results: Vec<Option<Vec<StoredEvent>>> = Vec::with_capacity(batch.len());
+    for (p, k) in batch.iter().zip(&kept) {
+        if !k {
+            results.push(None);
+            continue;
+        }
+        let c = &p.commit;
+        let mut events = vec![StoredEvent {
+            topic: Topic::Game(c.game.id.clone()),
+            seq: c.game.version,
+            payload: c.event.as_str().into(),
+        }];
+        take(&c.also, &mut events);
+        if let Some(s) = &c.start {
+            events.push(StoredEvent {
+                topic: Topic::Game(s.game.id.clone()),
+                seq: s.game.version,
+                payload: s.first_event.as_str().into(),
+            });
+            take(&s.events, &mut events);
+        }
+        // This node's followers get the live form of the state.
+        if let Some(live) = &c.live_event {
+            events[0].payload = live.as_str().into();
+        }
+        results.push(Some(events));
+    }
+    let all = results.iter().flatten().flatten();
+    statements += ring_for(&mut tx, node, all.map(|e| (&e.topic, e.seq))).await?;
+    tx.commit().await?;
+    shared.count_tx(statements);
+    Ok(results)
 }
 
 impl PgStore {
@@ -455,6 +736,13 @@ impl PgStore {
         let pool = PgPoolOptions::new()
             .max_connections(pool_size.max(2))
             .acquire_timeout(Duration::from_secs(5))
+            // sqlx pings every connection as it goes back to the pool; a
+            // second ping as it comes out was a round trip per statement
+            // (a fifth of a loaded node's CPU, in the loopback's send path).
+            // A connection that broke while idle fails its next statement
+            // instead (Unavailable, and sqlx drops it); the group writer
+            // retries such a BEGIN once.
+            .test_before_acquire(false)
             .connect_with(options)
             .await?;
         let node: Arc<str> = {
@@ -579,22 +867,16 @@ async fn listen(pool: PgPool, listener: PgListener, shared: Arc<Shared>, node: A
             continue;
         };
         match l.try_recv().await {
-            Ok(Some(n)) => {
-                let mut parts = n.payload().split(' ');
-                let (Some(from), Some(kind), Some(key), Some(seq)) =
-                    (parts.next(), parts.next(), parts.next(), parts.next())
-                else {
-                    tracing::warn!(payload = n.payload(), "unreadable notification");
-                    continue;
-                };
-                if from == &*node {
-                    continue; // published at commit
+            // This node's own: published at commit.
+            Ok(Some(n)) if n.payload().split(' ').next() == Some(&*node) => {}
+            Ok(Some(n)) => match parse_notification(n.payload()) {
+                Some((_, events)) => {
+                    for (topic, seq) in events {
+                        shared.notice(topic, seq);
+                    }
                 }
-                match parse_notice(kind, key, seq) {
-                    Some((topic, seq)) => shared.notice(topic, seq),
-                    None => tracing::warn!(payload = n.payload(), "unreadable notification"),
-                }
-            }
+                None => tracing::warn!(payload = n.payload(), "unreadable notification"),
+            },
             // What was sent while the connection is down is lost: reopen
             // it, then read back (above).
             Ok(None) => {
@@ -609,7 +891,20 @@ async fn listen(pool: PgPool, listener: PgListener, shared: Arc<Shared>, node: A
     }
 }
 
-/// A notification's topic and sequence number.
+/// A notification's node and its events' topics and sequence numbers
+/// (`NODE KIND KEY SEQ [KIND KEY SEQ ...]`); `None` if any part does not read.
+fn parse_notification(payload: &str) -> Option<(&str, Vec<(Topic, i64)>)> {
+    let mut parts = payload.split(' ');
+    let from = parts.next()?;
+    let mut events = Vec::new();
+    while let Some(kind) = parts.next() {
+        let (key, seq) = (parts.next()?, parts.next()?);
+        events.push(parse_notice(kind, key, seq)?);
+    }
+    (!events.is_empty()).then_some((from, events))
+}
+
+/// An event's topic and sequence number in a notification.
 fn parse_notice(kind: &str, key: &str, seq: &str) -> Option<(Topic, i64)> {
     let seq = seq.parse().ok()?;
     let topic = match kind {
@@ -1207,6 +1502,84 @@ impl Store for PgStore {
                 seq,
                 payload: p.into(),
             }))
+        })
+    }
+
+    fn events<'a>(
+        &'a self,
+        wanted: &'a [(Topic, i64)],
+    ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>> {
+        Box::pin(async move {
+            use std::collections::HashMap;
+            let (mut game_ids, mut game_seqs) = (Vec::new(), Vec::new());
+            let (mut user_ids, mut user_seqs) = (Vec::new(), Vec::new());
+            let mut lobby_seqs = Vec::new();
+            for (topic, seq) in wanted {
+                match topic {
+                    Topic::Game(id) => {
+                        game_ids.push(id.as_str());
+                        game_seqs.push(*seq);
+                    }
+                    Topic::User(id) => {
+                        user_ids.push(id.0);
+                        user_seqs.push(*seq);
+                    }
+                    Topic::Lobby => lobby_seqs.push(*seq),
+                }
+            }
+            let mut games: HashMap<(String, i64), Arc<str>> = HashMap::new();
+            let mut users: HashMap<(i64, i64), Arc<str>> = HashMap::new();
+            let mut lobby: HashMap<i64, Arc<str>> = HashMap::new();
+            if !game_ids.is_empty() {
+                self.read(1);
+                let rows: Vec<(String, i64, String)> = sqlx::query_as(
+                    "SELECT e.game_id, e.version, e.payload
+                     FROM unnest($1::text[], $2::bigint[]) AS w(game_id, version)
+                     JOIN game_events e ON e.game_id = w.game_id AND e.version = w.version",
+                )
+                .bind(game_ids)
+                .bind(game_seqs)
+                .fetch_all(&self.pool)
+                .await?;
+                games.extend(rows.into_iter().map(|(g, v, p)| ((g, v), p.into())));
+            }
+            if !user_ids.is_empty() {
+                self.read(1);
+                let rows: Vec<(i64, i64, String)> = sqlx::query_as(
+                    "SELECT e.user_id, e.seq, e.payload
+                     FROM unnest($1::bigint[], $2::bigint[]) AS w(user_id, seq)
+                     JOIN user_events e ON e.seq = w.seq AND e.user_id = w.user_id",
+                )
+                .bind(user_ids)
+                .bind(user_seqs)
+                .fetch_all(&self.pool)
+                .await?;
+                users.extend(rows.into_iter().map(|(u, s, p)| ((u, s), p.into())));
+            }
+            if !lobby_seqs.is_empty() {
+                self.read(1);
+                let rows: Vec<(i64, String)> =
+                    sqlx::query_as("SELECT seq, payload FROM lobby_events WHERE seq = ANY($1)")
+                        .bind(lobby_seqs)
+                        .fetch_all(&self.pool)
+                        .await?;
+                lobby.extend(rows.into_iter().map(|(s, p)| (s, p.into())));
+            }
+            Ok(wanted
+                .iter()
+                .filter_map(|(topic, seq)| {
+                    let payload = match topic {
+                        Topic::Game(id) => games.get(&(id.to_string(), *seq)),
+                        Topic::User(id) => users.get(&(id.0, *seq)),
+                        Topic::Lobby => lobby.get(seq),
+                    }?;
+                    Some(StoredEvent {
+                        topic: topic.clone(),
+                        seq: *seq,
+                        payload: payload.clone(),
+                    })
+                })
+                .collect())
         })
     }
 
@@ -1834,5 +2207,126 @@ mod tests {
         // A lapsed claim can be taken over.
         assert!(a.claim_computer_turn(&g.id, 2, -1).await.unwrap());
         assert!(b.claim_computer_turn(&g.id, 2, 10_000).await.unwrap());
+    }
+
+    /// A batch's doorbells: as few notifications as fit under the cap,
+    /// every event in order, read back as sent.
+    #[test]
+    fn notifications_carry_a_batchs_events_in_order() {
+        let events: Vec<(Topic, i64)> = (0..600)
+            .map(|i| match i % 3 {
+                0 => (Topic::Game(format!("game{i:04}").parse().unwrap()), i),
+                1 => (Topic::User(UserId(i)), i * 7),
+                _ => (Topic::Lobby, i + 1),
+            })
+            .collect();
+        let payloads = notices("n1", events.iter().map(|(t, s)| (t, *s)));
+        assert!(
+            payloads.len() > 1 && payloads.len() < 10,
+            "{}",
+            payloads.len()
+        );
+        let mut back = Vec::new();
+        for p in &payloads {
+            assert!(p.len() <= NOTICE_BYTES, "{}", p.len());
+            let (from, got) = parse_notification(p).expect("reads");
+            assert_eq!(from, "n1");
+            back.extend(got);
+        }
+        assert_eq!(back, events);
+        assert!(notices("n1", std::iter::empty()).is_empty());
+        // The one-event form of earlier nodes still reads.
+        let (_, one) = parse_notification("n2 g abcd1234 7").unwrap();
+        assert_eq!(one, vec![(Topic::Game("abcd1234".parse().unwrap()), 7)]);
+        for bad in ["n1", "n1 g abcd1234", "n1 x k 1", "n1 u 1 2 g"] {
+            assert!(parse_notification(bad).is_none(), "{bad}");
+        }
+    }
+
+    /// A batch of moves of many games costs a few statements, not a few
+    /// per move; another node hears of every event and reads them all,
+    /// in the order asked, with one query per kind.
+    #[tokio::test]
+    async fn a_batch_is_a_few_statements_and_another_node_reads_it_at_once() {
+        let db = TempDb::new("bulk").await;
+        let (a, b) = tokio::join!(PgStore::open(&db.url, 4), PgStore::open(&db.url, 4));
+        let (a, b) = (a.unwrap(), b.unwrap());
+        let u = a.create_user("bulk_a", "h", 0).await.unwrap();
+        let v = a.create_user("bulk_b", "h", 0).await.unwrap();
+        let mut games = Vec::new();
+        for i in 0..40 {
+            games.push(conformance::start_game(&a, &format!("bulk{i:04}"), u.id, v.id).await);
+        }
+        let mut feed_b = b.committed();
+        let commits: Vec<GameCommit> = games
+            .iter()
+            .map(|g| {
+                let mut next = g.clone();
+                next.moves = "e2e3".into();
+                next.ply = 1;
+                next.version = 2;
+                GameCommit {
+                    game: next,
+                    expected_version: 1,
+                    expected_ply: 0,
+                    event: format!("{{\"g\":\"{}\"}}", g.id),
+                    live_event: None,
+                    also: NewEvents {
+                        user: vec![(v.id, format!("{{\"yourMove\":\"{}\"}}", g.id))],
+                        lobby: vec![],
+                    },
+                    start: None,
+                    ratings: Vec::new(),
+                }
+            })
+            .collect();
+        let before = a.stats();
+        // Queued before the writer runs (this runtime has one thread): one batch.
+        let results =
+            futures_util::future::join_all(commits.into_iter().map(|c| a.commit_game(c))).await;
+        assert!(results.iter().all(|r| matches!(r, Ok(true))));
+        let after = a.stats();
+        assert_eq!(after.game_commit_batches - before.game_commit_batches, 1);
+        let statements = after.statements - before.statements;
+        assert!(statements <= 8, "{statements} statements for 40 moves");
+        // Node b hears of all 80 events (and maybe, late, of the games'
+        // first ones, left out here).
+        let mut heard = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while heard.len() < 80 {
+                if let Ok(Committed::Notice { topic, seq }) = feed_b.recv().await
+                    && (seq > 1 || matches!(topic, Topic::User(_)))
+                {
+                    heard.push((topic, seq));
+                }
+            }
+        })
+        .await
+        .expect("node b hears of every event");
+        let reads = b.stats().statements;
+        let mut wanted = heard.clone();
+        wanted.push((Topic::Game(games[0].id.clone()), 99)); // never stored
+        let got = b.events(&wanted).await.unwrap();
+        assert_eq!(
+            b.stats().statements - reads,
+            2,
+            "one read for games, one for users"
+        );
+        let got: Vec<(Topic, i64)> = got.into_iter().map(|e| (e.topic, e.seq)).collect();
+        assert_eq!(got, heard, "all found, in the order asked");
+        for (i, g) in games.iter().enumerate() {
+            let i = heard
+                .iter()
+                .position(|(t, _)| *t == Topic::Game(g.id.clone()))
+                .unwrap_or_else(|| panic!("game {i} heard"));
+            assert_eq!(heard[i].1, 2);
+        }
+        let users: Vec<i64> = heard
+            .iter()
+            .filter(|(t, _)| *t == Topic::User(v.id))
+            .map(|(_, s)| *s)
+            .collect();
+        assert_eq!(users.len(), 40);
+        assert!(users.windows(2).all(|w| w[0] < w[1]), "{users:?}");
     }
 }
