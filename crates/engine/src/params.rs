@@ -259,9 +259,9 @@ pub const LMR_MIN_DEPTH: i32 = 3;
 /// Late move reductions: after this many moves.
 pub const LMR_MIN_MOVES: usize = 3;
 /// Late move pruning: up to this depth.
-pub const LMP_MAX_DEPTH: i32 = 4;
-/// Late move pruning: `LMP_BASE + depth²` quiet moves are searched at an
-/// improving node, half as many otherwise.
+pub const LMP_MAX_DEPTH: i32 = 3;
+/// Late move pruning: `LMP_BASE + depth²` quiet moves are searched at a
+/// node that is not improving, `LMP_BASE + 2·depth²` at one that is.
 pub const LMP_BASE: i32 = 3;
 /// Internal iterative reduction: from this depth on.
 pub const IIR_MIN_DEPTH: i32 = 4;

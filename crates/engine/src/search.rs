@@ -809,11 +809,7 @@ impl Searcher {
         // Late move pruning: at shallow non-PV nodes, quiet moves after the
         // first `lmp_limit` quiet ones are not searched (unless they check).
         let lmp = self.features.lmp && !pv_node && !in_check && depth <= LMP_MAX_DEPTH;
-        let lmp_limit = if improving {
-            LMP_BASE + depth * depth
-        } else {
-            (LMP_BASE + depth * depth) / 2
-        };
+        let lmp_limit = LMP_BASE + depth * depth * (1 + i32::from(improving));
         let mut quiets_seen = 0;
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
