@@ -5,7 +5,7 @@
 //! prints beside it (the per-node cost of search and of move generation).
 
 use crate::limits::Limits;
-use crate::search::Searcher;
+use crate::search::{Features, Searcher};
 use chessmerge_rules::{MoveList, Position, Variant};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -114,9 +114,16 @@ pub fn per_second(nodes: u64, elapsed: std::time::Duration) -> u64 {
 }
 
 /// Runs the bench positions to `depth` and returns total nodes and nps.
-pub fn bench(
+pub fn bench(depth: i32, hash: usize, per_position: impl FnMut(Variant, &str, u64)) -> BenchResult {
+    bench_with(depth, hash, Features::default(), per_position)
+}
+
+/// [`bench`] with some search features switched off (to check that a
+/// switched-off feature leaves the search as it was before it).
+pub fn bench_with(
     depth: i32,
     hash: usize,
+    features: Features,
     mut per_position: impl FnMut(Variant, &str, u64),
 ) -> BenchResult {
     // Warm up: the rules crate builds its attack tables on first use.
@@ -130,6 +137,7 @@ pub fn bench(
         // A fresh searcher (empty table) per position; only the search is
         // timed, since an engine allocates its table once, not per move.
         let mut s = Searcher::new(hash, Arc::new(AtomicBool::new(false)));
+        s.features = features;
         let (start, cpu_start) = (Instant::now(), thread_cpu_time());
         let r = s.search(&pos, &[], &Limits::depth(depth), &mut |_| {});
         searching += start.elapsed();
@@ -161,6 +169,12 @@ pub fn perft_made(pos: &Position, depth: u32) -> u64 {
         .sum::<u64>()
 }
 
+/// [`bench`]'s node count at depth 5 with 16 MiB tables.
+pub const SIGNATURE_DEPTH_5: u64 = 79_726;
+/// The same before late move pruning, internal iterative reduction and
+/// the history-adjusted reductions (main before this change).
+pub const SIGNATURE_DEPTH_5_BEFORE_LMP: u64 = 167_805;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +189,22 @@ mod tests {
         let b = bench(2, 1, |_, _, _| {});
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes > POSITIONS.len() as u64);
+    }
+
+    /// The bench's node count at depth 5 (16 MiB tables): the search's
+    /// signature. A change of the search's behaviour changes it; record
+    /// the new count here (and in docs/engine.md) only when the change is
+    /// meant. With late move pruning, internal iterative reduction and
+    /// the history-adjusted reductions switched off, the search is the one
+    /// from before them, node for node.
+    #[test]
+    fn bench_node_count_is_the_recorded_signature() {
+        assert_eq!(bench(5, 16, |_, _, _| {}).nodes, SIGNATURE_DEPTH_5);
+        let before = Features::without("lmp+iir+lmrhist").unwrap();
+        assert_eq!(
+            bench_with(5, 16, before, |_, _, _| {}).nodes,
+            SIGNATURE_DEPTH_5_BEFORE_LMP
+        );
     }
 
     #[test]

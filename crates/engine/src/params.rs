@@ -258,6 +258,16 @@ pub const FUTILITY_MAX_DEPTH: i32 = 3;
 pub const LMR_MIN_DEPTH: i32 = 3;
 /// Late move reductions: after this many moves.
 pub const LMR_MIN_MOVES: usize = 3;
+/// Late move pruning: up to this depth.
+pub const LMP_MAX_DEPTH: i32 = 3;
+/// Late move pruning: `LMP_BASE + depth²` quiet moves are searched at a
+/// node that is not improving, `LMP_BASE + 2·depth²` at one that is.
+pub const LMP_BASE: i32 = 3;
+/// Internal iterative reduction: from this depth on.
+pub const IIR_MIN_DEPTH: i32 = 4;
+/// Late move reductions: a quiet move's history divided by this is taken
+/// off its reduction (history stays within ±`HISTORY_MAX`).
+pub const LMR_HISTORY_DIVISOR: i32 = 8_192;
 /// Quiescence delta pruning margin.
 pub const DELTA_MARGIN: i32 = 200;
 /// Total check extensions allowed on one line, as a fraction of the root

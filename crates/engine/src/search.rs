@@ -124,6 +124,13 @@ pub struct Features {
     pub reverse_futility: bool,
     pub futility: bool,
     pub check_extension: bool,
+    /// Late move pruning: quiet moves after the first few at shallow
+    /// non-PV nodes.
+    pub lmp: bool,
+    /// Internal iterative reduction: one ply less without a table move.
+    pub iir: bool,
+    /// Late move reductions adjusted by history and the improving flag.
+    pub lmr_history: bool,
 }
 
 impl Default for Features {
@@ -134,13 +141,16 @@ impl Default for Features {
             reverse_futility: true,
             futility: true,
             check_extension: true,
+            lmp: true,
+            iir: true,
+            lmr_history: true,
         }
     }
 }
 
 impl Features {
     /// Switches off the features named in `list` (`+`-separated: `null`,
-    /// `lmr`, `rfp`, `futility`, `checkext`).
+    /// `lmr`, `rfp`, `futility`, `checkext`, `lmp`, `iir`, `lmrhist`).
     pub fn without(list: &str) -> Result<Features, String> {
         let mut f = Features::default();
         for name in list.split('+').map(str::trim).filter(|n| !n.is_empty()) {
@@ -150,9 +160,12 @@ impl Features {
                 "rfp" => f.reverse_futility = false,
                 "futility" => f.futility = false,
                 "checkext" => f.check_extension = false,
+                "lmp" => f.lmp = false,
+                "iir" => f.iir = false,
+                "lmrhist" => f.lmr_history = false,
                 other => {
                     return Err(format!(
-                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext)"
+                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist)"
                     ));
                 }
             }
@@ -186,6 +199,9 @@ pub struct Searcher {
     material: Vec<Material>,
     /// The evaluation tables of the variant being searched.
     tables: &'static EvalTables,
+    /// The static evaluation of the position at each ply of the current
+    /// line (`NO_EVAL` in check), for the improving flag.
+    evals: [i32; MAX_PLY + 2],
     /// Move-ordering buffers, one per ply (kept to avoid allocations).
     bufs: Vec<Vec<(i32, Move, i32)>>,
     /// Where each node's moves are generated before they are scored into
@@ -242,6 +258,7 @@ impl Searcher {
             eval_cache: vec![0; EVAL_CACHE_SIZE],
             material: vec![Material::default(); MAX_PLY + 1],
             tables: tables(Variant::Standard),
+            evals: [NO_EVAL; MAX_PLY + 2],
             bufs: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             move_list: Box::new(MoveList::new()),
             net_stack: None,
@@ -486,6 +503,11 @@ impl Searcher {
         if let Some(stack) = &mut self.net_stack {
             stack.set(0, pos);
         }
+        self.evals[0] = if in_check {
+            NO_EVAL
+        } else {
+            self.static_eval(pos, key, 0)
+        };
         for (i, &m) in moves.iter().enumerate() {
             // Not counted here: the child counts itself on entry (negamax
             // or quiescence), like every other node.
@@ -674,7 +696,7 @@ impl Searcher {
         if depth <= 0 && !in_check {
             return self.qsearch(pos, alpha, beta, ply, false);
         }
-        let depth = depth.max(1);
+        let mut depth = depth.max(1);
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         let pv_node = beta - alpha > 1;
@@ -706,6 +728,11 @@ impl Searcher {
                 _ => e,
             }
         };
+        // Improving: the static evaluation is above the one two plies up
+        // (the same side to move); unknown (in check there) counts as yes.
+        self.evals[ply] = if in_check { NO_EVAL } else { static_eval };
+        let improving = !in_check
+            && (ply < 2 || self.evals[ply - 2] == NO_EVAL || static_eval > self.evals[ply - 2]);
 
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // Reverse futility pruning.
@@ -750,6 +777,12 @@ impl Searcher {
             }
         }
 
+        // Internal iterative reduction: without a table move, a deep node's
+        // ordering is poor and the node was likely not worth a full search.
+        if self.features.iir && tt_move.is_none() && depth >= IIR_MIN_DEPTH {
+            depth -= 1;
+        }
+
         pos.legal_moves_into(&mut self.move_list);
         if self.move_list.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
@@ -773,6 +806,11 @@ impl Searcher {
         self.keys.push(key);
         // Where a move must land or leave from to give check.
         let check_squares = CheckSquares::of(pos);
+        // Late move pruning: at shallow non-PV nodes, quiet moves after the
+        // first `lmp_limit` quiet ones are not searched (unless they check).
+        let lmp = self.features.lmp && !pv_node && !in_check && depth <= LMP_MAX_DEPTH;
+        let lmp_limit = LMP_BASE + depth * depth * (1 + i32::from(improving));
+        let mut quiets_seen = 0;
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
             let (ms, m, _) = scored[i];
@@ -788,6 +826,11 @@ impl Searcher {
                 && depth <= FUTILITY_MAX_DEPTH
                 && best > -MATE_BOUND
                 && static_eval + FUTILITY_MARGIN * depth <= alpha;
+            let late = lmp && !tactical && best > -MATE_BOUND && quiets_seen >= lmp_limit;
+            if !tactical {
+                quiets_seen += 1;
+            }
+            let futile = futile || late;
             if futile && !may_check {
                 continue;
             }
@@ -821,6 +864,13 @@ impl Searcher {
                     }
                     if ms >= KILLER_SCORE - SECOND_KILLER_OFFSET {
                         r -= 1;
+                    } else if self.features.lmr_history {
+                        // A quiet move's history score (its ordering score
+                        // below the killers) reduces it less or more.
+                        r -= ms / LMR_HISTORY_DIVISOR;
+                    }
+                    if self.features.lmr_history && !improving {
+                        r += 1;
                     }
                     r = r.clamp(0, new_depth - 1);
                 }
@@ -1071,6 +1121,9 @@ struct OrderContext {
     /// The side to move's index.
     us: usize,
 }
+
+/// The `evals` entry of a position in check (no static evaluation).
+const NO_EVAL: i32 = i32::MIN;
 
 /// Bits no move has (`Move::to_bits` uses the lower 20).
 const NO_MOVE: u32 = u32::MAX;
