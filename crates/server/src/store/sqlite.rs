@@ -589,7 +589,10 @@ async fn insert_numbered<T>(
         }
         seqs = Some((seqs.map_or(start, |s| s.0), last));
     }
-    Ok((seqs.map_or(0..0, |(first, last)| first..last + 1), statements))
+    Ok((
+        seqs.map_or(0..0, |(first, last)| first..last + 1),
+        statements,
+    ))
 }
 
 /// [`Store::create_accepted`]'s count: the user's games against the computer under way.
