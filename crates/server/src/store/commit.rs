@@ -162,6 +162,24 @@ pub(super) async fn group_writer(
     }
 }
 
+/// Whether a change is only its game's row and events (no rating guard,
+/// no game started with it): such changes share their statements.
+pub(super) fn is_plain(c: &GameCommit) -> bool {
+    c.ratings.is_empty() && c.start.is_none()
+}
+
+/// How many changes at the head of `batch` can share their statements:
+/// plain changes ([`is_plain`]) of distinct games. A game's second change
+/// waits for the next run, since its guard reads the version the first
+/// one writes.
+pub(super) fn plain_run(batch: &[Pending]) -> usize {
+    let mut games = std::collections::HashSet::new();
+    batch
+        .iter()
+        .take_while(|p| is_plain(&p.commit) && games.insert(p.commit.game.id.as_str()))
+        .count()
+}
+
 /// Starts [`group_writer`] on a thread of its own, with a runtime of its
 /// own. On the server's runtime the writer was one task among a thousand
 /// sockets': after each statement's round trip to the database it waited

@@ -38,7 +38,7 @@ use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 use sqlx::{ConnectOptions, PgConnection};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writer};
+use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writer, plain_run};
 use super::rows::{self, Columns};
 use super::{
     Allowance, AllowanceRow, BotUpgrade, BoxFuture, CapReached, Challenge, ChallengeCaps, ChatLine,
@@ -349,12 +349,6 @@ async fn pending_counts(conn: &mut PgConnection, c: &Challenge) -> StoreResult<P
     Ok((out, pair, open, incoming))
 }
 
-/// Whether a change is only its game's row and events (no rating guard,
-/// no game started with it): such changes are written many per statement.
-fn is_plain(c: &GameCommit) -> bool {
-    c.ratings.is_empty() && c.start.is_none()
-}
-
 /// The guarded `UPDATE` of many games in one statement (each game at most
 /// once): the ids of the games whose guard held.
 async fn update_games(
@@ -412,7 +406,7 @@ async fn update_games(
     Ok(rows.into_iter().map(|(id,)| id).collect())
 }
 
-/// The rows of a change that is not plain ([`is_plain`]): its ratings'
+/// The rows of a change that is not plain ([`super::commit::is_plain`]): its ratings'
 /// guard, the game's guarded `UPDATE`, the ratings, and a game it starts
 /// (its challenge and row; the events are written with the batch's).
 /// Returns whether the guards held and the statements sent.
@@ -618,22 +612,15 @@ async fn commit_batch(
     let mut kept = vec![false; batch.len()];
     let mut i = 0;
     while i < batch.len() {
-        let c = &batch[i].commit;
-        if !is_plain(c) {
-            let (ok, n) = apply_game_rows(&mut tx, c, now).await?;
+        let plain = plain_run(&batch[i..]);
+        if plain == 0 {
+            let (ok, n) = apply_game_rows(&mut tx, &batch[i].commit, now).await?;
             kept[i] = ok;
             statements += n;
             i += 1;
             continue;
         }
-        let mut seen = std::collections::HashSet::new();
-        let mut run = Vec::new();
-        while let Some(p) = batch.get(i + run.len())
-            && is_plain(&p.commit)
-            && seen.insert(p.commit.game.id.as_str())
-        {
-            run.push(&p.commit);
-        }
+        let run: Vec<&GameCommit> = batch[i..i + plain].iter().map(|p| &p.commit).collect();
         let updated = update_games(&mut tx, &run).await?;
         statements += 1;
         for (k, c) in run.iter().enumerate() {

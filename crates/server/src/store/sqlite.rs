@@ -10,7 +10,9 @@ use sqlx::sqlite::{
 };
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, spawn_group_writer};
+use super::commit::{
+    BatchResult, CommitBatch, Pending, QUEUE, Shared, plain_run, spawn_group_writer,
+};
 
 use super::rows::{self, Columns};
 use super::{
@@ -182,44 +184,42 @@ async fn insert_game_events(
 /// SQLite's limit of 32,766).
 const EVENTS_PER_INSERT: usize = 256;
 
-/// Stores user and lobby events; returns them with their sequence numbers
-/// and the number of statements sent.
+/// Stores user and lobby events (a multi-row `INSERT` per table:
+/// [`insert_user_events`]); returns them with their sequence numbers and
+/// the number of statements sent.
 async fn insert_events(
     conn: &mut SqliteConnection,
     events: &NewEvents,
     now: i64,
     out: &mut Vec<StoredEvent>,
 ) -> StoreResult<u64> {
-    for (user, payload) in &events.user {
-        let (seq,): (i64,) = sqlx::query_as(
-            "INSERT INTO user_events (user_id, payload, created_at) VALUES (?, ?, ?) RETURNING seq",
-        )
-        .bind(user.0)
-        .bind(payload)
-        .bind(now)
-        .fetch_one(&mut *conn)
-        .await?;
-        out.push(StoredEvent {
-            topic: Topic::User(*user),
-            seq,
-            payload: payload.as_str().into(),
-        });
-    }
-    for payload in &events.lobby {
-        let (seq,): (i64,) = sqlx::query_as(
-            "INSERT INTO lobby_events (payload, created_at) VALUES (?, ?) RETURNING seq",
-        )
-        .bind(payload)
-        .bind(now)
-        .fetch_one(&mut *conn)
-        .await?;
-        out.push(StoredEvent {
-            topic: Topic::Lobby,
-            seq,
-            payload: payload.as_str().into(),
-        });
-    }
-    Ok((events.user.len() + events.lobby.len()) as u64)
+    let users: Vec<(UserId, &str)> = events.user.iter().map(|(u, e)| (*u, e.as_str())).collect();
+    let lobby: Vec<&str> = events.lobby.iter().map(String::as_str).collect();
+    let (user_seqs, a) = insert_user_events(conn, &users, now).await?;
+    let (lobby_seqs, b) = insert_lobby_events(conn, &lobby, now).await?;
+    out.extend(
+        events
+            .user
+            .iter()
+            .zip(user_seqs)
+            .map(|((user, payload), seq)| StoredEvent {
+                topic: Topic::User(*user),
+                seq,
+                payload: payload.as_str().into(),
+            }),
+    );
+    out.extend(
+        events
+            .lobby
+            .iter()
+            .zip(lobby_seqs)
+            .map(|(payload, seq)| StoredEvent {
+                topic: Topic::Lobby,
+                seq,
+                payload: payload.as_str().into(),
+            }),
+    );
+    Ok(a + b)
 }
 
 async fn insert_challenge(conn: &mut SqliteConnection, c: &Challenge) -> StoreResult<()> {
@@ -402,22 +402,7 @@ async fn commit_batch(writer: &SqlitePool, batch: &[Pending], shared: &Shared) -
     Ok(results)
 }
 
-/// How many changes at the head of `batch` can share their statements:
-/// plain changes (no ratings to guard, no game to start) of distinct games.
-/// A game's second change waits for the next run, since its guard reads
-/// the version the first one writes.
-fn plain_run(batch: &[Pending]) -> usize {
-    let mut games = std::collections::HashSet::new();
-    batch
-        .iter()
-        .take_while(|p| {
-            let c = &p.commit;
-            c.ratings.is_empty() && c.start.is_none() && games.insert(c.game.id.as_str())
-        })
-        .count()
-}
-
-/// Applies plain changes of distinct games (see [`plain_run`]) with one
+/// Applies plain changes of distinct games (see [`super::commit::plain_run`]) with one
 /// guarded `UPDATE ... FROM (VALUES ...)` and one `INSERT` per event table,
 /// instead of a statement or two per change: each statement is a round
 /// trip to sqlx's connection thread. Pushes each change's result in order
