@@ -135,6 +135,12 @@ pub struct LoadtestArgs {
     /// that rate.
     #[arg(long, default_value_t = 0)]
     think_ms: u64,
+    /// Seconds at the start of play whose moves the steady-state latency
+    /// line leaves out: the opening burst, when every game is created and
+    /// makes its first moves at once. Those moves still count everywhere
+    /// else (moves/s, the first latency line, the checks)
+    #[arg(long, default_value_t = 5.0)]
+    warmup: f64,
 }
 
 // ---------------------------------------------------------------------------
@@ -280,6 +286,9 @@ struct Stats {
     latencies: Vec<Duration>,
     /// The same, per transport (ws, http).
     by_transport: [Vec<Duration>; 2],
+    /// When each of `latencies` was submitted, in the same order: the
+    /// report's percentiles per window of the run.
+    submitted_at: Vec<Instant>,
     /// Unexpected errors by kind: count and the first example.
     errors: BTreeMap<String, (u64, String)>,
     /// Expected refusals (409) by kind.
@@ -1107,6 +1116,7 @@ impl<'a> Seat<'a> {
                 } else if by != self.index {
                     let mut s = self.sh.stats.lock().unwrap();
                     s.latencies.push(at - t0);
+                    s.submitted_at.push(t0);
                     s.by_transport[self.g.transport as usize].push(at - t0);
                 }
             }
@@ -1655,6 +1665,40 @@ fn verify(r: &GameRecord, v: &Value) -> Option<String> {
 // The run
 
 /// p50, p90, p99 and max in milliseconds (nearest rank).
+/// The report's windows of play for [`latency_windows`], in seconds.
+const LATENCY_WINDOW_SECS: u64 = 5;
+
+/// p50/p99 of the latencies by when their moves were submitted, window by
+/// window from `start`: shows whether a tail is the run's opening burst
+/// (every game's first moves at once) or steady.
+fn latency_windows(latencies: &[Duration], submitted: &[Instant], start: Instant) -> String {
+    let mut by: BTreeMap<u64, Vec<Duration>> = BTreeMap::new();
+    for (l, t) in latencies.iter().zip(submitted) {
+        let w = t.saturating_duration_since(start).as_secs() / LATENCY_WINDOW_SECS;
+        by.entry(w).or_default().push(*l);
+    }
+    let parts: Vec<String> = by
+        .into_iter()
+        .filter_map(|(w, mut v)| {
+            let n = v.len();
+            quantiles(&mut v).map(|q| {
+                let from = w * LATENCY_WINDOW_SECS;
+                format!(
+                    "{from}-{} s {n} samples p50 {:.2} p99 {:.2}",
+                    from + LATENCY_WINDOW_SECS,
+                    q[0],
+                    q[2]
+                )
+            })
+        })
+        .collect();
+    if parts.is_empty() {
+        "no samples".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
 fn quantiles(v: &mut [Duration]) -> Option<[f64; 4]> {
     if v.is_empty() {
         return None;
@@ -1686,6 +1730,9 @@ pub fn run(args: LoadtestArgs) -> Result<ExitCode> {
         bail!("--setup-concurrency must be at least 1");
     }
     let duration = seconds("--duration", args.duration)?;
+    if !(args.warmup.is_finite() && args.warmup >= 0.0 && args.warmup <= 86_400.0) {
+        bail!("--warmup must be a number of seconds from 0 to a day");
+    }
     let timeout = seconds("--timeout", args.timeout)?;
     let setup_timeout = seconds("--setup-timeout", args.setup_timeout)?;
     let drain = seconds("--drain-timeout", args.drain_timeout)?;
@@ -1704,6 +1751,7 @@ async fn load(
     setup_timeout: Duration,
     drain: Duration,
 ) -> Result<ExitCode> {
+    let warmup = Duration::from_secs_f64(args.warmup);
     let clock = {
         let t = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -1870,6 +1918,7 @@ async fn load(
         start,
         play_end,
         duration,
+        warmup,
     })
 }
 
@@ -1892,6 +1941,8 @@ struct Report<'a> {
     start: Instant,
     play_end: Instant,
     duration: Duration,
+    /// See `--warmup`.
+    warmup: Duration,
 }
 
 fn report(r: Report<'_>) -> Result<ExitCode> {
@@ -1904,6 +1955,17 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
         .last_accept
         .map_or(r.duration, |t| (t - r.start).max(r.duration))
         .as_secs_f64();
+    let windows = latency_windows(&s.latencies, &s.submitted_at, r.start);
+    let mut steady: Vec<Duration> = s
+        .latencies
+        .iter()
+        .zip(&s.submitted_at)
+        .filter(|(_, t)| t.saturating_duration_since(r.start) >= r.warmup)
+        .map(|(l, _)| *l)
+        .collect();
+    let steady_n = steady.len();
+    let steady_q = quantiles(&mut steady);
+    let fmt_steady = |i: usize| steady_q.map_or("nan".to_owned(), |q| format!("{:.2}", q[i]));
     let q = quantiles(&mut s.latencies);
     let per: Vec<String> = [Transport::Ws, Transport::Http]
         .into_iter()
@@ -1977,7 +2039,17 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
         fmt_q(2),
         fmt_q(3)
     );
+    println!(
+        "  after the first {:.0} s (steady play, {steady_n} samples): p50 {} ms, p90 {} ms, \
+         p99 {} ms, max {} ms",
+        r.warmup.as_secs_f64(),
+        fmt_steady(0),
+        fmt_steady(1),
+        fmt_steady(2),
+        fmt_steady(3)
+    );
     println!("  by transport (ms): {}", per.join("; "));
+    println!("  by {LATENCY_WINDOW_SECS} s of play, submitted in (ms): {windows}");
     println!(
         "reconnects: {reconnects} ({} states resumed over WebSocket resubscriptions, {} moves \
          taken from a new gameFull over ndjson)",
@@ -2007,7 +2079,7 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
     let ok = r.mismatches.is_empty() && unexpected == 0 && accepted > 0;
     println!(
         "loadtest-summary games={} ws_games={ws_games} http_games={} complete={} finished={} moves={accepted} moves_per_s={:.1} \
-         p50_ms={} p90_ms={} p99_ms={} max_ms={} latency_samples={} merges={} splits={} \
+         p50_ms={} p90_ms={} p99_ms={} max_ms={} latency_samples={} steady_p99_ms={} merges={} splits={} \
          reconnects={reconnects} resumed_states={} acked={acked} mismatches={} errors={unexpected} \
          expected_errors={expected} outage_errors={} result={}",
         r.games.len(),
@@ -2020,6 +2092,7 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
         fmt_q(2),
         fmt_q(3),
         s.latencies.len(),
+        fmt_steady(2),
         s.merges,
         s.splits,
         s.resumed_states,

@@ -1,4 +1,9 @@
 //! The `chessmerge` command line: a thin layer over the workspace crates.
+// mimalloc instead of glibc's malloc: malloc and free were about 16% of a
+// loaded server's CPU samples, and the server's CPU per move fell by 8-10%
+// with it (docs/benchmarks.md, "mimalloc").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
