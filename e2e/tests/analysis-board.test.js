@@ -60,6 +60,18 @@ test('analyse a finished game: live engine, a side line in the tree, back to the
   const fill = await alice.locator('#eval-fill').evaluate((el) => el.style.height);
   assert.match(fill, /^\d+%$/);
   await shot(alice, 'analysis-board-01-live-engine');
+  // White's share of the bar grows from White's side of the board, also
+  // when the board is flipped.
+  const fillAt = () => alice.locator('#eval-bar').evaluate((bar) => {
+    const b = bar.getBoundingClientRect();
+    const f = bar.querySelector('#eval-fill').getBoundingClientRect();
+    return { top: Math.abs(f.top - b.top) < 1, bottom: Math.abs(f.bottom - b.bottom) < 1 };
+  });
+  assert.equal((await fillAt()).bottom, true, 'White at the bottom: the fill starts at the bottom');
+  await alice.locator('#flip').click();
+  assert.equal((await fillAt()).top, true, 'flipped: the fill starts at the top');
+  await alice.locator('#flip').click();
+  assert.equal((await fillAt()).bottom, true, 'flipped back: the fill starts at the bottom');
 
   // Back to the position after 1...e6 and try 2. Nf3 instead of 2. e3: a side line.
   await alice.locator('#tree .tm[data-node="2"]').click();

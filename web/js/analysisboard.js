@@ -224,7 +224,11 @@ export function mount(root, gameId) {
     if ($('#engine-on').checked && v) startEngine(v);
     else { engineGen++; stopEngine().then(() => { $('#engine-state').textContent = 'Engine off.'; }); }
   };
-  $('#flip').onclick = () => board.flip();
+  // The bar follows the board: White's share grows from White's side.
+  $('#flip').onclick = () => {
+    board.flip();
+    $('#eval-bar').classList.toggle('flipped', board.orientation === 'black');
+  };
   const step = (what) => {
     if (what === 'prev' && current.parent) show(current.parent);
     else if (what === 'next' && current.children.length) show(current.children[0]);
