@@ -186,22 +186,26 @@ pub(super) fn plain_run(batch: &[Pending]) -> usize {
 /// for its turn on a worker again, and under load that wait, not the
 /// database, set the pace of the whole pipeline (about 30 of the 50 ms a
 /// batch of 128 moves took, with the database thread mostly idle).
+///
+/// Returns a handle to that runtime, on which the backend may run its
+/// other write transactions (see `SqliteStore::on_writer_thread`).
 pub(super) fn spawn_group_writer(
     backend: impl CommitBatch,
     rx: mpsc::Receiver<Pending>,
     shared: std::sync::Arc<Shared>,
-) -> StoreResult<()> {
+) -> StoreResult<tokio::runtime::Handle> {
     let unavailable =
         |e: std::io::Error| super::StoreError::Unavailable(format!("the writer's thread: {e}"));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(unavailable)?;
+    let handle = runtime.handle().clone();
     std::thread::Builder::new()
         .name("store-writer".into())
         .spawn(move || runtime.block_on(group_writer(backend, rx, shared)))
         .map_err(unavailable)?;
-    Ok(())
+    Ok(handle)
 }
 
 fn answer(shared: &Shared, p: Pending, r: StoreResult<Option<Vec<StoredEvent>>>) {

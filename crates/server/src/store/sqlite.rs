@@ -105,6 +105,9 @@ pub struct SqliteStore {
     writer: SqlitePool,
     games_tx: mpsc::Sender<Pending>,
     shared: Arc<Shared>,
+    /// The group writer's runtime (on its own thread), where the writes
+    /// that start and end challenges run too: [`SqliteStore::on_writer_thread`].
+    writer_thread: tokio::runtime::Handle,
 }
 
 async fn insert_game(
@@ -658,19 +661,22 @@ impl SqliteStore {
             .await?;
         let shared = Arc::new(Shared::new());
         let (games_tx, games_rx) = mpsc::channel(QUEUE);
+        // The group writer waits for its first change, which comes only
+        // once `open` has returned, so it may start before the migrations.
+        let batches = Batches {
+            writer: writer.clone(),
+            shared: shared.clone(),
+        };
+        let writer_thread = spawn_group_writer(batches, games_rx, shared.clone())?;
         let store = SqliteStore {
             pool,
-            writer: writer.clone(),
+            writer,
             games_tx,
-            shared: shared.clone(),
+            shared,
+            writer_thread,
         };
         store.migrate().await?;
         store.backfill_san().await?;
-        let batches = Batches {
-            writer,
-            shared: shared.clone(),
-        };
-        spawn_group_writer(batches, games_rx, shared)?;
         Ok(store)
     }
 
@@ -723,6 +729,127 @@ impl SqliteStore {
                 .await?;
         }
         Ok(())
+    }
+
+    async fn create_challenge_here(
+        &self,
+        challenge: &Challenge,
+        events: &NewEvents,
+        caps: &ChallengeCaps,
+    ) -> StoreResult<Result<(), CapReached>> {
+        // The one writer (BEGIN IMMEDIATE) orders every count and insert.
+        let mut tx = self.begin().await?;
+        if *caps != ChallengeCaps::NONE {
+            let counts = pending_counts(&mut tx, challenge).await?;
+            if let Some(cap) = caps.reached(challenge, counts) {
+                self.read(4);
+                return Ok(Err(cap));
+            }
+        }
+        let mut out = Vec::new();
+        insert_challenge(&mut tx, challenge).await?;
+        let n = insert_events(&mut tx, events, challenge.created_at, &mut out).await?;
+        self.finish(tx, out, 3 + n).await?;
+        Ok(Ok(()))
+    }
+
+    async fn close_challenge_here(
+        &self,
+        id: &ChallengeId,
+        status: ChallengeStatus,
+        reason: Option<&str>,
+        events: &NewEvents,
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin().await?;
+        let mut out = Vec::new();
+        let r = sqlx::query(
+            "UPDATE challenges SET status = ?, decline_reason = ?
+             WHERE id = ? AND status = 'created'",
+        )
+        .bind(status.as_str())
+        .bind(reason)
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if r.rows_affected() != 1 {
+            self.read(3);
+            return Ok(false);
+        }
+        let n = insert_events(&mut tx, events, crate::now_ms(), &mut out).await?;
+        self.finish(tx, out, 1 + n).await?;
+        Ok(true)
+    }
+
+    async fn accept_challenge_here(
+        &self,
+        id: &ChallengeId,
+        accepted_by: UserId,
+        game: &Game,
+        first_event: &str,
+        events: &NewEvents,
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin().await?;
+        let mut out = Vec::new();
+        let r = sqlx::query(
+            "UPDATE challenges SET status = 'accepted', dest_user_id = ?
+             WHERE id = ? AND status = 'created'",
+        )
+        .bind(accepted_by.0)
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if r.rows_affected() != 1 {
+            self.read(3);
+            return Ok(false);
+        }
+        out.push(insert_game(&mut tx, game, first_event).await?);
+        let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
+        self.finish(tx, out, 3 + n).await?;
+        Ok(true)
+    }
+
+    async fn create_accepted_here(
+        &self,
+        challenge: &Challenge,
+        game: &Game,
+        first_event: &str,
+        events: &NewEvents,
+        computer_games: i64,
+    ) -> StoreResult<Result<(), CapReached>> {
+        let mut tx = self.begin().await?;
+        let (ongoing,): (i64,) = sqlx::query_as(COMPUTER_GAMES_SQLITE)
+            .bind(challenge.challenger_id.0)
+            .fetch_one(&mut *tx)
+            .await?;
+        if ongoing >= computer_games {
+            self.read(3);
+            return Ok(Err(CapReached::ComputerGames(ongoing)));
+        }
+        let mut out = Vec::new();
+        insert_challenge(&mut tx, challenge).await?;
+        out.push(insert_game(&mut tx, game, first_event).await?);
+        let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
+        self.finish(tx, out, 4 + n).await?;
+        Ok(Ok(()))
+    }
+
+    /// Runs a write transaction on the group writer's thread instead of
+    /// the server's runtime. The writer pool has one connection: a
+    /// transaction that holds it while its task waits for a turn on the
+    /// server's two workers (behind a thousand sockets' tasks) after each
+    /// statement holds up every game's moves behind it. Creating and
+    /// accepting challenges all at once (a load test's start, or games
+    /// that end and restart often) made the worst of the move latency's
+    /// tail that way. The work runs to its end even if the caller goes
+    /// away, as a game change sent to the group writer does.
+    async fn on_writer_thread<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = StoreResult<T>> + Send + 'static,
+    ) -> StoreResult<T> {
+        self.writer_thread
+            .spawn(work)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("the writer's thread: {e}")))?
     }
 
     async fn begin(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Sqlite>> {
@@ -1049,22 +1176,13 @@ impl Store for SqliteStore {
         events: &'a NewEvents,
         caps: &'a ChallengeCaps,
     ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
-        Box::pin(async move {
-            // The one writer (BEGIN IMMEDIATE) orders every count and insert.
-            let mut tx = self.begin().await?;
-            if *caps != ChallengeCaps::NONE {
-                let counts = pending_counts(&mut tx, challenge).await?;
-                if let Some(cap) = caps.reached(challenge, counts) {
-                    self.read(4);
-                    return Ok(Err(cap));
-                }
-            }
-            let mut out = Vec::new();
-            insert_challenge(&mut tx, challenge).await?;
-            let n = insert_events(&mut tx, events, challenge.created_at, &mut out).await?;
-            self.finish(tx, out, 3 + n).await?;
-            Ok(Ok(()))
-        })
+        let (store, challenge, events, caps) =
+            (self.clone(), challenge.clone(), events.clone(), *caps);
+        Box::pin(self.on_writer_thread(async move {
+            store
+                .create_challenge_here(&challenge, &events, &caps)
+                .await
+        }))
     }
 
     fn challenge<'a>(
@@ -1129,26 +1247,17 @@ impl Store for SqliteStore {
         reason: Option<&'a str>,
         events: &'a NewEvents,
     ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let mut out = Vec::new();
-            let r = sqlx::query(
-                "UPDATE challenges SET status = ?, decline_reason = ?
-                 WHERE id = ? AND status = 'created'",
-            )
-            .bind(status.as_str())
-            .bind(reason)
-            .bind(id.as_str())
-            .execute(&mut *tx)
-            .await?;
-            if r.rows_affected() != 1 {
-                self.read(3);
-                return Ok(false);
-            }
-            let n = insert_events(&mut tx, events, crate::now_ms(), &mut out).await?;
-            self.finish(tx, out, 1 + n).await?;
-            Ok(true)
-        })
+        let (store, id, reason, events) = (
+            self.clone(),
+            id.clone(),
+            reason.map(str::to_owned),
+            events.clone(),
+        );
+        Box::pin(self.on_writer_thread(async move {
+            store
+                .close_challenge_here(&id, status, reason.as_deref(), &events)
+                .await
+        }))
     }
 
     fn accept_challenge<'a>(
@@ -1159,26 +1268,18 @@ impl Store for SqliteStore {
         first_event: &'a str,
         events: &'a NewEvents,
     ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let mut out = Vec::new();
-            let r = sqlx::query(
-                "UPDATE challenges SET status = 'accepted', dest_user_id = ?
-                 WHERE id = ? AND status = 'created'",
-            )
-            .bind(accepted_by.0)
-            .bind(id.as_str())
-            .execute(&mut *tx)
-            .await?;
-            if r.rows_affected() != 1 {
-                self.read(3);
-                return Ok(false);
-            }
-            out.push(insert_game(&mut tx, game, first_event).await?);
-            let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-            self.finish(tx, out, 3 + n).await?;
-            Ok(true)
-        })
+        let (store, id, game, first_event, events) = (
+            self.clone(),
+            id.clone(),
+            game.clone(),
+            first_event.to_owned(),
+            events.clone(),
+        );
+        Box::pin(self.on_writer_thread(async move {
+            store
+                .accept_challenge_here(&id, accepted_by, &game, &first_event, &events)
+                .await
+        }))
     }
 
     fn create_accepted<'a>(
@@ -1189,23 +1290,18 @@ impl Store for SqliteStore {
         events: &'a NewEvents,
         computer_games: i64,
     ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let (ongoing,): (i64,) = sqlx::query_as(COMPUTER_GAMES_SQLITE)
-                .bind(challenge.challenger_id.0)
-                .fetch_one(&mut *tx)
-                .await?;
-            if ongoing >= computer_games {
-                self.read(3);
-                return Ok(Err(CapReached::ComputerGames(ongoing)));
-            }
-            let mut out = Vec::new();
-            insert_challenge(&mut tx, challenge).await?;
-            out.push(insert_game(&mut tx, game, first_event).await?);
-            let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-            self.finish(tx, out, 4 + n).await?;
-            Ok(Ok(()))
-        })
+        let (store, challenge, game, first_event, events) = (
+            self.clone(),
+            challenge.clone(),
+            game.clone(),
+            first_event.to_owned(),
+            events.clone(),
+        );
+        Box::pin(self.on_writer_thread(async move {
+            store
+                .create_accepted_here(&challenge, &game, &first_event, &events, computer_games)
+                .await
+        }))
     }
 
     fn game<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<Game>>> {
