@@ -2030,23 +2030,22 @@ fn report(r: Report<'_>) -> Result<ExitCode> {
         s.splits,
         (r.play_end - r.start).as_secs_f64()
     );
+    let percentiles = |q: Option<[f64; 4]>| match q {
+        Some(q) => format!(
+            "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            q[0], q[1], q[2], q[3]
+        ),
+        None => "p50 nan ms, p90 nan ms, p99 nan ms, max nan ms".to_owned(),
+    };
     println!(
-        "latency (submission -> the opponent's connection, {} samples): p50 {} ms, p90 {} ms, \
-         p99 {} ms, max {} ms",
+        "latency (submission -> the opponent's connection, {} samples): {}",
         s.latencies.len(),
-        fmt_q(0),
-        fmt_q(1),
-        fmt_q(2),
-        fmt_q(3)
+        percentiles(q)
     );
     println!(
-        "  after the first {:.0} s (steady play, {steady_n} samples): p50 {} ms, p90 {} ms, \
-         p99 {} ms, max {} ms",
+        "  after the first {:.0} s (steady play, {steady_n} samples): {}",
         r.warmup.as_secs_f64(),
-        fmt_steady(0),
-        fmt_steady(1),
-        fmt_steady(2),
-        fmt_steady(3)
+        percentiles(steady_q)
     );
     println!("  by transport (ms): {}", per.join("; "));
     println!("  by {LATENCY_WINDOW_SECS} s of play, submitted in (ms): {windows}");

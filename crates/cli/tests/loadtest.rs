@@ -43,6 +43,8 @@ fn loadtest_plays_both_transports_with_reconnects_and_checks_every_game() {
             "10",
             "--max-plies",
             "30",
+            "--warmup",
+            "2",
         ])
         .args(["--timeout", "30", "--drain-timeout", "60"])
         .output()
@@ -60,6 +62,13 @@ fn loadtest_plays_both_transports_with_reconnects_and_checks_every_game() {
     assert!(number(&s, "moves_per_s") > 0.0, "{context}");
     assert!(number(&s, "latency_samples") > 0.0, "{context}");
     assert!(number(&s, "p50_ms") <= number(&s, "p99_ms"), "{context}");
+    // The moves after the warm-up are a part of all of them.
+    let steady = number(&s, "steady_p99_ms");
+    assert!(steady > 0.0 && steady <= number(&s, "max_ms"), "{context}");
+    assert!(
+        stdout.contains("after the first 2 s (steady play, ") && stdout.contains("0-5 s "),
+        "{context}"
+    );
     assert_eq!(number(&s, "mismatches"), 0.0, "{context}");
     assert_eq!(number(&s, "errors"), 0.0, "{context}");
     // Four pairs, each at least one game, every one read back.
