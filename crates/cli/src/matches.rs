@@ -1,7 +1,8 @@
 //! `chessmerge match`: two players meet from varied openings, colours
 //! swapped, and the result is reported as wins/draws/losses for the first
-//! player with an Elo difference and its 95% error margin; an optional
-//! sequential probability ratio test (SPRT) stops the match early.
+//! player with an Elo difference and its 95% interval (a score interval that
+//! stays finite at 10/0/0); an optional sequential probability ratio test
+//! (SPRT, the generalized SPRT on wins/draws/losses) stops the match early.
 //!
 //! Openings: game pair `i` starts from a position reached by a seeded
 //! random number (`--opening-min` to `--opening-max`) of random legal plies
@@ -107,39 +108,105 @@ impl Tally {
         (self.wins as f64 + self.draws as f64 / 2.0) / self.games().max(1) as f64
     }
 
-    /// Per-game score variance.
-    fn variance(&self) -> f64 {
-        let n = self.games().max(1) as f64;
-        let s = self.score();
-        (self.wins as f64 * (1.0 - s).powi(2)
-            + self.draws as f64 * (0.5 - s).powi(2)
-            + self.losses as f64 * s.powi(2))
-            / n
+    /// Fraction of games drawn.
+    fn draw_rate(&self) -> f64 {
+        self.draws as f64 / self.games().max(1) as f64
     }
 
-    /// Elo difference and 95% margin. Infinite when one side scored
-    /// everything.
-    pub fn elo(&self) -> (f64, f64) {
-        let n = self.games().max(1) as f64;
+    /// Elo difference and its 95% interval (lower, upper), either end
+    /// possibly infinite.
+    ///
+    /// The interval is a score interval (Wilson's, extended to draws): the
+    /// means `p` with `|s - p| <= 1.96 * sqrt(v(p) / n)`, where `v(p) = p(1 - p)
+    /// - d/4` is the variance of one game's score at mean `p` with the
+    /// observed draw rate `d` (at `p = s` it is the sample variance). Unlike
+    /// `s ± 1.96 * sd` it does not collapse when one side scored everything:
+    /// 10/0/0 gives a score of at least 72.3%, +166 Elo. Infinite ends only
+    /// for a sample with all games drawn, where `v` is zero everywhere.
+    pub fn elo_interval(&self) -> (f64, f64, f64) {
+        let n = self.games() as f64;
         let s = self.score();
-        let se = (self.variance() / n).sqrt();
-        let lo = elo_of(s - 1.96 * se);
-        let hi = elo_of(s + 1.96 * se);
-        (elo_of(s), (hi - lo) / 2.0)
+        if self.games() == 0 {
+            return (0.0, f64::NEG_INFINITY, f64::INFINITY);
+        }
+        let k = 1.96f64.powi(2) / n;
+        let d = self.draw_rate();
+        // (s - p)^2 = k (p - p^2 - d/4)  <=>  (1 + k) p^2 - (2s + k) p + s^2 + k d / 4 = 0
+        let a = 1.0 + k;
+        let b = 2.0 * s + k;
+        let c = s * s + k * d / 4.0;
+        let root = (b * b - 4.0 * a * c).max(0.0).sqrt();
+        // The interval holds s itself (the roots are s exactly at 0 or 1,
+        // up to rounding).
+        let lo = ((b - root) / (2.0 * a)).clamp(0.0, 1.0).min(s);
+        let hi = ((b + root) / (2.0 * a)).clamp(0.0, 1.0).max(s);
+        // `+ 0.0` prints an even score as +0.0, not -0.0.
+        (elo_of(s) + 0.0, elo_of(lo), elo_of(hi))
     }
 
-    /// SPRT log-likelihood ratio for H1 (elo1) against H0 (elo0), with the
-    /// normal approximation of the score.
+    /// SPRT log-likelihood ratio for H1 (elo1) against H0 (elo0): the
+    /// generalized SPRT on the trinomial (win/draw/loss) model, as fishtest
+    /// computes it. For each hypothesis the distribution of one game's
+    /// outcome is the maximum-likelihood trinomial whose mean score is that
+    /// hypothesis's expected score; the LLR is the log of the two
+    /// likelihoods' ratio. Outcomes not seen yet get a count of 0.001 (so
+    /// the fit stays inside the simplex). With no draws this is the exact
+    /// Bernoulli ratio: 10/0/0 gives `10 ln(s1 / s0)` (3.41 for [0, 150],
+    /// H1 accepted after nine straight wins), where the normal approximation
+    /// with the sample variance gave 0 (zero variance) and never stopped.
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
-        let var = self.variance();
-        if self.games() == 0 || var <= 0.0 {
+        if self.games() == 0 {
             return 0.0;
         }
-        let s0 = expected(elo0);
-        let s1 = expected(elo1);
-        let s = self.score();
-        self.games() as f64 * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+        const EPS: f64 = 1e-3;
+        let counts = [
+            (self.losses as f64).max(EPS),
+            (self.draws as f64).max(EPS),
+            (self.wins as f64).max(EPS),
+        ];
+        let total: f64 = counts.iter().sum();
+        let freq = counts.map(|c| c / total);
+        let p0 = trinomial_with_mean(freq, expected(elo0));
+        let p1 = trinomial_with_mean(freq, expected(elo1));
+        let n = self.games() as f64;
+        n * (0..3).map(|i| freq[i] * (p1[i] / p0[i]).ln()).sum::<f64>()
     }
+}
+
+/// The scores of a loss, a draw and a win.
+const OUTCOME_SCORES: [f64; 3] = [0.0, 0.5, 1.0];
+
+/// The trinomial (loss, draw, win) of mean score `mean` (strictly between
+/// 0 and 1) closest to the observed frequencies `freq` (all positive) in
+/// likelihood: `p_i = f_i / (1 + λ (x_i - mean))`, with λ from the
+/// constraint `Σ f_i (x_i - mean) / (1 + λ (x_i - mean)) = 0`, found by
+/// bisection (the left side falls monotonically in λ on the interval
+/// where every `p_i` is positive).
+fn trinomial_with_mean(freq: [f64; 3], mean: f64) -> [f64; 3] {
+    let g = |lambda: f64| -> f64 {
+        (0..3)
+            .map(|i| {
+                let dx = OUTCOME_SCORES[i] - mean;
+                freq[i] * dx / (1.0 + lambda * dx)
+            })
+            .sum()
+    };
+    // 1 + λ (x - mean) > 0 for x = 0 and x = 1.
+    let mut lo = -1.0 / (1.0 - mean);
+    let mut hi = 1.0 / mean;
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if g(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let lambda = 0.5 * (lo + hi);
+    let p = (0..3).map(|i| freq[i] / (1.0 + lambda * (OUTCOME_SCORES[i] - mean)));
+    let p: Vec<f64> = p.collect();
+    let sum: f64 = p.iter().sum();
+    [p[0] / sum, p[1] / sum, p[2] / sum]
 }
 
 fn expected(elo: f64) -> f64 {
@@ -431,18 +498,28 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         t.losses,
         t.score() * 100.0
     );
-    let (elo, margin) = t.elo();
-    if elo.is_finite() && margin.is_finite() {
-        println!("Elo difference: {elo:+.1} +/- {margin:.1}");
-    } else if elo.is_finite() {
-        // The upper end of the interval is unbounded (score near 100%).
-        let n = t.games().max(1) as f64;
-        let lo = elo_of(t.score() - 1.96 * (t.variance() / n).sqrt());
-        println!("Elo difference: {elo:+.1} (95% interval {lo:+.1} .. +inf)");
+    let (elo, lo, hi) = t.elo_interval();
+    let end = |x: f64| {
+        if x.is_finite() {
+            format!("{x:+.1}")
+        } else if x > 0.0 {
+            "+inf".to_owned()
+        } else {
+            "-inf".to_owned()
+        }
+    };
+    if elo.is_finite() {
+        println!(
+            "Elo difference: {elo:+.1} (95% interval {} .. {})",
+            end(lo),
+            end(hi)
+        );
     } else {
         println!(
-            "Elo difference: {} (one side scored every point)",
-            if elo > 0.0 { "+inf" } else { "-inf" }
+            "Elo difference: {} (one side scored every point; 95% interval {} .. {})",
+            end(elo),
+            end(lo),
+            end(hi)
         );
     }
     if let Some((e0, e1, _)) = sprt {
@@ -478,44 +555,121 @@ mod tests {
             draws: 20,
             losses: 20,
         };
-        let (elo, margin) = t.elo();
+        let (elo, lo, hi) = t.elo_interval();
         // score 0.7 -> +147.2 Elo
         assert!((elo - 147.2).abs() < 0.5, "{elo}");
+        let margin = (hi - lo) / 2.0;
         assert!(margin > 30.0 && margin < 120.0, "{margin}");
+        assert!(lo < elo && elo < hi);
         let even = Tally {
             wins: 10,
             draws: 0,
             losses: 10,
         };
-        assert!(even.elo().0.abs() < 1e-9);
+        assert!(even.elo_interval().0.abs() < 1e-9);
         assert!(
             Tally {
                 wins: 5,
                 draws: 0,
                 losses: 0
             }
-            .elo()
+            .elo_interval()
             .0
             .is_infinite()
         );
+    }
+
+    fn tally(wins: u32, draws: u32, losses: u32) -> Tally {
+        Tally {
+            wins,
+            draws,
+            losses,
+        }
     }
 
     #[test]
     fn sprt_accepts_the_right_hypothesis() {
         let (lo, hi) = sprt_bounds(0.05, 0.05);
         assert!((hi - 2.944).abs() < 0.01 && (lo + 2.944).abs() < 0.01);
-        let strong = Tally {
-            wins: 80,
-            draws: 10,
-            losses: 10,
-        };
+        let strong = tally(80, 10, 10);
         assert!(strong.llr(0.0, 50.0) >= hi);
-        let weak = Tally {
-            wins: 30,
-            draws: 20,
-            losses: 50,
-        };
+        let weak = tally(30, 20, 50);
         assert!(weak.llr(0.0, 50.0) <= lo);
+    }
+
+    #[test]
+    fn sprt_on_a_lopsided_result() {
+        let (lo, hi) = sprt_bounds(0.05, 0.05);
+        let (s0, s1) = (expected(0.0), expected(150.0));
+        // Only wins: the Bernoulli likelihood ratio, n ln(s1 / s0).
+        let all_won = tally(10, 0, 0).llr(0.0, 150.0);
+        assert!((all_won - 10.0 * (s1 / s0).ln()).abs() < 0.01, "{all_won}");
+        assert!(all_won >= hi, "{all_won}");
+        // Nine straight wins are the first to cross the bound, eight are not.
+        assert!(tally(9, 0, 0).llr(0.0, 150.0) >= hi);
+        assert!(tally(8, 0, 0).llr(0.0, 150.0) < hi);
+        // Only losses: n ln((1 - s1) / (1 - s0)), H0 accepted.
+        let all_lost = tally(0, 0, 10).llr(0.0, 150.0);
+        assert!(
+            (all_lost - 10.0 * ((1.0 - s1) / (1.0 - s0)).ln()).abs() < 0.01,
+            "{all_lost}"
+        );
+        assert!(all_lost <= lo, "{all_lost}");
+        // The LLR grows with every further win.
+        assert!(tally(6, 0, 0).llr(0.0, 150.0) > tally(5, 0, 0).llr(0.0, 150.0));
+        // Without draws, wins and losses: the Bernoulli ratio again. 6/0/1
+        // (where the normal approximation, 2.97, stopped the 2026-12-01
+        // ladder) is 1.52 here, not yet conclusive.
+        let six_one = tally(6, 0, 1).llr(0.0, 150.0);
+        let bernoulli = 6.0 * (s1 / s0).ln() + ((1.0 - s1) / (1.0 - s0)).ln();
+        assert!((six_one - bernoulli).abs() < 0.01, "{six_one}");
+        assert!(six_one > 0.0 && six_one < hi, "{six_one}");
+        assert!(tally(12, 0, 1).llr(0.0, 150.0) >= hi);
+    }
+
+    #[test]
+    fn sprt_on_a_balanced_result() {
+        let (lo, _) = sprt_bounds(0.05, 0.05);
+        // Even: evidence for H0 (no gain), growing with the games.
+        let few = tally(5, 0, 5).llr(0.0, 150.0);
+        let many = tally(50, 0, 50).llr(0.0, 150.0);
+        assert!(few < 0.0 && few > lo, "{few}");
+        assert!(many <= lo, "{many}");
+        // Draws make a result surer: 25/50/25 is the same score with less
+        // variance, so it counts more strongly against H1.
+        assert!(tally(25, 50, 25).llr(0.0, 150.0) < many);
+        // Between the hypotheses even 1,000 games decide little: a score
+        // of 60.7% (+75 Elo) stays inconclusive.
+        let mid = (expected(75.0) * 1000.0).round() as u32;
+        let mid_llr = tally(mid, 0, 1000 - mid).llr(0.0, 150.0);
+        assert!(mid_llr.abs() < 2.0, "{mid_llr}");
+        assert_eq!(tally(0, 0, 0).llr(0.0, 150.0), 0.0);
+    }
+
+    #[test]
+    fn interval_stays_finite_at_the_edges() {
+        // 10/0/0: the upper end is +inf but the lower end is Wilson's,
+        // n / (n + z^2) = 72.3% -> +166 Elo, not +inf.
+        let (elo, lo, hi) = tally(10, 0, 0).elo_interval();
+        assert!(elo.is_infinite() && hi.is_infinite() && elo > 0.0);
+        assert!((lo - 166.0).abs() < 2.0, "{lo}");
+        let (elo, lo, hi) = tally(0, 0, 10).elo_interval();
+        assert!(elo.is_infinite() && elo < 0.0 && lo.is_infinite());
+        assert!((hi + 166.0).abs() < 2.0, "{hi}");
+        // 7/1/2 (score 75%): the old s ± 1.96 sd gave +191 ± 766, whose
+        // lower end (about 0) the ± hid; here both ends are finite and the
+        // lower end is close to zero but above it.
+        let (elo, lo, hi) = tally(7, 1, 2).elo_interval();
+        assert!((elo - 190.8).abs() < 0.5, "{elo}");
+        assert!(lo > -50.0 && lo < 60.0, "{lo}");
+        assert!(hi > 300.0 && hi < 500.0, "{hi}");
+        // A large balanced sample: about ±(1.96 * 0.5 / 10 in score) -> ±68.
+        let (elo, lo, hi) = tally(50, 0, 50).elo_interval();
+        assert!(elo.abs() < 1e-9);
+        assert!(
+            (lo + 68.0).abs() < 3.0 && (hi - 68.0).abs() < 3.0,
+            "{lo} {hi}"
+        );
     }
 
     #[test]
