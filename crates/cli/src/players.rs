@@ -8,7 +8,7 @@
 //! - `level=N` (1-8): the app's level N (see [`chessmerge_engine::levels`]);
 //! - `depth=D`, `nodes=N`, `movetime=MS`, `noise=CP`, `hash=MB`: the
 //!   engine with these limits (any combination; `noise` adds eval noise);
-//!   `off=null+lmr+rfp+futility+checkext+lmp+iir+lmrhist` switches search
+//!   `off=null+lmr+rfp+futility+checkext+lmp+iir+lmrhist+see+seeprune` switches search
 //!   features off;
 //! - `random`: a uniformly random legal move;
 //! - `greedy`: the capture of the most valuable unit (promotions count

@@ -170,7 +170,10 @@ pub fn perft_made(pos: &Position, depth: u32) -> u64 {
 }
 
 /// [`bench`]'s node count at depth 5 with 16 MiB tables.
-pub const SIGNATURE_DEPTH_5: u64 = 79_726;
+pub const SIGNATURE_DEPTH_5: u64 = 78_587;
+/// The same before static exchange evaluation (`off=see+seeprune`; main
+/// before issue 13's SEE change of 2026-12-03).
+pub const SIGNATURE_DEPTH_5_BEFORE_SEE: u64 = 79_726;
 /// The same before late move pruning, internal iterative reduction and
 /// the history-adjusted reductions (main before this change).
 pub const SIGNATURE_DEPTH_5_BEFORE_LMP: u64 = 167_805;
@@ -196,11 +199,17 @@ mod tests {
     /// the new count here (and in docs/engine.md) only when the change is
     /// meant. With late move pruning, internal iterative reduction and
     /// the history-adjusted reductions switched off, the search is the one
-    /// from before them, node for node.
+    /// from before them, node for node; likewise without SEE (`see`,
+    /// `seeprune`).
     #[test]
     fn bench_node_count_is_the_recorded_signature() {
         assert_eq!(bench(5, 16, |_, _, _| {}).nodes, SIGNATURE_DEPTH_5);
-        let before = Features::without("lmp+iir+lmrhist").unwrap();
+        let before_see = Features::without("see+seeprune").unwrap();
+        assert_eq!(
+            bench_with(5, 16, before_see, |_, _, _| {}).nodes,
+            SIGNATURE_DEPTH_5_BEFORE_SEE
+        );
+        let before = Features::without("lmp+iir+lmrhist+see+seeprune").unwrap();
         assert_eq!(
             bench_with(5, 16, before, |_, _, _| {}).nodes,
             SIGNATURE_DEPTH_5_BEFORE_LMP

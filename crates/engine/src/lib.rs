@@ -27,6 +27,7 @@ pub mod limits;
 pub mod nnue;
 pub mod params;
 pub mod search;
+pub mod see;
 pub mod tables;
 pub mod tt;
 pub mod uci;

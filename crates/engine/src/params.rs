@@ -310,6 +310,18 @@ pub const MVV_WEIGHT: i32 = 16;
 /// A capture is losing when its attacker is worth more than the victim by
 /// more than this margin and the square is defended.
 pub const LOSING_CAPTURE_MARGIN: i32 = 50;
+/// Static exchange evaluation's piece values (pawn to king; the king's is
+/// never gained, it only ends an exchange).
+pub const SEE_VALUE: [i32; 6] = [100, 320, 330, 500, 950, 20_000];
+/// SEE pruning (`see` feature `seeprune`): at non-PV nodes of depth at
+/// most this, not in check, a quiet move whose exchange loses more than
+/// `SEE_QUIET_MARGIN · depth`, or a capture whose exchange loses more than
+/// `SEE_CAPTURE_MARGIN · depth`, is not searched (unless it gives check).
+pub const SEE_PRUNE_MAX_DEPTH: i32 = 5;
+/// See [`SEE_PRUNE_MAX_DEPTH`].
+pub const SEE_QUIET_MARGIN: i32 = 60;
+/// See [`SEE_PRUNE_MAX_DEPTH`].
+pub const SEE_CAPTURE_MARGIN: i32 = 120;
 /// Quiescence: a promotion's `ORDER_VALUE` times this is added to its order.
 pub const QS_PROMOTION_ORDER_WEIGHT: i32 = 8;
 /// Quiescence (in check): quiet evasions sort below every capture by this

@@ -17,6 +17,7 @@ use crate::eval::{Material, evaluate_with, unit_material, unit_value};
 use crate::limits::{Clock, Limits};
 use crate::nnue::{self, NetStack, Network};
 use crate::params::*;
+use crate::see;
 use crate::tables::{EvalTables, tables};
 use crate::tt::{Bound, TransTable, prefetch};
 use chessmerge_rules::{Color, Move, MoveList, Position, Role, Variant, attacks};
@@ -131,6 +132,13 @@ pub struct Features {
     pub iir: bool,
     /// Late move reductions adjusted by history and the improving flag.
     pub lmr_history: bool,
+    /// Static exchange evaluation for captures (`crate::see`, where it
+    /// applies): losing captures by SEE sort last, and quiescence skips
+    /// them (instead of the "dearer unit onto a defended square" rule).
+    pub see: bool,
+    /// SEE pruning at shallow non-PV nodes: quiet moves and captures whose
+    /// exchange loses more than a depth-scaled margin.
+    pub see_prune: bool,
 }
 
 impl Default for Features {
@@ -144,13 +152,16 @@ impl Default for Features {
             lmp: true,
             iir: true,
             lmr_history: true,
+            see: true,
+            see_prune: true,
         }
     }
 }
 
 impl Features {
     /// Switches off the features named in `list` (`+`-separated: `null`,
-    /// `lmr`, `rfp`, `futility`, `checkext`, `lmp`, `iir`, `lmrhist`).
+    /// `lmr`, `rfp`, `futility`, `checkext`, `lmp`, `iir`, `lmrhist`, `see`,
+    /// `seeprune`).
     pub fn without(list: &str) -> Result<Features, String> {
         let mut f = Features::default();
         for name in list.split('+').map(str::trim).filter(|n| !n.is_empty()) {
@@ -163,9 +174,11 @@ impl Features {
                 "lmp" => f.lmp = false,
                 "iir" => f.iir = false,
                 "lmrhist" => f.lmr_history = false,
+                "see" => f.see = false,
+                "seeprune" => f.see_prune = false,
                 other => {
                     return Err(format!(
-                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist)"
+                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist, see, seeprune)"
                     ));
                 }
             }
@@ -830,7 +843,26 @@ impl Searcher {
             if !tactical {
                 quiets_seen += 1;
             }
-            let futile = futile || late;
+            // SEE pruning: a move whose exchange on its square loses more
+            // than a margin that grows with depth (where SEE applies).
+            let see_pruned = !futile
+                && !late
+                && self.features.see_prune
+                && !pv_node
+                && !in_check
+                && depth <= SEE_PRUNE_MAX_DEPTH
+                && best > -MATE_BOUND
+                && see::see_ge(
+                    pos,
+                    m,
+                    -depth
+                        * if tactical {
+                            SEE_CAPTURE_MARGIN
+                        } else {
+                            SEE_QUIET_MARGIN
+                        },
+                ) == Some(false);
+            let futile = futile || late || see_pruned;
             if futile && !may_check {
                 continue;
             }
@@ -1016,12 +1048,23 @@ impl Searcher {
                 if stand_pat + gain + DELTA_MARGIN <= alpha {
                     continue;
                 }
-                // Losing captures: a dearer attacker onto a defended square.
-                if m.promotion().is_none()
-                    && attacker > vv + LOSING_CAPTURE_MARGIN
-                    && pos.is_attacked(m.to(), them)
-                {
-                    continue;
+                // Losing captures: by SEE where it applies, else a dearer
+                // attacker onto a defended square.
+                if m.promotion().is_none() {
+                    let by_see = if self.features.see {
+                        see::see_ge(pos, m, 0)
+                    } else {
+                        None
+                    };
+                    let losing = match by_see {
+                        Some(wins) => !wins,
+                        None => {
+                            attacker > vv + LOSING_CAPTURE_MARGIN && pos.is_attacked(m.to(), them)
+                        }
+                    };
+                    if losing {
+                        continue;
+                    }
                 }
             }
             let order = if victim.is_some() || m.promotion().is_some() {
@@ -1088,8 +1131,14 @@ impl Searcher {
             let vv = unit_value(v);
             let av = pos.moving_unit(m).map_or(0, unit_value);
             let mvv_lva = vv * MVV_WEIGHT - av;
-            let good =
-                av <= vv + LOSING_CAPTURE_MARGIN || !pos.is_attacked(m.to(), pos.turn().other());
+            let by_see = if self.features.see {
+                see::see_ge(pos, m, 0)
+            } else {
+                None
+            };
+            let good = by_see.unwrap_or_else(|| {
+                av <= vv + LOSING_CAPTURE_MARGIN || !pos.is_attacked(m.to(), pos.turn().other())
+            });
             return if good {
                 GOOD_CAPTURE_SCORE + mvv_lva
             } else {
