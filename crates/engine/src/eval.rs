@@ -854,7 +854,11 @@ mod tests {
     /// build before the evaluation was restructured for speed (commit
     /// 03f4dc2, 0x6585_c063_a5f1_5660, which the restructured code matched
     /// with the hand-set weights), then recorded again when the merge
-    /// variants took their tuned weights (crates/engine/params): any change
+    /// variants took their tuned weights (crates/engine/params), and again
+    /// when standard took its tuned set and ChessMerge its second-round
+    /// set (2026-12-03, issue 13 item 4; it was 0xf0dc_d341_51b7_47ed,
+    /// which the extended weight table kept with the same defaults, then
+    /// 0x0294_33fe_fc14_2cf5 with standard's set alone): any change
     /// to what the evaluation computes, even on one position of these
     /// 11,708, changes it. A change on purpose must record the new value
     /// here and say why in docs/engine.md.
@@ -885,7 +889,7 @@ mod tests {
         );
     }
 
-    const EVAL_SIGNATURE: u64 = 0xf0dc_d341_51b7_47ed;
+    const EVAL_SIGNATURE: u64 = 0xfd9d_0bfa_39a1_d045;
 
     #[test]
     fn material_and_pairs_are_counted() {

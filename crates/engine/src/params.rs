@@ -179,6 +179,7 @@ pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
     ("chessmerge", include_str!("../params/chessmerge.params")),
     ("chessplus", include_str!("../params/chessplus.params")),
     ("fusion", include_str!("../params/fusion.params")),
+    ("standard", include_str!("../params/standard.params")),
 ];
 
 /// Fraction (in 1/64) of the value difference charged when a unit is

@@ -167,12 +167,16 @@ pub fn is_weight(i: usize) -> bool {
 
 /// A readable name of weight `i` (for reports), e.g. `pst-mg N c3`.
 pub fn weight_name(i: usize) -> String {
-    if i >= idx::PAIR && i < idx::PST_MG {
+    if (idx::PAIR..idx::PST_MG).contains(&i) {
         let (a, b) = pair_roles((i - idx::PAIR) / 2);
-        let part = if (i - idx::PAIR) % 2 == 0 { "mg" } else { "eg" };
+        let part = if (i - idx::PAIR).is_multiple_of(2) {
+            "mg"
+        } else {
+            "eg"
+        };
         return format!("pair {}{} {part}", LETTERS[a], LETTERS[b]);
     }
-    if i >= idx::PST_MG && i < idx::MOB_MG {
+    if (idx::PST_MG..idx::MOB_MG).contains(&i) {
         let part = if i < idx::PST_EG { "mg" } else { "eg" };
         let j = (i - idx::PST_MG) % (6 * 64);
         let (r, t) = (j / 64, j % 64);
@@ -182,6 +186,10 @@ pub fn weight_name(i: usize) -> String {
     if (idx::MOB_MG..idx::MOB_EG + 6).contains(&i) {
         let part = if i < idx::MOB_EG { "mg" } else { "eg" };
         return format!("mobility-{part} {}", LETTERS[(i - idx::MOB_MG) % 6]);
+    }
+    if i < idx::PAIR {
+        let part = if i < idx::EG { "mg" } else { "eg" };
+        return format!("{part} {}", LETTERS[(i - idx::MG) % 5]);
     }
     for (name, start, len) in ENTRIES {
         if (start..start + len).contains(&i) {
@@ -627,5 +635,6 @@ mod tests {
         assert_eq!(weight_name(idx::MOB_EG + 4), "mobility-eg Q");
         assert_eq!(weight_name(idx::PASSED_MG + 6), "passed-mg 7");
         assert_eq!(weight_name(idx::TEMPO), "tempo");
+        assert_eq!(weight_name(idx::EG + 3), "eg R");
     }
 }
