@@ -521,7 +521,7 @@ mod tests {
                 x = splitmix(x ^ game);
                 pos = pos.play_unchecked(moves[(x % moves.len() as u64) as usize]);
                 if ply >= 4 && ply % 3 == 0 {
-                    out.push(pos.clone());
+                    out.push(pos);
                 }
             }
         }
