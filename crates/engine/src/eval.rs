@@ -15,16 +15,24 @@
 //! - castling rights still held (kept through a merge into the corner
 //!   rook), bishop pair, tempo.
 //!
+//! Every weight of the linear terms (all of the above but king danger, the
+//! threats and the carried promotion) is read from the variant's
+//! [`EvalTables`] (`tables.rs`), built from its `Weights`; a [`Trace`]
+//! passed to [`evaluate_traced`] is told each of those terms, which is how
+//! `chessmerge tune` fits them.
+//!
 //! The score is from the side to move's point of view.
 
 use crate::board::{
     Board, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, role_attacks, rook_attacks,
 };
 use crate::params::*;
-use crate::tables::{EvalTables, tables};
+use crate::tables::{EvalTables, idx, tables};
 use chessmerge_rules::{Color, Move, Position, Role, Square, Unit, Variant};
 
-/// Piece-square values (mg, eg) of role index `r` at table index `i`.
+/// The hand-set piece-square values (mg, eg) of role index `r` at table
+/// index `i`: the defaults of `tables::Weights` (the evaluation reads the
+/// tables built from the weights, not these).
 /// The tables are written rank 8 first, as seen by white: white uses
 /// `i = sq ^ 56`, black `i = sq` (the mirror).
 pub(crate) const fn pst_entry(r: usize, i: usize) -> (i32, i32) {
@@ -150,6 +158,38 @@ impl Score {
     }
 }
 
+/// Receives the evaluation's linear terms as they are added: the tuner
+/// records them (`chessmerge tune`), the search does not ([`NoTrace`]).
+pub trait Trace {
+    /// Side `ci` (white 0, black 1) gained weight `i` ([`idx`]) `mg` times
+    /// in its middlegame score and `eg` times in its endgame score.
+    fn term(&mut self, ci: usize, i: usize, mg: i32, eg: i32);
+}
+
+/// The trace that records nothing (the search's).
+pub struct NoTrace;
+
+impl Trace for NoTrace {
+    #[inline(always)]
+    fn term(&mut self, _: usize, _: usize, _: i32, _: i32) {}
+}
+
+/// Adds weight `i` of `t`, `mg` and `eg` times, to `s` (side `ci`'s score)
+/// and tells the trace.
+#[inline(always)]
+fn term<T: Trace>(
+    s: &mut Score,
+    t: &EvalTables,
+    trace: &mut T,
+    ci: usize,
+    i: usize,
+    mg: i32,
+    eg: i32,
+) {
+    s.add(t.w[i] * mg, t.w[i] * eg);
+    trace.term(ci, i, mg, eg);
+}
+
 /// The evaluation's additive per-unit terms, kept incrementally by the
 /// search (one per ply, updated from the squares a move changes): material
 /// and piece-square values with the pair corrections (white minus black,
@@ -174,7 +214,11 @@ pub struct Material {
 impl Material {
     /// The terms of every unit of `pos`.
     pub fn of(pos: &Position) -> Material {
-        let t = tables(pos.variant());
+        Material::of_tables(pos, tables(pos.variant()))
+    }
+
+    /// The terms of every unit of `pos` with the tables `t`.
+    pub fn of_tables(pos: &Position, t: &EvalTables) -> Material {
         let mut m = Material::default();
         for sq in pos.occupied() {
             if let Some(u) = pos.unit_at(sq) {
@@ -290,8 +334,32 @@ pub fn evaluate_with(pos: &Position, material: &Material) -> i32 {
     evaluate_board(&board, pos.variant(), pos.turn(), material)
 }
 
+/// Evaluates `pos` for the side to move with the weights of `t` (not
+/// necessarily the ones installed for its variant), telling `trace` every
+/// linear term.
+pub fn evaluate_using<T: Trace>(pos: &Position, t: &EvalTables, trace: &mut T) -> i32 {
+    let board = Board::new(pos);
+    let material = Material::of_tables(pos, t);
+    evaluate_traced(&board, pos.variant(), pos.turn(), &material, t, trace)
+}
+
 /// Evaluates a prepared board for `stm`, given its [`Material`] terms.
 pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Material) -> i32 {
+    evaluate_traced(b, variant, stm, material, tables(variant), &mut NoTrace)
+}
+
+/// [`evaluate_board`] with the weights of `t` (which `material` must have
+/// been computed with), telling `trace` every linear term outside
+/// `material` (the tempo, added to the side to move after the taper, is
+/// not traced).
+pub fn evaluate_traced<T: Trace>(
+    b: &Board,
+    variant: Variant,
+    stm: Color,
+    material: &Material,
+    t: &EvalTables,
+    trace: &mut T,
+) -> i32 {
     let fusion = variant == Variant::Fusion;
     let occ = b.occupied();
     let mut side = [Score::default(); 2];
@@ -341,8 +409,10 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Materi
             class[ROLE_CLASS[ri]] |= a;
             if ri != Role::Pawn.index() && ri != Role::King.index() {
                 let mob = (a & mob_area).count_ones() as i32 - MOBILITY_BASELINE;
-                mob_mg += MOBILITY_MG[ri] * mob;
-                mob_eg += MOBILITY_EG[ri] * mob;
+                mob_mg += t.w[idx::MOB_MG + ri] * mob;
+                mob_eg += t.w[idx::MOB_EG + ri] * mob;
+                trace.term(ci, idx::MOB_MG + ri, mob, 0);
+                trace.term(ci, idx::MOB_EG + ri, 0, mob);
             }
         };
         // The other single pieces, role by role (each with its own attack
@@ -396,12 +466,11 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Materi
             Color::White => (1u64 << 0) | (1 << 7),
             Color::Black => (1u64 << 56) | (1 << 63),
         };
-        s.add(
-            CASTLING_RIGHT_BONUS * (b.castling & corners).count_ones() as i32,
-            0,
-        );
+        let rights = (b.castling & corners).count_ones() as i32;
+        term(s, t, trace, ci, idx::CASTLING, rights, 0);
         if material.bishops[ci] >= 2 {
-            s.add(BISHOP_PAIR_BONUS, BISHOP_PAIR_EG_BONUS);
+            term(s, t, trace, ci, idx::BISHOP_PAIR, 1, 0);
+            term(s, t, trace, ci, idx::BISHOP_PAIR + 1, 0, 1);
         }
     }
 
@@ -414,21 +483,24 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Materi
         // Structure, set-wise: each pawn with another on its file, each
         // pawn with none on the adjacent files.
         let doubled = (doubled_pawns(pawns).count_ones()) as i32;
-        s.add(-DOUBLED_PENALTY / 2 * doubled, -DOUBLED_PENALTY * doubled);
+        term(s, t, trace, ci, idx::DOUBLED, -doubled, 0);
+        term(s, t, trace, ci, idx::DOUBLED + 1, 0, -doubled);
         let isolated = (pawns & !adjacent_file_fill(pawns)).count_ones() as i32;
-        s.add(-ISOLATED_PENALTY * isolated, -ISOLATED_PENALTY * isolated);
+        term(s, t, trace, ci, idx::ISOLATED, -isolated, 0);
+        term(s, t, trace, ci, idx::ISOLATED + 1, 0, -isolated);
         let mut passed = pawns & !passed_blockers(c, enemy_pawns);
         while passed != 0 {
             let rr = relative_rank(c, passed.trailing_zeros() as usize);
             passed &= passed - 1;
-            s.add(PASSED_MG[rr], PASSED_EG[rr]);
+            term(s, t, trace, ci, idx::PASSED_MG + rr, 1, 0);
+            term(s, t, trace, ci, idx::PASSED_EG + rr, 0, 1);
         }
         let mut bb = pawns & b.pawn_pairs;
         while bb != 0 {
             let sq = bb.trailing_zeros() as usize;
             bb &= bb - 1;
             let rr = relative_rank(c, sq);
-            s.add(PAWN_PAIR_RANK_BONUS[rr], PAWN_PAIR_RANK_BONUS[rr]);
+            term(s, t, trace, ci, idx::PAWN_PAIR_RANK + rr, 1, 1);
             if let Some(u) = b.unit(sq)
                 && let Some(gain) = carry_promotion_gain(b, u, c, sq, occ, variant)
             {
@@ -447,7 +519,7 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Materi
         let danger = KING_DANGER[(weight as usize).min(KING_DANGER.len() - 1)];
         // Scale by the attacker's non-pawn material (no danger without pieces).
         let scale = (non_pawn_material[them.index()]).min(KING_DANGER_FULL_MATERIAL);
-        let mut mg = -danger * scale / KING_DANGER_FULL_MATERIAL;
+        let mg = -danger * scale / KING_DANGER_FULL_MATERIAL;
         let shield_rank = match c {
             Color::White => royal / 8 + 1,
             Color::Black => (royal / 8).wrapping_sub(1),
@@ -456,7 +528,8 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Materi
             let file = royal % 8;
             let files = file_mask(file) | adjacent_files(file);
             let shield = files & (0xffu64 << (shield_rank * 8)) & b.by_role[ci][Role::Pawn.index()];
-            mg += SHIELD_BONUS * shield.count_ones() as i32;
+            let n = shield.count_ones() as i32;
+            term(&mut side[ci], t, trace, ci, idx::SHIELD, n, 0);
         }
         side[ci].add(mg, 0);
     }
@@ -501,7 +574,7 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Materi
             let Some(u) = b.unit(sq) else { continue };
             add(threat_to(1 << sq, unit_material(u, fusion)));
             if !u.has(Role::Pawn) {
-                side[ci].add(-PAIR_ATTACKED_PENALTY, -PAIR_ATTACKED_PENALTY);
+                term(&mut side[ci], t, trace, ci, idx::PAIR_ATTACKED, -1, -1);
             }
         }
         threat[ci] = (sum, max);
@@ -542,7 +615,7 @@ pub fn evaluate_board(b: &Board, variant: Variant, stm: Color, material: &Materi
     }
 
     let score = if stm == Color::White { score } else { -score };
-    score + TEMPO_BONUS
+    score + t.w[idx::TEMPO]
 }
 
 /// For a pair holding a pawn, the material gained if it moved together
@@ -781,7 +854,11 @@ mod tests {
     /// build before the evaluation was restructured for speed (commit
     /// 03f4dc2, 0x6585_c063_a5f1_5660, which the restructured code matched
     /// with the hand-set weights), then recorded again when the merge
-    /// variants took their tuned weights (crates/engine/params): any change
+    /// variants took their tuned weights (crates/engine/params), and again
+    /// when standard took its tuned set and ChessMerge its second-round
+    /// set (2026-12-03, issue 13 item 4; it was 0xf0dc_d341_51b7_47ed,
+    /// which the extended weight table kept with the same defaults, then
+    /// 0x0294_33fe_fc14_2cf5 with standard's set alone): any change
     /// to what the evaluation computes, even on one position of these
     /// 11,708, changes it. A change on purpose must record the new value
     /// here and say why in docs/engine.md.
@@ -812,7 +889,7 @@ mod tests {
         );
     }
 
-    const EVAL_SIGNATURE: u64 = 0xf0dc_d341_51b7_47ed;
+    const EVAL_SIGNATURE: u64 = 0xfd9d_0bfa_39a1_d045;
 
     #[test]
     fn material_and_pairs_are_counted() {

@@ -37,7 +37,9 @@ pub const ORDER_VALUE: [i32; 6] = [100, 320, 330, 500, 950, 2_000];
 
 // ------------------------------------------------------ piece-square tables
 // Written rank 8 first, as seen by white (white reads `sq ^ 56`, black
-// `sq`); middlegame and endgame alike unless a role has an `_EG` table.
+// `sq`); middlegame and endgame alike unless a role has an `_EG` table
+// (the rook's endgame table is half its middlegame one: `eval::pst_entry`).
+// The hand-set defaults of the tables in `tables::Weights`.
 
 #[rustfmt::skip]
 pub const PST_PAWN: [i32; 64] = [
@@ -159,18 +161,25 @@ pub const fn pair_correction(fusion: bool, first: usize, second: usize) -> (i32,
 }
 
 /// Tuned parameter files shipped in the binary, by variant id (format in
-/// `tables.rs`): each replaces, for its variant only, the hand-set material
-/// values ([`MG_VALUE`], [`EG_VALUE`]) and pair corrections
-/// ([`pair_correction`]) above in the evaluation's tables. A variant not
-/// listed plays with the hand-set values. A set is listed only after a
-/// sequential test at a fixed node count accepted it as stronger than the
-/// hand-set one (docs/engine.md, "Tuning"). The threat terms, the
+/// `tables.rs`): each replaces, for its variant only, the hand-set values
+/// of the entries it gives among the evaluation's fitted weights (material
+/// [`MG_VALUE`] and [`EG_VALUE`], [`pair_correction`], the piece-square
+/// tables `PST_*`, [`MOBILITY_MG`] / [`MOBILITY_EG`], [`PASSED_MG`] /
+/// [`PASSED_EG`], [`PAWN_PAIR_RANK_BONUS`], the bishop pair, doubled and
+/// isolated pawns, [`SHIELD_BONUS`], [`CASTLING_RIGHT_BONUS`],
+/// [`PAIR_ATTACKED_PENALTY`], [`TEMPO_BONUS`]); the evaluation reads those
+/// only through `tables::EvalTables`, so the constants here are the
+/// hand-set defaults. A variant not listed plays with the hand-set values.
+/// A set is listed only after a sequential test at a fixed node count
+/// accepted it as stronger than the hand-set one (docs/engine.md,
+/// "Tuning"). The threat terms, king danger, the carried promotion, the
 /// quiescence search's delta pruning, move ordering and the
 /// drawish-material rule keep the hand-set values in every variant.
 pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
     ("chessmerge", include_str!("../params/chessmerge.params")),
     ("chessplus", include_str!("../params/chessplus.params")),
     ("fusion", include_str!("../params/fusion.params")),
+    ("standard", include_str!("../params/standard.params")),
 ];
 
 /// Fraction (in 1/64) of the value difference charged when a unit is

@@ -1,52 +1,207 @@
-//! The evaluation's runtime-loadable weights: per variant, the material
-//! values and the pair corrections (Fusion's compounds, pawn pairs and
-//! every other pair) that `chessmerge tune` fits. A variant's defaults are
-//! its tuned set shipped in the binary ([`crate::params::SHIPPED_PARAMS`])
-//! when it has one, else the hand-set values of [`crate::params`]. Every
-//! other weight stays a constant in `params.rs`.
+//! The evaluation's weights, one flat table per variant: every weight of
+//! the evaluation's linear terms (material, piece-square tables, pair
+//! corrections, mobility, passed pawns, pawn pairs, pawn structure, bishop
+//! pair, king shield, castling rights, attacked pairs, tempo), which
+//! `chessmerge tune` fits. A variant's defaults are its tuned set shipped
+//! in the binary ([`crate::params::SHIPPED_PARAMS`]) when it has one, else
+//! the hand-set values of [`crate::params`]; a shipped or installed file
+//! replaces only the entries it gives. The evaluation reads these weights
+//! only from [`EvalTables`] (built from [`Weights`]), never from the
+//! constants. The non-linear terms (king danger by attack weight, the
+//! threats, the carried promotion, the drawish-material rule) keep the
+//! constants of `params.rs` in every variant.
 //!
 //! A table is installed once per process, before the first evaluation of
 //! its variant ([`install`]); until then, and for every variant without an
 //! installed table, the defaults apply.
 //!
-//! # The parameter file (version 1), plain text
+//! # The parameter file (version 2), plain text
 //!
 //! ```text
-//! chessmerge-params 1 variant=fusion
+//! chessmerge-params 2 variant=fusion
 //! mg 100 320 330 500 950
 //! eg 120 300 320 530 940
 //! pair RB 110 120
-//! pair PP -10 -10
+//! pst-mg N -50 -40 ... (64 values)
+//! mobility-mg 4 4 2 1
+//! tempo 12
 //! ```
 //!
-//! `mg` and `eg` give the pawn, knight, bishop, rook and queen values
-//! (middlegame, endgame); each `pair XY mg eg` line gives the correction of
-//! a pair of roles X and Y (letters PNBRQK, in either order; KK is not a
-//! pair). Lines not given keep the hand-set values; `#` starts a comment.
+//! Entries (any order, any subset; an entry not given keeps the hand-set
+//! value; `#` starts a comment):
+//!
+//! - `mg`, `eg`: the pawn, knight, bishop, rook and queen values
+//!   (middlegame, endgame);
+//! - `pair XY mg eg`: the correction of a pair of roles X and Y (letters
+//!   PNBRQK, in either order; KK is not a pair);
+//! - `pst-mg X`, `pst-eg X` and 64 values: the piece-square table of role
+//!   X, written rank 8 first, file a first, as seen by white (black reads
+//!   it mirrored);
+//! - `mobility-mg`, `mobility-eg`: per reachable square beyond
+//!   [`crate::params::MOBILITY_BASELINE`], knight, bishop, rook, queen;
+//! - `passed-mg`, `passed-eg`: a passed pawn's bonus by relative rank 1-8;
+//! - `pawn-pair-rank`: a pawn in a pair, by relative rank 1-8 (mg and eg);
+//! - `bishop-pair mg eg`; `doubled mg eg` and `isolated mg eg` (penalties
+//!   per pawn); `shield` (mg, per shield pawn); `castling` (mg, per right
+//!   held); `pair-attacked` (penalty, mg and eg, per attacked pair of two
+//!   non-pawns); `tempo` (to the side to move).
+//!
+//! Version 1 files (only `mg`, `eg` and `pair` entries) are still read;
+//! any other entry in a version 1 file is refused, naming its line.
 
-use crate::params::{EG_VALUE, MG_VALUE, SHIPPED_PARAMS, pair_correction};
+use crate::params::*;
 use chessmerge_rules::Variant;
 use std::sync::OnceLock;
+
+/// Indices of the weights in [`Weights::v`] (and in the tuner's vector).
+pub mod idx {
+    /// Middlegame material, pawn..queen (the king has none).
+    pub const MG: usize = 0;
+    /// Endgame material, pawn..queen.
+    pub const EG: usize = 5;
+    /// Pair corrections: pair slot `i` ([`super::pair_slot`]) has its mg
+    /// value at `PAIR + 2i`, its eg value at `PAIR + 2i + 1`.
+    pub const PAIR: usize = 10;
+    /// Number of pairs (every two roles, king-king excepted).
+    pub const PAIRS: usize = 20;
+    /// Middlegame piece-square tables: role `r`, table index `i` (white
+    /// reads `sq ^ 56`, black `sq`) at `PST_MG + 64r + i`.
+    pub const PST_MG: usize = PAIR + 2 * PAIRS;
+    /// Endgame piece-square tables, as [`PST_MG`].
+    pub const PST_EG: usize = PST_MG + 6 * 64;
+    /// Mobility by role index (pawn and king unused), mg.
+    pub const MOB_MG: usize = PST_EG + 6 * 64;
+    /// Mobility by role index, eg.
+    pub const MOB_EG: usize = MOB_MG + 6;
+    /// Passed pawn by relative rank (0-7), mg.
+    pub const PASSED_MG: usize = MOB_EG + 6;
+    /// Passed pawn by relative rank, eg.
+    pub const PASSED_EG: usize = PASSED_MG + 8;
+    /// A pawn in a pair by relative rank (mg and eg).
+    pub const PAWN_PAIR_RANK: usize = PASSED_EG + 8;
+    /// Bishop pair, mg (eg follows).
+    pub const BISHOP_PAIR: usize = PAWN_PAIR_RANK + 8;
+    /// Doubled-pawn penalty, mg (eg follows).
+    pub const DOUBLED: usize = BISHOP_PAIR + 2;
+    /// Isolated-pawn penalty, mg (eg follows).
+    pub const ISOLATED: usize = DOUBLED + 2;
+    /// King shield pawn (mg).
+    pub const SHIELD: usize = ISOLATED + 2;
+    /// Castling right held (mg).
+    pub const CASTLING: usize = SHIELD + 1;
+    /// Attacked pair of two non-pawns (penalty, mg and eg).
+    pub const PAIR_ATTACKED: usize = CASTLING + 1;
+    /// Tempo (to the side to move, untapered).
+    pub const TEMPO: usize = PAIR_ATTACKED + 1;
+    /// Number of weights.
+    pub const N: usize = TEMPO + 1;
+}
+
+/// The roles of pair slot `i` (`a >= b` by role index), in the order
+/// PP, NP, NN, BP, BN, BB, RP, .. QQ, KP, .. KQ.
+pub const fn pair_roles(i: usize) -> (usize, usize) {
+    let mut a = 0;
+    let mut n = 0;
+    while a < 6 {
+        let mut b = 0;
+        while b <= a {
+            if !(a == 5 && b == 5) {
+                if n == i {
+                    return (a, b);
+                }
+                n += 1;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    panic!("no such pair slot")
+}
+
+/// The pair slot of roles `a` and `b` (either order; not both kings).
+pub const fn pair_slot(a: usize, b: usize) -> usize {
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    hi * (hi + 1) / 2 + lo
+}
 
 /// The tunable weights of one variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Weights {
     /// The variant they belong to.
     pub variant: Variant,
-    /// Middlegame values by role index (the king's is 0 and not tunable).
-    pub mg: [i32; 6],
-    /// Endgame values by role index.
-    pub eg: [i32; 6],
-    /// Pair corrections (mg, eg) by role indices, symmetric.
-    pub pair: [[(i32, i32); 6]; 6],
+    /// Every weight, by the indices of [`idx`].
+    pub v: [i32; idx::N],
 }
 
 /// The magic word of a parameter file.
 pub const PARAMS_MAGIC: &str = "chessmerge-params";
-/// The parameter file version this build writes and reads.
-pub const PARAMS_VERSION: u32 = 1;
+/// The parameter file version this build writes (it reads 1 and 2).
+pub const PARAMS_VERSION: u32 = 2;
 
 const LETTERS: [char; 6] = ['P', 'N', 'B', 'R', 'Q', 'K'];
+
+/// The plain entries of the file: name, first index, count.
+const ENTRIES: [(&str, usize, usize); 14] = [
+    ("mg", idx::MG, 5),
+    ("eg", idx::EG, 5),
+    ("mobility-mg", idx::MOB_MG + 1, 4),
+    ("mobility-eg", idx::MOB_EG + 1, 4),
+    ("passed-mg", idx::PASSED_MG, 8),
+    ("passed-eg", idx::PASSED_EG, 8),
+    ("pawn-pair-rank", idx::PAWN_PAIR_RANK, 8),
+    ("bishop-pair", idx::BISHOP_PAIR, 2),
+    ("doubled", idx::DOUBLED, 2),
+    ("isolated", idx::ISOLATED, 2),
+    ("shield", idx::SHIELD, 1),
+    ("castling", idx::CASTLING, 1),
+    ("pair-attacked", idx::PAIR_ATTACKED, 1),
+    ("tempo", idx::TEMPO, 1),
+];
+
+/// Whether weight `i` is part of the file (the mobility slots of the pawn
+/// and the king are not: the evaluation has no such term).
+pub fn is_weight(i: usize) -> bool {
+    !(i == idx::MOB_MG || i == idx::MOB_MG + 5 || i == idx::MOB_EG || i == idx::MOB_EG + 5)
+        && i < idx::N
+}
+
+/// A readable name of weight `i` (for reports), e.g. `pst-mg N c3`.
+pub fn weight_name(i: usize) -> String {
+    if (idx::PAIR..idx::PST_MG).contains(&i) {
+        let (a, b) = pair_roles((i - idx::PAIR) / 2);
+        let part = if (i - idx::PAIR).is_multiple_of(2) {
+            "mg"
+        } else {
+            "eg"
+        };
+        return format!("pair {}{} {part}", LETTERS[a], LETTERS[b]);
+    }
+    if (idx::PST_MG..idx::MOB_MG).contains(&i) {
+        let part = if i < idx::PST_EG { "mg" } else { "eg" };
+        let j = (i - idx::PST_MG) % (6 * 64);
+        let (r, t) = (j / 64, j % 64);
+        let file = (b'a' + (t % 8) as u8) as char;
+        return format!("pst-{part} {} {file}{}", LETTERS[r], 8 - t / 8);
+    }
+    if (idx::MOB_MG..idx::MOB_EG + 6).contains(&i) {
+        let part = if i < idx::MOB_EG { "mg" } else { "eg" };
+        return format!("mobility-{part} {}", LETTERS[(i - idx::MOB_MG) % 6]);
+    }
+    if i < idx::PAIR {
+        let part = if i < idx::EG { "mg" } else { "eg" };
+        return format!("{part} {}", LETTERS[(i - idx::MG) % 5]);
+    }
+    for (name, start, len) in ENTRIES {
+        if (start..start + len).contains(&i) {
+            return if len == 1 {
+                name.to_owned()
+            } else {
+                format!("{name} {}", i - start + 1)
+            };
+        }
+    }
+    format!("weight {i}")
+}
 
 impl Weights {
     /// The weights `variant` plays with unless a file is [`install`]ed: its
@@ -77,48 +232,85 @@ impl Weights {
     /// The hand-set values of `variant` (`params.rs`).
     pub fn hand_set(variant: Variant) -> Weights {
         let fusion = variant == Variant::Fusion;
-        let mut pair = [[(0, 0); 6]; 6];
-        for (a, row) in pair.iter_mut().enumerate() {
-            for (b, p) in row.iter_mut().enumerate() {
-                // pair_correction is written for (higher role, lower role).
-                *p = pair_correction(fusion, a.max(b), a.min(b));
+        let mut v = [0; idx::N];
+        v[idx::MG..idx::MG + 5].copy_from_slice(&MG_VALUE[..5]);
+        v[idx::EG..idx::EG + 5].copy_from_slice(&EG_VALUE[..5]);
+        for i in 0..idx::PAIRS {
+            let (a, b) = pair_roles(i);
+            let (m, e) = pair_correction(fusion, a, b);
+            v[idx::PAIR + 2 * i] = m;
+            v[idx::PAIR + 2 * i + 1] = e;
+        }
+        for r in 0..6 {
+            for i in 0..64 {
+                let (m, e) = crate::eval::pst_entry(r, i);
+                v[idx::PST_MG + 64 * r + i] = m;
+                v[idx::PST_EG + 64 * r + i] = e;
             }
         }
-        Weights {
-            variant,
-            mg: MG_VALUE,
-            eg: EG_VALUE,
-            pair,
+        v[idx::MOB_MG..idx::MOB_MG + 6].copy_from_slice(&MOBILITY_MG);
+        v[idx::MOB_EG..idx::MOB_EG + 6].copy_from_slice(&MOBILITY_EG);
+        // The evaluation has no pawn or king mobility term.
+        for i in [idx::MOB_MG, idx::MOB_MG + 5, idx::MOB_EG, idx::MOB_EG + 5] {
+            v[i] = 0;
         }
+        v[idx::PASSED_MG..idx::PASSED_MG + 8].copy_from_slice(&PASSED_MG);
+        v[idx::PASSED_EG..idx::PASSED_EG + 8].copy_from_slice(&PASSED_EG);
+        v[idx::PAWN_PAIR_RANK..idx::PAWN_PAIR_RANK + 8].copy_from_slice(&PAWN_PAIR_RANK_BONUS);
+        v[idx::BISHOP_PAIR] = BISHOP_PAIR_BONUS;
+        v[idx::BISHOP_PAIR + 1] = BISHOP_PAIR_EG_BONUS;
+        v[idx::DOUBLED] = DOUBLED_PENALTY / 2;
+        v[idx::DOUBLED + 1] = DOUBLED_PENALTY;
+        v[idx::ISOLATED] = ISOLATED_PENALTY;
+        v[idx::ISOLATED + 1] = ISOLATED_PENALTY;
+        v[idx::SHIELD] = SHIELD_BONUS;
+        v[idx::CASTLING] = CASTLING_RIGHT_BONUS;
+        v[idx::PAIR_ATTACKED] = PAIR_ATTACKED_PENALTY;
+        v[idx::TEMPO] = TEMPO_BONUS;
+        Weights { variant, v }
     }
 
-    /// The parameter file text.
+    /// The correction (mg, eg) of a pair of roles `a` and `b`.
+    pub fn pair(&self, a: usize, b: usize) -> (i32, i32) {
+        let i = idx::PAIR + 2 * pair_slot(a, b);
+        (self.v[i], self.v[i + 1])
+    }
+
+    /// The parameter file text (the current version, every entry).
     pub fn to_text(&self) -> String {
-        let mut s = format!(
-            "{PARAMS_MAGIC} {PARAMS_VERSION} variant={}\n",
-            self.variant.id()
-        );
-        let list = |v: &[i32; 6]| {
-            v[..5]
-                .iter()
+        let list = |s: &[i32]| {
+            s.iter()
                 .map(|x| x.to_string())
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        s += &format!("mg {}\neg {}\n", list(&self.mg), list(&self.eg));
-        for (a, la) in LETTERS.iter().enumerate() {
-            for (b, lb) in LETTERS.iter().enumerate().take(a + 1) {
-                if a == 5 && b == 5 {
-                    continue;
-                }
-                let (m, e) = self.pair[a][b];
-                s += &format!("pair {la}{lb} {m} {e}\n");
+        let mut s = format!(
+            "{PARAMS_MAGIC} {PARAMS_VERSION} variant={}\n",
+            self.variant.id()
+        );
+        for (name, start, len) in &ENTRIES[..2] {
+            s += &format!("{name} {}\n", list(&self.v[*start..start + len]));
+        }
+        for i in 0..idx::PAIRS {
+            let (a, b) = pair_roles(i);
+            let (m, e) = self.pair(a, b);
+            s += &format!("pair {}{} {m} {e}\n", LETTERS[a], LETTERS[b]);
+        }
+        for (part, base) in [("mg", idx::PST_MG), ("eg", idx::PST_EG)] {
+            for (r, l) in LETTERS.iter().enumerate() {
+                s += &format!(
+                    "pst-{part} {l} {}\n",
+                    list(&self.v[base + 64 * r..base + 64 * r + 64])
+                );
             }
+        }
+        for (name, start, len) in &ENTRIES[2..] {
+            s += &format!("{name} {}\n", list(&self.v[*start..start + len]));
         }
         s
     }
 
-    /// Reads a parameter file; a fault names its line.
+    /// Reads a parameter file (version 1 or 2); a fault names its line.
     pub fn parse(text: &str) -> Result<Weights, String> {
         let mut lines = text.lines().enumerate();
         let (_, head) = lines.next().ok_or("empty parameter file")?;
@@ -130,9 +322,9 @@ impl Weights {
             .get(1)
             .and_then(|v| v.parse().ok())
             .ok_or("line 1: no format version")?;
-        if version != PARAMS_VERSION {
+        if !(1..=PARAMS_VERSION).contains(&version) {
             return Err(format!(
-                "line 1: format version {version}, this build reads {PARAMS_VERSION}"
+                "line 1: format version {version}, this build reads 1 to {PARAMS_VERSION}"
             ));
         }
         let variant = words
@@ -154,7 +346,7 @@ impl Weights {
                 if words.len() != from + count {
                     return Err(format!(
                         "line {n}: expected {count} numbers after {:?}",
-                        words[0]
+                        words[..from].join(" ")
                     ));
                 }
                 words[from..]
@@ -167,39 +359,59 @@ impl Weights {
                     })
                     .collect()
             };
-            match words[0] {
-                "mg" | "eg" => {
-                    let v = ints(1, 5)?;
-                    let dest = if words[0] == "mg" {
-                        &mut w.mg
-                    } else {
-                        &mut w.eg
-                    };
-                    dest[..5].copy_from_slice(&v);
+            let key = words[0];
+            if version == 1 && !matches!(key, "mg" | "eg" | "pair") {
+                return Err(format!(
+                    "line {n}: entry {key:?} needs format version 2 (this file says 1)"
+                ));
+            }
+            let role = |word: Option<&&str>| -> Option<usize> {
+                let mut c = word?.chars();
+                let l = c.next()?;
+                if c.next().is_some() {
+                    return None;
                 }
-                "pair" => {
-                    let roles: Vec<Option<usize>> = words
-                        .get(1)
-                        .map(|p| {
-                            p.chars()
-                                .map(|c| LETTERS.iter().position(|&l| l == c))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let (a, b) = match roles[..] {
-                        [Some(a), Some(b)] if !(a == 5 && b == 5) => (a, b),
-                        _ => {
-                            return Err(format!(
-                                "line {n}: {:?} is not a pair of roles (two of PNBRQK)",
-                                words.get(1).unwrap_or(&"")
-                            ));
-                        }
-                    };
-                    let v = ints(2, 2)?;
-                    w.pair[a][b] = (v[0], v[1]);
-                    w.pair[b][a] = (v[0], v[1]);
-                }
-                other => return Err(format!("line {n}: unknown entry {other:?}")),
+                LETTERS.iter().position(|&x| x == l)
+            };
+            if let Some(&(_, start, len)) = ENTRIES.iter().find(|e| e.0 == key) {
+                let v = ints(1, len)?;
+                w.v[start..start + len].copy_from_slice(&v);
+            } else if key == "pair" {
+                let roles: Vec<Option<usize>> = words
+                    .get(1)
+                    .map(|p| {
+                        p.chars()
+                            .map(|c| LETTERS.iter().position(|&l| l == c))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let (a, b) = match roles[..] {
+                    [Some(a), Some(b)] if !(a == 5 && b == 5) => (a, b),
+                    _ => {
+                        return Err(format!(
+                            "line {n}: {:?} is not a pair of roles (two of PNBRQK)",
+                            words.get(1).unwrap_or(&"")
+                        ));
+                    }
+                };
+                let v = ints(2, 2)?;
+                let j = idx::PAIR + 2 * pair_slot(a, b);
+                w.v[j] = v[0];
+                w.v[j + 1] = v[1];
+            } else if key == "pst-mg" || key == "pst-eg" {
+                let r = role(words.get(1)).ok_or(format!(
+                    "line {n}: {:?} is not a role (one of PNBRQK)",
+                    words.get(1).unwrap_or(&"")
+                ))?;
+                let v = ints(2, 64)?;
+                let base = if key == "pst-mg" {
+                    idx::PST_MG
+                } else {
+                    idx::PST_EG
+                };
+                w.v[base + 64 * r..base + 64 * r + 64].copy_from_slice(&v);
+            } else {
+                return Err(format!("line {n}: unknown entry {key:?}"));
             }
         }
         Ok(w)
@@ -207,11 +419,14 @@ impl Weights {
 }
 
 /// Material plus piece-square value (mg, eg) by colour, role index (6: no
-/// piece, all zero) and square, and the pair corrections by role indices
-/// (index 6: a single piece, zero), for one variant.
+/// piece, all zero) and square, the pair corrections by role indices
+/// (index 6: a single piece, zero), and every weight (by [`idx`]), for one
+/// variant.
 pub struct EvalTables {
     pub piece_square: [[[(i32, i32); 64]; 7]; 2],
     pub pair: [[(i32, i32); 7]; 6],
+    /// The weights themselves, read by the evaluation's other terms.
+    pub w: [i32; idx::N],
 }
 
 impl EvalTables {
@@ -220,20 +435,35 @@ impl EvalTables {
         let mut piece_square = [[[(0, 0); 64]; 7]; 2];
         for (c, by_role) in piece_square.iter_mut().enumerate() {
             for (r, by_sq) in by_role.iter_mut().enumerate().take(6) {
+                let (mat_mg, mat_eg) = if r < 5 {
+                    (w.v[idx::MG + r], w.v[idx::EG + r])
+                } else {
+                    (0, 0)
+                };
                 for (sq, v) in by_sq.iter_mut().enumerate() {
-                    let (m, e) = crate::eval::pst_entry(r, if c == 0 { sq ^ 56 } else { sq });
-                    *v = (w.mg[r] + m, w.eg[r] + e);
+                    let i = if c == 0 { sq ^ 56 } else { sq };
+                    *v = (
+                        mat_mg + w.v[idx::PST_MG + 64 * r + i],
+                        mat_eg + w.v[idx::PST_EG + 64 * r + i],
+                    );
                 }
             }
         }
         let mut pair = [[(0, 0); 7]; 6];
         for (a, row) in pair.iter_mut().enumerate() {
-            row[..6].copy_from_slice(&w.pair[a]);
+            for (b, p) in row.iter_mut().enumerate().take(6) {
+                if !(a == 5 && b == 5) {
+                    *p = w.pair(a, b);
+                }
+            }
         }
-        EvalTables { piece_square, pair }
+        EvalTables {
+            piece_square,
+            pair,
+            w: w.v,
+        }
     }
 }
-
 static TABLES: [OnceLock<EvalTables>; 4] = [const { OnceLock::new() }; 4];
 
 fn slot(v: Variant) -> usize {
@@ -264,6 +494,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn pair_slots_are_every_pair_once() {
+        let mut seen = Vec::new();
+        for i in 0..idx::PAIRS {
+            let (a, b) = pair_roles(i);
+            assert!(a >= b && !(a == 5 && b == 5));
+            assert_eq!(pair_slot(a, b), i);
+            assert_eq!(pair_slot(b, a), i);
+            seen.push((a, b));
+        }
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), 20);
+    }
+
+    #[test]
     fn shipped_sets_load_and_replace_the_hand_set_values() {
         for (id, _) in SHIPPED_PARAMS {
             let v: Variant = id.parse().expect("a shipped file's variant id");
@@ -275,28 +520,121 @@ mod tests {
                 Weights::hand_set(v),
                 "{id}: the same as the hand-set values"
             );
+            // The evaluation's tables are built from it.
+            let table = tables(v);
+            let built = EvalTables::new(&w);
+            assert_eq!(table.pair, built.pair);
+            assert_eq!(table.piece_square, built.piece_square);
+            assert_eq!(table.w, built.w);
         }
         // The merge variants' tuned sets differ in material and pair
         // corrections (Fusion's queen, rook+bishop); pairs too rare in
         // their data (two queens) keep the hand-set values.
         for v in [Variant::ChessMerge, Variant::Chessplus, Variant::Fusion] {
             let (t, h) = (Weights::defaults(v), Weights::hand_set(v));
-            assert_ne!(t.mg, h.mg);
-            assert_ne!(t.eg, h.eg);
-            assert_ne!(t.pair[3][2], h.pair[3][2]);
-            assert_eq!(t.pair[4][4], h.pair[4][4]);
-            assert_eq!(t.mg[5], 0);
-            // The evaluation's tables are built from it.
-            let table = tables(v);
-            let built = EvalTables::new(&t);
-            assert_eq!(table.pair, built.pair);
-            assert_eq!(table.piece_square, built.piece_square);
+            assert_ne!(t.v[idx::MG..idx::MG + 5], h.v[idx::MG..idx::MG + 5]);
+            assert_ne!(t.v[idx::EG..idx::EG + 5], h.v[idx::EG..idx::EG + 5]);
+            assert_ne!(t.pair(3, 2), h.pair(3, 2));
+            assert_eq!(t.pair(4, 4), h.pair(4, 4));
         }
-        // Standard (the bench's standard positions) keeps the hand-set values.
-        assert!(Weights::shipped(Variant::Standard).is_none());
+    }
+
+    #[test]
+    fn hand_set_tables_are_the_params_constants() {
+        let w = Weights::hand_set(Variant::Standard);
+        let t = EvalTables::new(&w);
+        // White's knight on e4 (table index e4 ^ 56), black's on e5.
+        let (e4, e5) = (28, 36);
         assert_eq!(
-            Weights::defaults(Variant::Standard),
-            Weights::hand_set(Variant::Standard)
+            t.piece_square[0][1][e4],
+            (
+                MG_VALUE[1] + PST_KNIGHT[e4 ^ 56],
+                EG_VALUE[1] + PST_KNIGHT[e4 ^ 56]
+            )
         );
+        assert_eq!(t.piece_square[1][1][e5], t.piece_square[0][1][e4]);
+        // The rook's endgame table is half its middlegame one.
+        assert_eq!(
+            t.piece_square[0][3][8].1,
+            EG_VALUE[3] + PST_ROOK[8 ^ 56] / 2
+        );
+        assert_eq!(t.piece_square[0][5][4], (PST_KING_MG[60], PST_KING_EG[60]));
+        assert_eq!(t.pair[3][1], pair_correction(false, 3, 1));
+        assert_eq!(t.w[idx::MOB_MG + 1], MOBILITY_MG[1]);
+        assert_eq!(t.w[idx::PASSED_EG + 6], PASSED_EG[6]);
+        assert_eq!(t.w[idx::TEMPO], TEMPO_BONUS);
+        assert_eq!(t.w[idx::DOUBLED], DOUBLED_PENALTY / 2);
+    }
+
+    #[test]
+    fn parameter_files_round_trip_and_old_files_read() {
+        // Every weight of a file written out reads back, for every variant.
+        for v in Variant::ALL {
+            let mut w = Weights::defaults(v);
+            for i in (0..idx::N).filter(|&i| is_weight(i)) {
+                w.v[i] = (i as i32 * 37) % 401 - 200;
+            }
+            assert_eq!(Weights::parse(&w.to_text()).unwrap(), w, "{v}");
+        }
+        // A version 1 file (material and pairs) still reads; the rest keeps
+        // the hand-set values.
+        let old = "chessmerge-params 1 variant=chessplus\nmg 1 2 3 4 5\npair BR 7 -8 # c\n";
+        let w = Weights::parse(old).unwrap();
+        let mut expect = Weights::hand_set(Variant::Chessplus);
+        expect.v[..5].copy_from_slice(&[1, 2, 3, 4, 5]);
+        expect.v[idx::PAIR + 2 * pair_slot(3, 2)] = 7;
+        expect.v[idx::PAIR + 2 * pair_slot(3, 2) + 1] = -8;
+        assert_eq!(w, expect);
+        assert_eq!(w.pair(2, 3), (7, -8));
+    }
+
+    #[test]
+    fn malformed_parameter_files_name_the_line() {
+        let head = "chessmerge-params 2 variant=fusion\n";
+        let pst = |n: usize| format!("{head}\npst-mg N {}", vec!["1"; n].join(" "));
+        for (text, fault) in [
+            ("".to_owned(), "empty"),
+            ("hello".to_owned(), "line 1: not a parameter file"),
+            (
+                "chessmerge-params 3 variant=fusion".to_owned(),
+                "line 1: format version 3",
+            ),
+            (
+                "chessmerge-params 2 variant=shogi".to_owned(),
+                "line 1: unknown variant",
+            ),
+            (format!("{head}mg 1 2 3"), "line 2: expected 5"),
+            (format!("{head}pair KK 1 2"), "line 2: \"KK\""),
+            (format!("{head}\npair RB x 2"), "line 3: \"x\""),
+            (format!("{head}queen 9"), "line 2: unknown entry"),
+            (pst(63), "line 3: expected 64"),
+            (format!("{head}pst-eg X 1"), "line 2: \"X\" is not a role"),
+            (format!("{head}tempo 1 2"), "line 2: expected 1"),
+            (
+                format!("{head}passed-mg 1 2 3 4 5 6 7 99999"),
+                "line 2: \"99999\"",
+            ),
+            (
+                "chessmerge-params 1 variant=fusion\nmg 1 2 3 4 5\ntempo 3".to_owned(),
+                "line 3: entry \"tempo\" needs format version 2",
+            ),
+        ] {
+            let e = Weights::parse(&text).unwrap_err();
+            assert!(e.contains(fault), "{text:?}: {e}");
+        }
+        assert!(Weights::parse(&pst(64)).is_ok());
+    }
+
+    #[test]
+    fn weight_names_are_readable() {
+        assert_eq!(weight_name(idx::PST_MG + 64 + 8 * 5 + 2), "pst-mg N c3");
+        assert_eq!(
+            weight_name(idx::PAIR + 2 * pair_slot(3, 2) + 1),
+            "pair RB eg"
+        );
+        assert_eq!(weight_name(idx::MOB_EG + 4), "mobility-eg Q");
+        assert_eq!(weight_name(idx::PASSED_MG + 6), "passed-mg 7");
+        assert_eq!(weight_name(idx::TEMPO), "tempo");
+        assert_eq!(weight_name(idx::EG + 3), "eg R");
     }
 }
