@@ -452,10 +452,19 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     });
     bar.finish_and_clear();
     let errors = errors.into_inner().unwrap();
-    if let Some(e) = errors.first() {
-        bail!("match aborted: {e}");
-    }
     let t = tally.into_inner().unwrap();
+    if let Some(e) = errors.first() {
+        // The games finished before the fault still count for something
+        // (a long match under load may lose an engine after hours).
+        bail!(
+            "match aborted: {e} (finished before it: {} games, W/D/L {}/{}/{} for {})",
+            t.wins + t.draws + t.losses,
+            t.wins,
+            t.draws,
+            t.losses,
+            spec1.name
+        );
+    }
     let mut records = records.into_inner().unwrap();
     records.sort_by_key(|r| r.index);
     if let Some(path) = &args.pgn {
