@@ -103,7 +103,7 @@ async fn idle_slow_header_and_slow_body_connections_are_closed() {
             "--body-timeout-secs",
             "2",
             "--idle-timeout-secs",
-            "5",
+            "10",
             "--connections-per-address",
             "45",
             "--max-connections",
@@ -195,17 +195,45 @@ async fn idle_slow_header_and_slow_body_connections_are_closed() {
     // The 45 held idle connections are closed by the idle timeout.
     let waits = held
         .iter_mut()
-        .map(|tcp| closed_within(tcp, Duration::from_secs(10)));
+        .map(|tcp| closed_within(tcp, Duration::from_secs(20)));
     let closed: Vec<_> = join_all(waits).await;
     assert!(
         closed.iter().all(Option::is_some),
         "{} idle connections still open",
         closed.iter().filter(|c| c.is_none()).count()
     );
+}
 
-    // 1,100 connections from 22 addresses, 50 each: more than the file
-    // limit. The server holds what fits, refuses the rest and answers
-    // again once the idle timeout has closed them.
+/// Finding 3, the file limit: 1,100 connections from 22 addresses, 50
+/// each, against a 1,024 file limit. The server holds what fits under its
+/// caps, refuses the rest at once and answers again once they leave.
+///
+/// The timeouts are long here: on a loaded machine opening 1,100
+/// connections can take longer than a short idle timeout, which would
+/// close the first ones silently before they are looked at.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_past_the_file_limit_is_held_to_the_caps_and_refused_beyond() {
+    let (server, _dir) = start(
+        "flood",
+        &[
+            "--header-timeout-secs",
+            "120",
+            "--idle-timeout-secs",
+            "120",
+            "--connections-per-address",
+            "45",
+            "--max-connections",
+            "900",
+        ],
+    );
+    let pid = server.pid();
+    let limited = std::process::Command::new("prlimit")
+        .args(["--pid", &pid.to_string(), "--nofile=1024:1024"])
+        .status()
+        .expect("run prlimit");
+    assert!(limited.success(), "prlimit failed");
+    let to = addr_of(&server);
+    let base = server.base.clone();
     let mut many = Vec::new();
     for a in 0..22 {
         for _ in 0..50 {
@@ -224,11 +252,10 @@ async fn idle_slow_header_and_slow_body_connections_are_closed() {
             }
         }
     }
-    assert!(open_files(pid) <= 1024, "open files: {}", open_files(pid));
     // 45 per address would be 990: the total cap (900) refuses the rest.
     let looks = join_all(
         many.iter_mut()
-            .map(|tcp| closed_within(tcp, Duration::from_millis(300))),
+            .map(|tcp| closed_within(tcp, Duration::from_secs(2))),
     )
     .await;
     let answer_to = |status: &str| {
@@ -240,7 +267,8 @@ async fn idle_slow_header_and_slow_body_connections_are_closed() {
     let (too_many, at_limit) = (answer_to("HTTP/1.1 429"), answer_to("HTTP/1.1 503"));
     let held = looks.iter().filter(|c| c.is_none()).count();
     eprintln!(
-        "1,100 connections from 22 addresses: {held} held, {too_many} refused with 429, {at_limit} with 503"
+        "{} of 1,100 connections made from 22 addresses: {held} held, {too_many} refused with 429, {at_limit} with 503",
+        many.len()
     );
     assert_eq!(
         held + too_many + at_limit,
@@ -255,7 +283,8 @@ async fn idle_slow_header_and_slow_body_connections_are_closed() {
         at_limit > 0 && too_many > 0,
         "429s {too_many}, 503s {at_limit}"
     );
-    // Once the idle timeout has closed them, the server answers again.
+    // Once the flood leaves, the server answers again.
+    drop(many);
     let deadline = Instant::now() + Duration::from_secs(20);
     while !answers(&base, Duration::from_secs(2)).await {
         assert!(Instant::now() < deadline, "the server stopped answering");
