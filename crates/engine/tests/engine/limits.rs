@@ -43,7 +43,10 @@ fn movetime_is_honoured() {
     let t = Instant::now();
     let r = search_once(&pos, &[], &Limits::movetime(150));
     let took = t.elapsed();
-    assert!(took <= Duration::from_millis(150 + 100), "took {took:?}");
+    // The slack is for a loaded machine (the suite runs test binaries side
+    // by side on two cores), where the thread may wait for a core; a search
+    // that ignored its time would run on for seconds.
+    assert!(took <= Duration::from_millis(150 + 400), "took {took:?}");
     assert!(r.depth >= 1);
     assert!(pos.is_legal(r.best.unwrap()));
 }
@@ -63,9 +66,10 @@ fn clock_is_honoured() {
     };
     let t = Instant::now();
     let r = search_once(&pos, &[], &limits);
-    // 3 s left, ~30 moves to go: a move takes well under a second.
+    // 3 s left, ~30 moves to go: a budget of about 100 ms, at most 300 ms
+    // (the hard limit), plus slack for a loaded machine.
     assert!(
-        t.elapsed() < Duration::from_millis(800),
+        t.elapsed() < Duration::from_millis(1000),
         "took {:?}",
         t.elapsed()
     );
@@ -86,7 +90,7 @@ fn stop_flag_ends_an_infinite_search() {
     stop.store(true, Ordering::SeqCst);
     let r = h.join().unwrap();
     assert!(
-        t.elapsed() < Duration::from_millis(200 + 300),
+        t.elapsed() < Duration::from_millis(200 + 500),
         "took {:?}",
         t.elapsed()
     );
