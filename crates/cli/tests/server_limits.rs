@@ -24,6 +24,25 @@ fn start(name: &str, extra: &[&str]) -> (Server, TempDir) {
     (server, dir)
 }
 
+/// A server holding at most 45 connections per address and 900 in all,
+/// under finding 3's open-file limit (1,024), with `timeouts`.
+fn start_capped(name: &str, timeouts: &[&str]) -> (Server, TempDir) {
+    let mut args = vec![
+        "--connections-per-address",
+        "45",
+        "--max-connections",
+        "900",
+    ];
+    args.extend_from_slice(timeouts);
+    let (server, dir) = start(name, &args);
+    let limited = std::process::Command::new("prlimit")
+        .args(["--pid", &server.pid().to_string(), "--nofile=1024:1024"])
+        .status()
+        .expect("run prlimit");
+    assert!(limited.success(), "prlimit failed");
+    (server, dir)
+}
+
 fn addr_of(server: &Server) -> SocketAddr {
     server
         .base
@@ -95,7 +114,7 @@ fn open_files(pid: u32) -> usize {
 /// closed, and 1,100 of them stopped the server at a 1,024 file limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_slow_header_and_slow_body_connections_are_closed() {
-    let (server, _dir) = start(
+    let (server, _dir) = start_capped(
         "slow-clients",
         &[
             "--header-timeout-secs",
@@ -104,19 +123,9 @@ async fn idle_slow_header_and_slow_body_connections_are_closed() {
             "2",
             "--idle-timeout-secs",
             "10",
-            "--connections-per-address",
-            "45",
-            "--max-connections",
-            "900",
         ],
     );
     let pid = server.pid();
-    // The finding's file limit.
-    let limited = std::process::Command::new("prlimit")
-        .args(["--pid", &pid.to_string(), "--nofile=1024:1024"])
-        .status()
-        .expect("run prlimit");
-    assert!(limited.success(), "prlimit failed");
     let to = addr_of(&server);
     let base = server.base.clone();
 
@@ -213,25 +222,10 @@ async fn idle_slow_header_and_slow_body_connections_are_closed() {
 /// close the first ones silently before they are looked at.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_past_the_file_limit_is_held_to_the_caps_and_refused_beyond() {
-    let (server, _dir) = start(
+    let (server, _dir) = start_capped(
         "flood",
-        &[
-            "--header-timeout-secs",
-            "120",
-            "--idle-timeout-secs",
-            "120",
-            "--connections-per-address",
-            "45",
-            "--max-connections",
-            "900",
-        ],
+        &["--header-timeout-secs", "120", "--idle-timeout-secs", "120"],
     );
-    let pid = server.pid();
-    let limited = std::process::Command::new("prlimit")
-        .args(["--pid", &pid.to_string(), "--nofile=1024:1024"])
-        .status()
-        .expect("run prlimit");
-    assert!(limited.success(), "prlimit failed");
     let to = addr_of(&server);
     let base = server.base.clone();
     let mut many = Vec::new();
