@@ -105,6 +105,47 @@ async fn preferences_are_kept_per_account_and_bad_input_is_named() {
 }
 
 /// A new guest account: its session cookie and `/api/account` answer.
+/// Saves of different settings sent at once each keep theirs: a save reads
+/// the settings, applies its change and writes them only over what it read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_saved_at_once_each_keep_their_change() {
+    let env = fresh("site-prefs-race");
+    let base = &env.server.base;
+    let a = register(base, "prefs_race").await;
+    let changes = [
+        json!({"dark": true}),
+        json!({"theme": "blue"}),
+        json!({"pairSize": "large"}),
+        json!({"sound": true}),
+        json!({"confirmResign": false}),
+        json!({"notifications": true}),
+    ];
+    for round in 0..5 {
+        let saves = changes
+            .iter()
+            .map(|c| a.post("/api/account/preferences", c.clone()));
+        for (s, v) in futures_util::future::join_all(saves).await {
+            assert_eq!(s, StatusCode::OK, "round {round}: {v}");
+        }
+        let (_, v) = a.get("/api/account/preferences").await;
+        assert_eq!(
+            v["prefs"],
+            json!({"theme": "blue", "dark": true, "pairSize": "large", "sound": true,
+                   "confirmResign": false, "notifications": true}),
+            "round {round}: every save's change is kept"
+        );
+        // Back to the defaults for the next round, one save at a time.
+        let (s, v) = a
+            .post(
+                "/api/account/preferences",
+                json!({"theme": "green", "dark": false, "pairSize": "medium", "sound": false,
+                       "confirmResign": true, "notifications": false}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+    }
+}
+
 async fn new_guest(client: &reqwest::Client, base: &str) -> (String, Value) {
     let resp = client
         .post(format!("{base}/api/account/guest"))

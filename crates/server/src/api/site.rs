@@ -145,14 +145,27 @@ impl SitePrefsInput {
     }
 }
 
-async fn stored_prefs(state: &AppState, user: &AuthUser) -> ApiResult<SitePrefsJson> {
-    match state.store.preferences(user.user.id).await? {
-        None => Ok(SitePrefsJson::default()),
-        Some(text) => serde_json::from_str(&text).map_err(|e| {
-            StoreError::Corrupt(format!("preferences of {}: {e}", user.user.username)).into()
-        }),
-    }
+/// The stored settings text (as read, to guard the save) and its values.
+async fn stored_prefs(
+    state: &AppState,
+    user: &AuthUser,
+) -> ApiResult<(Option<String>, SitePrefsJson)> {
+    let text = state.store.preferences(user.user.id).await?;
+    let prefs = match &text {
+        None => SitePrefsJson::default(),
+        Some(t) => serde_json::from_str(t).map_err(|e| {
+            ApiError::from(StoreError::Corrupt(format!(
+                "preferences of {}: {e}",
+                user.user.username
+            )))
+        })?,
+    };
+    Ok((text, prefs))
 }
+
+/// How many times a save of settings is read and applied again when
+/// another save of the same account came between its read and its write.
+const PREFERENCE_TRIES: usize = 8;
 
 /// Your site settings.
 #[utoipa::path(get, path = "/api/account/preferences", tag = "account",
@@ -165,7 +178,7 @@ pub async fn get_preferences(
     user: AuthUser,
 ) -> ApiResult<Json<SitePrefsReplyJson>> {
     Ok(Json(SitePrefsReplyJson {
-        prefs: stored_prefs(&state, &user).await?,
+        prefs: stored_prefs(&state, &user).await?.1,
     }))
 }
 
@@ -183,13 +196,22 @@ pub async fn set_preferences(
     user: AuthUser,
     Input(input): Input<SitePrefsInput>,
 ) -> ApiResult<Json<SitePrefsReplyJson>> {
-    let prefs = input.apply(stored_prefs(&state, &user).await?)?;
-    let text = serde_json::to_string(&prefs).map_err(|e| ApiError::Internal(e.to_string()))?;
-    state
-        .store
-        .set_preferences(user.user.id, &text, now_ms())
-        .await?;
-    Ok(Json(SitePrefsReplyJson { prefs }))
+    for _ in 0..PREFERENCE_TRIES {
+        let (read, stored) = stored_prefs(&state, &user).await?;
+        let prefs = input.apply(stored)?;
+        let text = serde_json::to_string(&prefs).map_err(|e| ApiError::Internal(e.to_string()))?;
+        if state
+            .store
+            .set_preferences(user.user.id, read.as_deref(), &text, now_ms())
+            .await?
+        {
+            return Ok(Json(SitePrefsReplyJson { prefs }));
+        }
+    }
+    Err(StoreError::Unavailable(format!(
+        "your settings changed {PREFERENCE_TRIES} times while this change was saved; try again"
+    ))
+    .into())
 }
 
 /// Guest names start with this (registration refuses it).

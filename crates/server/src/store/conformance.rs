@@ -1290,22 +1290,27 @@ async fn preferences_are_kept_per_account(s: &dyn Store) {
     let a = s.create_user("PrefA", "hash", 7).await.unwrap();
     let b = s.create_user("PrefB", "hash", 7).await.unwrap();
     assert_eq!(s.preferences(a.id).await.unwrap(), None);
-    s.set_preferences(a.id, r#"{"dark":true}"#, 8)
-        .await
-        .unwrap();
-    assert_eq!(
-        s.preferences(a.id).await.unwrap().as_deref(),
-        Some(r#"{"dark":true}"#)
-    );
-    // Saving again replaces the whole object; other accounts are untouched.
-    s.set_preferences(a.id, r#"{"dark":false}"#, 9)
-        .await
-        .unwrap();
-    assert_eq!(
-        s.preferences(a.id).await.unwrap().as_deref(),
-        Some(r#"{"dark":false}"#)
-    );
+    let (dark, light) = (r#"{"dark":true}"#, r#"{"dark":false}"#);
+    assert!(s.set_preferences(a.id, None, dark, 8).await.unwrap());
+    assert_eq!(s.preferences(a.id).await.unwrap().as_deref(), Some(dark));
+    // A save over what was read replaces the whole object; other accounts
+    // are untouched.
+    assert!(s.set_preferences(a.id, Some(dark), light, 9).await.unwrap());
+    assert_eq!(s.preferences(a.id).await.unwrap().as_deref(), Some(light));
     assert_eq!(s.preferences(b.id).await.unwrap(), None);
+    // A save that read before another save wrote changes nothing: neither
+    // one that thought there were none, nor one that read an older text.
+    assert!(
+        !s.set_preferences(a.id, None, r#"{"sound":true}"#, 10)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !s.set_preferences(a.id, Some(dark), r#"{"sound":true}"#, 10)
+            .await
+            .unwrap()
+    );
+    assert_eq!(s.preferences(a.id).await.unwrap().as_deref(), Some(light));
 }
 
 async fn guests_are_claimed_or_pruned_when_nothing_refers_to_them(s: &dyn Store) {
@@ -1369,7 +1374,7 @@ async fn guests_are_claimed_or_pruned_when_nothing_refers_to_them(s: &dyn Store)
     s.create_token(session("d4", expired.id, Some(200)))
         .await
         .unwrap();
-    s.set_preferences(idle.id, "{}", 20).await.unwrap();
+    assert!(s.set_preferences(idle.id, None, "{}", 20).await.unwrap());
     start_game(s, "gstPrune", player.id, taken.id).await;
     assert_eq!(
         s.prune_guests(400, 300).await.unwrap(),

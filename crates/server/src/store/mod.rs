@@ -1073,13 +1073,18 @@ pub trait Store: Send + Sync + 'static {
     /// The user's site settings as stored (a JSON object), `None` when
     /// they never saved any (then the defaults apply).
     fn preferences(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Option<String>>>;
-    /// Replaces the user's site settings (a JSON object, already checked).
+    /// Replaces the user's site settings (a JSON object, already checked)
+    /// if they are still `expected` (what [`Store::preferences`] read; `None`:
+    /// none saved yet). False, and nothing written, when another save came
+    /// first: a change of one setting is read, applied and written, so two
+    /// saves at once must not lose either's setting.
     fn set_preferences<'a>(
         &'a self,
         user_id: UserId,
+        expected: Option<&'a str>,
         prefs: &'a str,
         now: i64,
-    ) -> BoxFuture<'a, StoreResult<()>>;
+    ) -> BoxFuture<'a, StoreResult<bool>>;
     /// A game's stored computer analysis (JSON, as `review::StoredAnalysis`
     /// writes it), if it has one.
     fn game_analysis<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<String>>>;

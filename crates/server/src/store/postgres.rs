@@ -1846,21 +1846,35 @@ impl Store for PgStore {
     fn set_preferences<'a>(
         &'a self,
         user_id: UserId,
+        expected: Option<&'a str>,
         prefs: &'a str,
         now: i64,
-    ) -> BoxFuture<'a, StoreResult<()>> {
+    ) -> BoxFuture<'a, StoreResult<bool>> {
         Box::pin(async move {
             self.read(1);
-            sqlx::query(
-                "INSERT INTO user_preferences (user_id, prefs, updated_at) VALUES ($1, $2, $3)
-                 ON CONFLICT (user_id) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at",
-            )
-            .bind(user_id.0)
-            .bind(prefs)
-            .bind(now)
-            .execute(&self.pool)
-            .await?;
-            Ok(())
+            // Written only over what was read: a save that lost the race
+            // changes no row.
+            let done = match expected {
+                None => sqlx::query(
+                    "INSERT INTO user_preferences (user_id, prefs, updated_at) VALUES ($1, $2, $3)
+                     ON CONFLICT (user_id) DO NOTHING",
+                )
+                .bind(user_id.0)
+                .bind(prefs)
+                .bind(now)
+                .execute(&self.pool)
+                .await?,
+                Some(old) => sqlx::query(
+                    "UPDATE user_preferences SET prefs = $1, updated_at = $2 WHERE user_id = $3 AND prefs = $4",
+                )
+                .bind(prefs)
+                .bind(now)
+                .bind(user_id.0)
+                .bind(old)
+                .execute(&self.pool)
+                .await?,
+            };
+            Ok(done.rows_affected() == 1)
         })
     }
 
