@@ -1119,7 +1119,7 @@ impl Searcher {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn move_score(&self, pos: &Position, m: Move, ctx: &OrderContext) -> i32 {
         let bits = m.to_bits();
         if bits == ctx.tt_move {
