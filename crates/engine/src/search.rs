@@ -1077,6 +1077,12 @@ impl Searcher {
             scored.push((order, m, gain));
         }
         let mut best = stand_pat;
+        if scored.is_empty() {
+            // Nothing to search (every move pruned, or none): the line's
+            // keys and the check squares are not needed.
+            self.bufs[ply] = scored;
+            return best;
+        }
         self.keys.push(key);
         let check_squares = CheckSquares::of(pos);
         for i in 0..scored.len() {
