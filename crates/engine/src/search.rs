@@ -624,7 +624,7 @@ impl Searcher {
     }
 
     /// The terms of the child `child` that `m` makes from `pos` at `ply`.
-    #[inline]
+    #[inline(always)]
     fn set_child_material(&mut self, ply: usize, pos: &Position, m: Move, child: &Position) {
         self.material[ply + 1] = self.material[ply].after(self.tables, pos, m, child);
         if let Some(stack) = &mut self.net_stack {
