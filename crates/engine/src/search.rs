@@ -632,6 +632,7 @@ impl Searcher {
         }
     }
 
+    #[inline(always)]
     fn static_eval(&mut self, pos: &Position, key: u64, ply: usize) -> i32 {
         let slot = &mut self.eval_cache[eval_index(key)];
         let e = if let Some(e) = eval_entry_score(*slot, key) {
