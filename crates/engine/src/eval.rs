@@ -244,26 +244,45 @@ impl Material {
             let sq = bb.trailing_zeros() as usize;
             bb &= bb - 1;
             let s = Square::new(sq as u8);
-            let (before, now) = (parent.unit_at(s), child.unit_at(s));
+            // The mailbox bytes: equal bytes are the same unit, so only a
+            // changed square is decoded.
+            let (before, now) = (parent.unit_code_at(s), child.unit_code_at(s));
             if before == now {
                 continue;
             }
-            if let Some(u) = before {
-                m.add_unit(t, u, sq, -1);
+            if before != 0 {
+                m.add_code(t, before, sq, -1);
             }
-            if let Some(u) = now {
-                m.add_unit(t, u, sq, 1);
+            if now != 0 {
+                m.add_code(t, now, sq, 1);
             }
         }
         m
     }
 
+    /// `add_unit` for a unit given as its mailbox byte
+    /// (`Position::unit_code_at`, not 0).
+    #[inline]
+    fn add_code(&mut self, t: &EvalTables, code: u8, sq: usize, sign: i32) {
+        let ci = usize::from((code >> 1) & 1);
+        let f = usize::from((code >> 2) & 7).min(5);
+        let s = SECOND_OF_CODE[usize::from(code >> 5)];
+        self.add_terms(t, ci, f, s, sq, sign);
+    }
+
     /// Adds (`sign` 1) or removes (`sign` -1) the terms of unit `u` on `sq`.
     #[inline]
     fn add_unit(&mut self, t: &EvalTables, u: Unit, sq: usize, sign: i32) {
-        let ci = u.color.index();
-        let cs = if ci == 0 { sign } else { -sign };
         let (f, s) = (u.first.index(), u.second.map_or(NO_ROLE, Role::index));
+        self.add_terms(t, u.color.index(), f, s, sq, sign);
+    }
+
+    /// Adds (`sign` 1) or removes (`sign` -1) the terms of a unit of colour
+    /// index `ci`, first role index `f` and second `s` (`NO_ROLE`: none)
+    /// on `sq`.
+    #[inline(always)]
+    fn add_terms(&mut self, t: &EvalTables, ci: usize, f: usize, s: usize, sq: usize, sign: i32) {
+        let cs = if ci == 0 { sign } else { -sign };
         let sq = sq & 63;
         let (m1, e1) = t.piece_square[ci][f][sq];
         let (m2, e2) = t.piece_square[ci][s][sq];
@@ -280,6 +299,9 @@ impl Material {
 
 /// The index standing for "no second piece" in the tables below.
 const NO_ROLE: usize = 6;
+
+/// A mailbox byte's second role index by its bits 5-7 (0: `NO_ROLE`).
+static SECOND_OF_CODE: [usize; 8] = [NO_ROLE, 0, 1, 2, 3, 4, 5, NO_ROLE];
 
 /// Per-piece (phase weight, non-pawn material, bishop count) by role
 /// index, `NO_ROLE` all zero.

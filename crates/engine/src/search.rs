@@ -624,7 +624,7 @@ impl Searcher {
     }
 
     /// The terms of the child `child` that `m` makes from `pos` at `ply`.
-    #[inline]
+    #[inline(always)]
     fn set_child_material(&mut self, ply: usize, pos: &Position, m: Move, child: &Position) {
         self.material[ply + 1] = self.material[ply].after(self.tables, pos, m, child);
         if let Some(stack) = &mut self.net_stack {
@@ -632,6 +632,7 @@ impl Searcher {
         }
     }
 
+    #[inline(always)]
     fn static_eval(&mut self, pos: &Position, key: u64, ply: usize) -> i32 {
         let slot = &mut self.eval_cache[eval_index(key)];
         let e = if let Some(e) = eval_entry_score(*slot, key) {
@@ -1077,6 +1078,12 @@ impl Searcher {
             scored.push((order, m, gain));
         }
         let mut best = stand_pat;
+        if scored.is_empty() {
+            // Nothing to search (every move pruned, or none): the line's
+            // keys and the check squares are not needed.
+            self.bufs[ply] = scored;
+            return best;
+        }
         self.keys.push(key);
         let check_squares = CheckSquares::of(pos);
         for i in 0..scored.len() {
@@ -1119,7 +1126,7 @@ impl Searcher {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn move_score(&self, pos: &Position, m: Move, ctx: &OrderContext) -> i32 {
         let bits = m.to_bits();
         if bits == ctx.tt_move {
@@ -1155,7 +1162,8 @@ impl Searcher {
         if k[1] == bits {
             return KILLER_SCORE - SECOND_KILLER_OFFSET;
         }
-        self.history[ctx.us][m.from().index()][m.to().index()]
+        // `& 1`: the side's index is 0 or 1, which spares a bounds check.
+        self.history[ctx.us & 1][m.from().index()][m.to().index()]
     }
 }
 

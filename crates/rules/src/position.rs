@@ -51,6 +51,16 @@ impl Position {
         self.board.unit_at(sq)
     }
 
+    /// The unit on `sq` as its mailbox byte, 0 for an empty square (for
+    /// callers that only compare squares or decode in bulk): bit 0
+    /// occupied, bit 1 colour (`Color::index`), bits 2-4 the first role's
+    /// `Role::index`, bits 5-7 the second role's index + 1 (0 for a single
+    /// piece). Equal bytes are equal `unit_at`s.
+    #[inline]
+    pub fn unit_code_at(&self, sq: Square) -> u8 {
+        self.board.code(sq).0
+    }
+
     pub fn halfmove_clock(&self) -> u32 {
         self.halfmove
     }
