@@ -104,7 +104,6 @@ async fn preferences_are_kept_per_account_and_bad_input_is_named() {
     assert_eq!(s, StatusCode::UNAUTHORIZED);
 }
 
-/// A new guest account: its session cookie and `/api/account` answer.
 /// Saves of different settings sent at once each keep theirs: a save reads
 /// the settings, applies its change and writes them only over what it read.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -146,6 +145,7 @@ async fn settings_saved_at_once_each_keep_their_change() {
     }
 }
 
+/// A new guest account: its session cookie and `/api/account` answer.
 async fn new_guest(client: &reqwest::Client, base: &str) -> (String, Value) {
     let resp = client
         .post(format!("{base}/api/account/guest"))
