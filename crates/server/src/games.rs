@@ -9,10 +9,13 @@
 //! a game not in it is loaded (one read, one replay from the start). When
 //! another process changes a game, the guard refuses this node's stale
 //! change and the game is reloaded; committed events of a version newer
-//! than the cached one drop the entry too.
+//! than the cached one drop the entry too. A notice that finds the entry
+//! locked (a reader or a writer holds it) is kept as a suspicion that the
+//! next holder checks against the store, and while the notices of other
+//! processes are interrupted every cached game is checked before use.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use chessmerge_rules::{Game as RulesGame, Position, UciMove};
@@ -165,7 +168,20 @@ pub struct Games {
     capacity: usize,
     computer_turns: mpsc::UnboundedSender<GameId>,
     replays: AtomicU64,
+    /// Cached games that another process may have changed while they were
+    /// locked (so the invalidator could not drop them): the newest version
+    /// it was told of, or [`UNKNOWN_NEWER`]. The next holder of the lock
+    /// checks the store ([`Games::locked`]). At most `capacity`.
+    suspects: Mutex<HashMap<GameId, i64>>,
+    /// Set from a [`Committed::Interrupted`] to the next resync: other
+    /// processes' changes may come without a notice, so every cached game
+    /// is checked against the store before it is used.
+    interrupted: AtomicBool,
 }
+
+/// A suspicion's version when notices may have been missed: whatever the
+/// store holds may be newer.
+const UNKNOWN_NEWER: i64 = i64::MAX;
 
 /// A change computed from a live game.
 struct Next {
@@ -359,6 +375,8 @@ impl Games {
             capacity: capacity.max(16),
             computer_turns,
             replays: AtomicU64::new(0),
+            suspects: Mutex::new(HashMap::new()),
+            interrupted: AtomicBool::new(false),
         });
         games.spawn_invalidator();
         games
@@ -388,24 +406,41 @@ impl Games {
             loop {
                 let msg = rx.recv().await;
                 let Some(games) = weak.upgrade() else { return };
-                match msg {
-                    Ok(Committed::Event(StoredEvent {
-                        topic: Topic::Game(id),
-                        seq,
-                        ..
-                    }))
-                    | Ok(Committed::Notice {
-                        topic: Topic::Game(id),
-                        seq,
-                    }) => games.drop_if_older(&id, seq),
-                    Ok(Committed::Event(_) | Committed::Notice { .. }) => {}
-                    Ok(Committed::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                        games.drop_all_idle();
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
+                if !games.on_committed(msg) {
+                    return;
                 }
             }
         });
+    }
+
+    /// Applies one message of the store's feed to the cache; `false` once
+    /// the feed is closed.
+    fn on_committed(&self, msg: Result<Committed, broadcast::error::RecvError>) -> bool {
+        match msg {
+            Ok(Committed::Event(StoredEvent {
+                topic: Topic::Game(id),
+                seq,
+                ..
+            }))
+            | Ok(Committed::Notice {
+                topic: Topic::Game(id),
+                seq,
+            }) => self.drop_if_older(&id, seq),
+            Ok(Committed::Event(_) | Committed::Notice { .. }) => {}
+            Ok(Committed::Interrupted) => {
+                self.interrupted.store(true, Ordering::SeqCst);
+                self.drop_all();
+            }
+            // Notices flow again (or some were lost here): what was cached
+            // before is checked once more, and from now on trusted again.
+            Ok(Committed::Resync) => {
+                self.drop_all();
+                self.interrupted.store(false, Ordering::SeqCst);
+            }
+            Err(broadcast::error::RecvError::Lagged(_)) => self.drop_all(),
+            Err(broadcast::error::RecvError::Closed) => return false,
+        }
+        true
     }
 
     fn drop_if_older(&self, id: &GameId, version: i64) {
@@ -415,10 +450,14 @@ impl Games {
             .unwrap_or_else(|e| e.into_inner())
             .get(id)
             .cloned();
-        // A locked slot is being changed here; its holder updates it.
-        if let Some(slot) = slot
-            && let Ok(mut guard) = slot.try_lock()
-            && guard.as_ref().is_some_and(|g| g.row.version < version)
+        let Some(slot) = slot else { return };
+        let Ok(mut guard) = slot.try_lock() else {
+            // Whoever holds it (a reader, a loader, or a change whose
+            // commit the guard refuses) leaves it to the next holder.
+            self.suspect(id, version);
+            return;
+        };
+        if guard.as_ref().is_some_and(|g| g.row.version < version)
             && let Some(old) = guard.take()
         {
             let mut outdated = self.outdated.lock().unwrap_or_else(|e| e.into_inner());
@@ -427,6 +466,27 @@ impl Games {
             }
             outdated.insert(id.clone(), old);
         }
+    }
+
+    /// Records that the locked game `id` may be older than `version`.
+    fn suspect(&self, id: &GameId, version: i64) {
+        let mut suspects = self.suspects.lock().unwrap_or_else(|e| e.into_inner());
+        if suspects.len() >= self.capacity {
+            // Games evicted since are loaded afresh: their suspicions go.
+            let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            suspects.retain(|id, _| cache.contains_key(id));
+        }
+        let v = suspects.entry(id.clone()).or_insert(version);
+        *v = (*v).max(version);
+    }
+
+    /// Takes the suspicion about `id`, if any.
+    fn suspicion(&self, id: &GameId) -> Option<i64> {
+        let mut suspects = self.suspects.lock().unwrap_or_else(|e| e.into_inner());
+        if suspects.is_empty() {
+            return None;
+        }
+        suspects.remove(id)
     }
 
     /// Forgets the cached game if it is older than `version`, waiting for
@@ -447,9 +507,24 @@ impl Games {
         }
     }
 
-    fn drop_all_idle(&self) {
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        cache.retain(|_, slot| slot.try_lock().is_err());
+    /// Drops every idle cached game; a locked one is checked against the
+    /// store by its next holder.
+    fn drop_all(&self) {
+        let locked: Vec<GameId> = {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            let mut locked = Vec::new();
+            cache.retain(|id, slot| {
+                let busy = slot.try_lock().is_err();
+                if busy {
+                    locked.push(id.clone());
+                }
+                busy
+            });
+            locked
+        };
+        for id in locked {
+            self.suspect(&id, UNKNOWN_NEWER);
+        }
     }
 
     fn slot(&self, id: &GameId) -> Slot {
@@ -489,6 +564,12 @@ impl Games {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(id);
+        self.live_game(row, old).await
+    }
+
+    /// The live game of a stored `row`: `old` brought up to it where only
+    /// moves were added, or else a replay.
+    async fn live_game(&self, row: store::Game, old: Option<LiveGame>) -> GameResult<LiveGame> {
         if let Some(old) = old
             && let Some(g) = advanced(old, &row)
         {
@@ -504,11 +585,14 @@ impl Games {
         })
     }
 
-    /// The game's lock, with the game loaded.
+    /// The game's lock, with the game loaded and as new as the store's
+    /// when there is reason to doubt the cached copy (see [`Games::suspect`]
+    /// and [`Committed::Interrupted`]).
     async fn locked(&self, id: &GameId) -> GameResult<OwnedMutexGuard<Option<LiveGame>>> {
         let slot = self.slot(id);
         let mut guard = slot.clone().lock_owned().await;
-        if guard.is_none() {
+        let loaded_now = guard.is_none();
+        if loaded_now {
             match self.load(id).await {
                 Ok(g) => *guard = Some(g),
                 Err(e) => {
@@ -516,6 +600,43 @@ impl Games {
                     drop(guard);
                     self.forget(id, &slot);
                     return Err(e);
+                }
+            }
+        }
+        // Taken before the store is read: a notice after this is kept for
+        // the next holder.
+        let suspected = self.suspicion(id);
+        let doubt = match suspected {
+            Some(v) => Some(v),
+            None if !loaded_now && self.interrupted.load(Ordering::SeqCst) => Some(UNKNOWN_NEWER),
+            None => None,
+        };
+        let cached = guard.as_ref().expect("loaded").row.version;
+        if doubt.is_some_and(|v| v > cached) {
+            let stored = match self.store.game(id).await {
+                Ok(Some(row)) => row,
+                Ok(None) => {
+                    *guard = None;
+                    drop(guard);
+                    self.forget(id, &slot);
+                    return Err(GameError::NotFound);
+                }
+                Err(e) => {
+                    if let Some(v) = suspected {
+                        self.suspect(id, v);
+                    }
+                    return Err(e.into());
+                }
+            };
+            if stored.version != cached {
+                let old = guard.take();
+                match self.live_game(stored, old).await {
+                    Ok(g) => *guard = Some(g),
+                    Err(e) => {
+                        drop(guard);
+                        self.forget(id, &slot);
+                        return Err(e);
+                    }
                 }
             }
         }
@@ -1020,23 +1141,25 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn a_change_made_elsewhere_is_seen_before_the_next_move() {
-        let (games, row, _rx, _dir) = setup("elsewhere").await;
-        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
-        games
-            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
-            .await
-            .unwrap();
-        // Another process plays black's reply straight into the store.
-        let mut stored = games.store().game(&row.id).await.unwrap().unwrap();
+    /// Plays `mv` on the stored game `id` straight into `store`, as another
+    /// process would; the new version.
+    async fn commit_elsewhere(store: &dyn Store, id: &GameId, mv: &str) -> i64 {
+        let mut stored = store.game(id).await.unwrap().unwrap();
         let expected = (stored.version, stored.ply);
-        stored.moves.push_str(" e7e6");
-        stored.san.push_str(" e6");
+        let mut rules = rebuild(&stored).unwrap();
+        let m = uci(mv).to_move(rules.position()).unwrap();
+        let san = rules.position().san(m);
+        rules.play(m).unwrap();
+        for (list, text) in [(&mut stored.moves, mv.to_owned()), (&mut stored.san, san)] {
+            if !list.is_empty() {
+                list.push(' ');
+            }
+            list.push_str(&text);
+        }
         stored.ply += 1;
         stored.version += 1;
-        let mut rules = rebuild(&stored).unwrap();
         stored.fen = rules.position().fen();
+        let version = stored.version;
         let other = GameCommit {
             game: stored,
             expected_version: expected.0,
@@ -1047,9 +1170,84 @@ mod tests {
             start: None,
             ratings: Vec::new(),
         };
-        let version = other.game.version;
-        assert!(games.store().commit_game(other).await.unwrap());
-        let _ = rules.undo();
+        assert!(store.commit_game(other).await.unwrap());
+        version
+    }
+
+    #[tokio::test]
+    async fn a_notice_that_finds_the_game_locked_is_checked_by_the_next_holder() {
+        let (games, row, _rx, _dir) = setup("suspect").await;
+        let w = row.white_id.unwrap();
+        games
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
+            .await
+            .unwrap();
+        // A reader holds the game while another process's reply commits
+        // and its notice reaches the invalidator.
+        let held = games.locked(&row.id).await.unwrap();
+        let version = commit_elsewhere(games.store().as_ref(), &row.id, "e7e6").await;
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while games.suspects.lock().unwrap().get(&row.id) != Some(&version) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the notice never came"
+            );
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(held.as_ref().unwrap().row.version, version - 1);
+        drop(held);
+        // The next holder reads the store: the view is the stored game, and
+        // only the new move was played on the cached one (no replay).
+        let replays = games.replays();
+        let (v, moves) = games
+            .read(&row.id, |g| (g.row.version, g.rules.moves().len()))
+            .await
+            .unwrap();
+        assert_eq!((v, moves), (version, 2));
+        assert_eq!(games.replays(), replays);
+        assert!(games.suspects.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn while_notices_are_interrupted_every_read_checks_the_store() {
+        let (games, row, _rx, dir) = setup("interrupted").await;
+        // Another process on the same database, whose commits send this
+        // one no notice: as another node's while the listener is away.
+        let other = crate::store::SqliteStore::open(dir.0.join("test.db").to_str().unwrap())
+            .await
+            .unwrap();
+        let w = row.white_id.unwrap();
+        games
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
+            .await
+            .unwrap();
+        assert!(games.on_committed(Ok(Committed::Interrupted)));
+        for (i, mv) in ["e7e6", "d2d3", "d7d6"].into_iter().enumerate() {
+            let version = commit_elsewhere(&other, &row.id, mv).await;
+            let (v, ply) = games
+                .read(&row.id, |g| (g.row.version, g.row.ply))
+                .await
+                .unwrap();
+            assert_eq!((v, ply), (version, i as i64 + 2), "after {mv}");
+        }
+        // Once notices flow again, a cached game is trusted: no store read.
+        assert!(games.on_committed(Ok(Committed::Resync)));
+        games.read(&row.id, |_| ()).await.unwrap();
+        let statements = games.store().stats().statements;
+        games.read(&row.id, |_| ()).await.unwrap();
+        assert_eq!(games.store().stats().statements, statements);
+    }
+
+    #[tokio::test]
+    async fn a_change_made_elsewhere_is_seen_before_the_next_move() {
+        let (games, row, _rx, _dir) = setup("elsewhere").await;
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        games
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
+            .await
+            .unwrap();
+        // Another process plays black's reply straight into the store.
+        let version = commit_elsewhere(games.store().as_ref(), &row.id, "e7e6").await;
         // The commit's notice reaches the invalidator from the writer's own
         // thread, soon after the commit returns: the cached copy is dropped
         // and the next read loads the stored game.

@@ -181,6 +181,8 @@ impl Hub {
                                 wanted.push((topic, seq));
                             }
                         }
+                        // Followers read the store at the resync that follows.
+                        Ok(Committed::Interrupted) => {}
                         Ok(Committed::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
                             tracing::warn!("live events may have been missed; followers resync");
                             hub.resync_all();

@@ -80,6 +80,11 @@ impl Shared {
         let _ = self.feed.send(Committed::Notice { topic, seq });
     }
 
+    /// Tells the caches that notices stopped coming (a resync follows).
+    pub(super) fn interrupted(&self) {
+        let _ = self.feed.send(Committed::Interrupted);
+    }
+
     /// Tells the followers that events may have been missed.
     pub(super) fn resync(&self) {
         let _ = self.feed.send(Committed::Resync);

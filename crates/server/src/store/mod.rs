@@ -567,6 +567,11 @@ pub enum Committed {
         /// Its sequence number.
         seq: i64,
     },
+    /// The notices of other processes' commits stopped (a notification
+    /// connection dropped): until the [`Committed::Resync`] that follows
+    /// once they flow again, what this process caches may go stale
+    /// without a notice saying so, so it must check the store.
+    Interrupted,
     /// Events may have been missed (a notification connection dropped):
     /// every follower reads its topic again from its last sequence.
     Resync,

@@ -835,7 +835,10 @@ async fn listener(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
 /// committed before it is read back by the resync. (Resyncing at the loss
 /// instead would read the store before the new LISTEN and miss what other
 /// nodes commit in between: seen under load with PostgreSQL restarting,
-/// `tests/faults.rs`.)
+/// `tests/faults.rs`.) At the loss itself the caches are told
+/// ([`Committed::Interrupted`]): until the resync, a game cached on this
+/// node may be changed by another without a notice, and a `gameFull`
+/// built from it would go back in time.
 async fn listen(pool: PgPool, listener: PgListener, shared: Arc<Shared>, node: Arc<str>) {
     let mut listener = Some(listener);
     loop {
@@ -869,10 +872,12 @@ async fn listen(pool: PgPool, listener: PgListener, shared: Arc<Shared>, node: A
             Ok(None) => {
                 tracing::warn!("notification connection lost");
                 listener = None;
+                shared.interrupted();
             }
             Err(e) => {
                 tracing::warn!(error = %e, "notification connection failed");
                 listener = None;
+                shared.interrupted();
             }
         }
     }
@@ -2168,6 +2173,41 @@ mod tests {
         let db = TempDb::new("conf").await;
         let s = PgStore::open(&db.url, 4).await.unwrap();
         conformance::run_all(&s).await;
+    }
+
+    /// A node whose notification connection is cut tells its caches at
+    /// once, and its followers to resync once it listens again.
+    #[tokio::test]
+    async fn a_lost_notification_connection_interrupts_then_resyncs() {
+        let db = TempDb::new("listen").await;
+        let s = PgStore::open(&db.url, 2).await.unwrap();
+        let mut feed = s.committed();
+        let mut admin = sqlx::postgres::PgConnection::connect(&db.url)
+            .await
+            .unwrap();
+        let cut: Vec<(bool,)> = sqlx::query_as(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+        )
+        .fetch_all(&mut admin)
+        .await
+        .unwrap();
+        assert_eq!(cut, vec![(true,)], "one listening connection");
+        let mut seen = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while seen.len() < 2 {
+                if let m @ (Committed::Interrupted | Committed::Resync) = feed.recv().await.unwrap()
+                {
+                    seen.push(m);
+                }
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("only {seen:?} came"));
+        assert!(
+            matches!(seen[..], [Committed::Interrupted, Committed::Resync]),
+            "{seen:?}"
+        );
     }
 
     /// Two nodes on one database: migrations once, each sees the other's
