@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tokio::sync::{broadcast, mpsc, watch};
@@ -44,6 +44,11 @@ pub enum Live {
         seq: i64,
         /// JSON text.
         payload: Arc<str>,
+        /// A game state as followers get it, computed by the first of this
+        /// node's followers that needs it and shared with the rest: a state
+        /// another node stored without its legal moves is completed once
+        /// per event, not once per follower ([`views::complete_state`]).
+        completed: Arc<OnceLock<Arc<str>>>,
     },
     /// Events may have been missed: read the store from the last sequence.
     Resync,
@@ -242,7 +247,11 @@ impl Hub {
     }
 
     fn route(&self, topic: Topic, seq: i64, payload: Arc<str>) {
-        let msg = Live::Event { seq, payload };
+        let msg = Live::Event {
+            seq,
+            payload,
+            completed: Arc::default(),
+        };
         match &topic {
             Topic::Game(id) => self.0.games.send(id, msg),
             Topic::User(id) => self.0.users.send(id, msg),
@@ -421,7 +430,7 @@ where
     Fut: std::future::Future<Output = Result<Vec<crate::store::StoredEvent>, StoreError>>,
 {
     let events = match msg {
-        Live::Event { seq, payload } => vec![(seq, payload)],
+        Live::Event { seq, payload, .. } => vec![(seq, payload)],
         Live::Resync => read(last)
             .await?
             .into_iter()
@@ -508,11 +517,17 @@ impl Feeds {
                         return Ok(());
                     }
                 }
-                Some(Live::Event { seq, payload }) if seq == last + 1 => {
+                Some(Live::Event {
+                    seq,
+                    payload,
+                    completed,
+                }) if seq == last + 1 => {
                     last = seq;
                     finished = !more_follows(&payload);
                     // Read from the store when another node committed it.
-                    let payload = views::complete_state(payload, variant);
+                    let payload = completed
+                        .get_or_init(|| views::complete_state(payload, variant))
+                        .clone();
                     if tx.send(FeedItem::State(seq, payload)).await.is_err() {
                         return Ok(());
                     }
@@ -684,8 +699,78 @@ impl Feeds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::Actor;
     use crate::store::NewEvents;
-    use crate::store::conformance::temp_sqlite;
+    use crate::store::conformance::{start_game, temp_sqlite};
+
+    #[tokio::test]
+    async fn another_node_s_state_is_completed_once_for_all_its_followers() {
+        let (store, dir) = temp_sqlite("complete").await;
+        let store: Arc<dyn Store> = Arc::new(store);
+        let a = store.create_user("alice", "h", 0).await.unwrap();
+        let b = store.create_user("bob", "h", 0).await.unwrap();
+        let row = start_game(store.as_ref(), "compl001", a.id, b.id).await;
+        let (turns, _turns_rx) = mpsc::unbounded_channel();
+        let games = Games::new(store.clone(), 100, turns);
+        let (_stop, shutdown) = watch::channel(false);
+        let feeds = Feeds {
+            hub: Hub::start(store.clone()),
+            store: store.clone(),
+            games,
+            base_url: "http://localhost".into(),
+            shutdown,
+        };
+        // Two followers of the game on this node, each past its gameFull.
+        let mut followers = Vec::new();
+        for _ in 0..2 {
+            let (tx, mut rx) = mpsc::channel(16);
+            let (f, id) = (feeds.clone(), row.id.clone());
+            tokio::spawn(async move { f.game(id, None, tx).await });
+            assert!(matches!(rx.recv().await, Some(FeedItem::Full(..))));
+            followers.push(rx);
+        }
+        // Another node moves: its store holds the state without legal
+        // moves, and this node is told of it.
+        let other: Arc<dyn Store> = Arc::new(
+            crate::store::SqliteStore::open(dir.0.join("test.db").to_str().unwrap())
+                .await
+                .unwrap(),
+        );
+        let (turns, _rx) = mpsc::unbounded_channel();
+        let elsewhere = Games::new(other, 100, turns);
+        let mv: chessmerge_rules::UciMove = "e2e3".parse().unwrap();
+        let moved = elsewhere
+            .play_move(&row.id, Actor::User(a.id), &mv, Some(0), false)
+            .await
+            .unwrap();
+        let stored = store.game_events_since(&row.id, row.version).await.unwrap();
+        assert_eq!(stored.len(), 1);
+        assert!(
+            stored[0].payload.contains("\"legalMoves\":[]"),
+            "stored slim"
+        );
+        feeds.hub.route(
+            Topic::Game(row.id.clone()),
+            moved.version,
+            stored[0].payload.clone(),
+        );
+        let mut got = Vec::new();
+        for rx in &mut followers {
+            match rx.recv().await {
+                Some(FeedItem::State(v, payload)) => {
+                    assert_eq!(v, moved.version);
+                    got.push(payload);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(
+            got[0].contains("\"uci\":\"e7e6\""),
+            "with black's legal moves: {}",
+            got[0]
+        );
+        assert!(Arc::ptr_eq(&got[0], &got[1]), "completed once, shared");
+    }
 
     #[tokio::test]
     async fn channels_are_freed_when_their_last_follower_leaves() {
