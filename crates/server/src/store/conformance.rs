@@ -1291,7 +1291,17 @@ async fn preferences_are_kept_per_account(s: &dyn Store) {
     let b = s.create_user("PrefB", "hash", 7).await.unwrap();
     assert_eq!(s.preferences(a.id).await.unwrap(), None);
     let (dark, light) = (r#"{"dark":true}"#, r#"{"dark":false}"#);
+    let before = s.stats();
     assert!(s.set_preferences(a.id, None, dark, 8).await.unwrap());
+    let after = s.stats();
+    assert_eq!(
+        (
+            after.statements - before.statements,
+            after.write_transactions - before.write_transactions
+        ),
+        (1, 1),
+        "a save is one statement, counted as a write"
+    );
     assert_eq!(s.preferences(a.id).await.unwrap().as_deref(), Some(dark));
     // A save over what was read replaces the whole object; other accounts
     // are untouched.

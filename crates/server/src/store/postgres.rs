@@ -1856,7 +1856,8 @@ impl Store for PgStore {
         now: i64,
     ) -> BoxFuture<'a, StoreResult<bool>> {
         Box::pin(async move {
-            self.read(1);
+            // One autocommitted write (a statement and its transaction).
+            self.shared.count_tx(1);
             // Written only over what was read: a save that lost the race
             // changes no row.
             let done = match expected {
