@@ -427,3 +427,33 @@ async fn finding_7_strict_input_hosts_headers_and_passwords() {
         );
     }
 }
+
+/// The server's counters answer its own machine only: behind a trusted
+/// proxy, a client elsewhere is refused with the reason; one on loopback
+/// (the operator, the benchmarks) gets them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_s_counters_answer_only_its_own_machine() {
+    let dir = TempDir::new("stats-local");
+    let server = Server::start_with(&dir.0.join("test.db"), &["--trusted-proxy", "127.0.0.1"]);
+    let c = http();
+    let url = format!("{}/api/server/stats", server.base);
+    let far = c
+        .get(&url)
+        .header("x-forwarded-for", "198.51.100.7")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(far.status(), StatusCode::FORBIDDEN);
+    let v: Value = far.json().await.unwrap();
+    assert!(v["error"].as_str().unwrap().contains("operator"), "{v}");
+    for forwarded in [None, Some("127.0.0.1")] {
+        let mut req = c.get(&url);
+        if let Some(a) = forwarded {
+            req = req.header("x-forwarded-for", a);
+        }
+        let near = req.send().await.unwrap();
+        assert_eq!(near.status(), StatusCode::OK, "{forwarded:?}");
+        let v: Value = near.json().await.unwrap();
+        assert!(v["gameCommits"].is_u64(), "{v}");
+    }
+}

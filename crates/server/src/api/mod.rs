@@ -17,7 +17,7 @@ pub mod stream;
 
 use axum::Json;
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
 use axum::routing::{delete, get, post};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -117,11 +117,25 @@ pub struct ServerStatsJson {
 
 /// Counters of the server's work.
 #[utoipa::path(get, path = "/api/server/stats", tag = "games",
-    responses((status = 200, description = "counters since start", body = ServerStatsJson)))]
-pub async fn server_stats(State(state): State<AppState>) -> Json<ServerStatsJson> {
+    responses((status = 200, description = "counters since start", body = ServerStatsJson),
+        (status = 403, description = "asked from another machine: the counters are for the operator", body = ErrorBody)))]
+pub async fn server_stats(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: axum::http::HeaderMap,
+) -> Result<Json<ServerStatsJson>, ApiError> {
+    // The node's own counters, for its operator and the benchmarks on the
+    // machine: a client elsewhere (behind a trusted proxy, the address it
+    // forwarded) is refused.
+    if !auth::client_ip(peer.ip(), &headers, &state.trusted_proxies).is_loopback() {
+        return Err(ApiError::Forbidden(
+            "the server's counters are for its operator: ask the node from its own machine (loopback)"
+                .into(),
+        ));
+    }
     let s = state.store.stats();
     let (g, u) = state.feeds.hub.channels();
-    Json(ServerStatsJson {
+    Ok(Json(ServerStatsJson {
         db_statements: s.statements,
         db_write_transactions: s.write_transactions,
         game_commits: s.game_commits,
@@ -129,7 +143,7 @@ pub async fn server_stats(State(state): State<AppState>) -> Json<ServerStatsJson
         replays: state.games.replays(),
         live_games: state.games.cached(),
         live_channels: [g, u],
-    })
+    }))
 }
 
 async fn method_not_allowed() -> ApiError {
