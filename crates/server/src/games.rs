@@ -1147,18 +1147,9 @@ mod tests {
         let mut stored = store.game(id).await.unwrap().unwrap();
         let expected = (stored.version, stored.ply);
         let mut rules = rebuild(&stored).unwrap();
-        let m = uci(mv).to_move(rules.position()).unwrap();
-        let san = rules.position().san(m);
-        rules.play(m).unwrap();
-        for (list, text) in [(&mut stored.moves, mv.to_owned()), (&mut stored.san, san)] {
-            if !list.is_empty() {
-                list.push(' ');
-            }
-            list.push_str(&text);
-        }
-        stored.ply += 1;
+        let color = stored.turn();
+        apply_move(&mut stored, &mut rules, color, &uci(mv), false).unwrap();
         stored.version += 1;
-        stored.fen = rules.position().fen();
         let version = stored.version;
         let other = GameCommit {
             game: stored,
