@@ -111,50 +111,100 @@ pub(super) struct Pending {
     pub(super) reply: oneshot::Sender<StoreResult<bool>>,
 }
 
+/// What the group writer takes from its queue: a game change, or another
+/// write of the backend's ([`CommitBatch::Write`]) that shares the batch's
+/// transaction, and so its fsync.
+// The queue carried game changes by value before; boxing them would cost
+// every move an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub(super) enum Job<W> {
+    Game(Pending),
+    Write(W),
+}
+
 /// For each change of a batch: its events when it was stored, `None` when
 /// its guard refused it.
 pub(super) type BatchResult = StoreResult<Vec<Option<Vec<StoredEvent>>>>;
 
 /// A backend's way to commit a batch of game changes in one transaction.
 pub(super) trait CommitBatch: Send + Sync + 'static {
-    fn commit_batch<'a>(&'a self, batch: &'a [Pending]) -> BoxFuture<'a, BatchResult>;
+    /// The backend's other writes that may join a batch ([`NoWrites`] for
+    /// none). Each keeps its own outcome until [`CommitBatch::answer_write`].
+    type Write: Send + 'static;
+
+    /// Commits `games` and `writes` in one transaction. A write that fails
+    /// on its own keeps its error and leaves the rest of the batch intact;
+    /// an `Err` means nothing of the batch was committed.
+    fn commit_batch<'a>(
+        &'a self,
+        games: &'a [Pending],
+        writes: &'a mut [Self::Write],
+    ) -> BoxFuture<'a, BatchResult>;
+
+    /// Answers a write's caller once its batch committed (`Ok`: its own
+    /// outcome, with its events published first) or failed (`Err`).
+    fn answer_write(&self, write: Self::Write, batch: StoreResult<()>, shared: &Shared);
 }
 
-/// The group-commit task: takes every change waiting (up to
-/// [`MAX_BATCH`]), commits them in one transaction (one fsync), and only
-/// then answers each caller and publishes the events. When a batch fails,
-/// its changes are committed one by one, so that only a faulty one is
-/// refused.
-pub(super) async fn group_writer(
-    backend: impl CommitBatch,
-    mut rx: mpsc::Receiver<Pending>,
+/// The write type of a backend whose writer takes game changes only.
+#[derive(Debug)]
+pub(super) enum NoWrites {}
+
+/// The group-commit task: takes every job waiting (up to [`MAX_BATCH`]),
+/// commits them in one transaction (one fsync), and only then answers each
+/// caller and publishes the events. When a batch fails, its jobs are
+/// committed one by one, so that only a faulty one is refused.
+pub(super) async fn group_writer<B: CommitBatch>(
+    backend: B,
+    mut rx: mpsc::Receiver<Job<B::Write>>,
     shared: std::sync::Arc<Shared>,
 ) {
-    let mut batch: Vec<Pending> = Vec::with_capacity(MAX_BATCH);
+    let mut games: Vec<Pending> = Vec::with_capacity(MAX_BATCH);
+    let mut writes: Vec<B::Write> = Vec::new();
     while let Some(first) = rx.recv().await {
-        batch.push(first);
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(p) => batch.push(p),
-                Err(_) => break,
+        let mut next = Some(first);
+        while let Some(job) = next.take() {
+            match job {
+                Job::Game(p) => games.push(p),
+                Job::Write(w) => writes.push(w),
+            }
+            if games.len() + writes.len() < MAX_BATCH {
+                next = rx.try_recv().ok();
             }
         }
-        match backend.commit_batch(&batch).await {
+        match backend.commit_batch(&games, &mut writes).await {
             Ok(results) => {
-                shared.game_commit_batches.fetch_add(1, Ordering::Relaxed);
-                for (p, r) in batch.drain(..).zip(results) {
+                if !games.is_empty() {
+                    shared.game_commit_batches.fetch_add(1, Ordering::Relaxed);
+                }
+                // The writes first: their events were numbered first.
+                for w in writes.drain(..) {
+                    backend.answer_write(w, Ok(()), &shared);
+                }
+                for (p, r) in games.drain(..).zip(results) {
                     answer(&shared, p, Ok(r));
                 }
             }
-            Err(e) if batch.len() == 1 => {
-                let p = batch.pop().expect("one");
-                let _ = p.reply.send(Err(e));
+            Err(e) if games.len() + writes.len() == 1 => {
+                if let Some(p) = games.pop() {
+                    let _ = p.reply.send(Err(e));
+                } else if let Some(w) = writes.pop() {
+                    backend.answer_write(w, Err(e), &shared);
+                }
             }
             Err(e) => {
-                tracing::warn!(error = %e, size = batch.len(), "game batch failed; committing one by one");
-                for p in batch.drain(..) {
+                tracing::warn!(error = %e, size = games.len() + writes.len(), "batch failed; committing one by one");
+                for mut w in writes.drain(..) {
                     let r = backend
-                        .commit_batch(std::slice::from_ref(&p))
+                        .commit_batch(&[], std::slice::from_mut(&mut w))
+                        .await
+                        .map(|_| ());
+                    backend.answer_write(w, r, &shared);
+                }
+                for p in games.drain(..) {
+                    let r = backend
+                        .commit_batch(std::slice::from_ref(&p), &mut [])
                         .await
                         .map(|mut v| v.pop().flatten());
                     if r.is_ok() {
@@ -192,25 +242,22 @@ pub(super) fn plain_run(batch: &[Pending]) -> usize {
 /// database, set the pace of the whole pipeline (about 30 of the 50 ms a
 /// batch of 128 moves took, with the database thread mostly idle).
 ///
-/// Returns a handle to that runtime, on which the backend may run its
-/// other write transactions (see `SqliteStore::on_writer_thread`).
-pub(super) fn spawn_group_writer(
-    backend: impl CommitBatch,
-    rx: mpsc::Receiver<Pending>,
+pub(super) fn spawn_group_writer<B: CommitBatch>(
+    backend: B,
+    rx: mpsc::Receiver<Job<B::Write>>,
     shared: std::sync::Arc<Shared>,
-) -> StoreResult<tokio::runtime::Handle> {
+) -> StoreResult<()> {
     let unavailable =
         |e: std::io::Error| super::StoreError::Unavailable(format!("the writer's thread: {e}"));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(unavailable)?;
-    let handle = runtime.handle().clone();
     std::thread::Builder::new()
         .name("store-writer".into())
         .spawn(move || runtime.block_on(group_writer(backend, rx, shared)))
         .map_err(unavailable)?;
-    Ok(handle)
+    Ok(())
 }
 
 fn answer(shared: &Shared, p: Pending, r: StoreResult<Option<Vec<StoredEvent>>>) {

@@ -27,7 +27,8 @@ pub async fn temp_sqlite(name: &str) -> (SqliteStore, TempDir) {
     (store, TempDir(dir))
 }
 
-fn challenge(
+/// A pending challenge.
+pub fn challenge(
     id: &str,
     kind: ChallengeKind,
     by: UserId,

@@ -38,7 +38,9 @@ use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 use sqlx::{ConnectOptions, PgConnection};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::commit::{BatchResult, CommitBatch, Pending, QUEUE, Shared, group_writer, plain_run};
+use super::commit::{
+    BatchResult, CommitBatch, Job, NoWrites, Pending, QUEUE, Shared, group_writer, plain_run,
+};
 use super::rows::{self, Columns};
 use super::{
     Allowance, AllowanceRow, BotUpgrade, BoxFuture, CapReached, Challenge, ChallengeCaps, ChatLine,
@@ -112,7 +114,7 @@ const EVENT_ORDER_LOCK: i64 = 0x00c4_e55e_0002;
 #[derive(Clone, Debug)]
 pub struct PgStore {
     pool: PgPool,
-    games_tx: mpsc::Sender<Pending>,
+    games_tx: mpsc::Sender<Job<NoWrites>>,
     shared: Arc<Shared>,
     node: Arc<str>,
 }
@@ -573,9 +575,21 @@ struct Batches {
     node: Arc<str>,
 }
 
+/// Only game changes: PostgreSQL's other writes commit on their own
+/// pooled connections, side by side, and need no turn at this writer.
 impl CommitBatch for Batches {
-    fn commit_batch<'a>(&'a self, batch: &'a [Pending]) -> BoxFuture<'a, BatchResult> {
-        Box::pin(commit_batch(&self.pool, &self.shared, &self.node, batch))
+    type Write = NoWrites;
+
+    fn commit_batch<'a>(
+        &'a self,
+        games: &'a [Pending],
+        _: &'a mut [NoWrites],
+    ) -> BoxFuture<'a, BatchResult> {
+        Box::pin(commit_batch(&self.pool, &self.shared, &self.node, games))
+    }
+
+    fn answer_write(&self, write: NoWrites, _: StoreResult<()>, _: &Shared) {
+        match write {}
     }
 }
 
@@ -1397,7 +1411,7 @@ impl Store for PgStore {
         Box::pin(async move {
             let (reply, answer) = oneshot::channel();
             self.games_tx
-                .send(Pending { commit, reply })
+                .send(Job::Game(Pending { commit, reply }))
                 .await
                 .map_err(|_| StoreError::Database("the writer has stopped".into()))?;
             answer

@@ -11,8 +11,11 @@ use sqlx::sqlite::{
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::commit::{
-    BatchResult, CommitBatch, Pending, QUEUE, Shared, plain_run, spawn_group_writer,
+    BatchResult, CommitBatch, Job, Pending, QUEUE, Shared, plain_run, spawn_group_writer,
 };
+use writes::{ChallengeWork, ChallengeWrite, Outcome};
+
+mod writes;
 
 use super::rows::{self, Columns};
 use super::{
@@ -103,11 +106,10 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
 pub struct SqliteStore {
     pool: SqlitePool,
     writer: SqlitePool,
-    games_tx: mpsc::Sender<Pending>,
+    /// The group writer's queue: game changes, and the writes that start
+    /// and end challenges ([`writes`]).
+    games_tx: mpsc::Sender<Job<ChallengeWrite>>,
     shared: Arc<Shared>,
-    /// The group writer's runtime (on its own thread), where the writes
-    /// that start and end challenges run too: [`SqliteStore::on_writer_thread`].
-    writer_thread: tokio::runtime::Handle,
 }
 
 async fn insert_game(
@@ -367,15 +369,34 @@ struct Batches {
 }
 
 impl CommitBatch for Batches {
-    fn commit_batch<'a>(&'a self, batch: &'a [Pending]) -> BoxFuture<'a, BatchResult> {
-        Box::pin(commit_batch(&self.writer, batch, &self.shared))
+    type Write = ChallengeWrite;
+
+    fn commit_batch<'a>(
+        &'a self,
+        games: &'a [Pending],
+        writes: &'a mut [ChallengeWrite],
+    ) -> BoxFuture<'a, BatchResult> {
+        Box::pin(commit_batch(&self.writer, games, writes, &self.shared))
+    }
+
+    fn answer_write(&self, write: ChallengeWrite, batch: StoreResult<()>, shared: &Shared) {
+        write.answer(batch, shared);
     }
 }
 
-async fn commit_batch(writer: &SqlitePool, batch: &[Pending], shared: &Shared) -> BatchResult {
+async fn commit_batch(
+    writer: &SqlitePool,
+    batch: &[Pending],
+    writes: &mut [ChallengeWrite],
+    shared: &Shared,
+) -> BatchResult {
     let now = crate::now_ms();
     let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
     let mut statements = 2; // BEGIN, COMMIT
+    // The writes first, so that their events come first (they are
+    // answered first).
+    let savepoints = batch.len() + writes.len() > 1;
+    statements += writes::run_writes(&mut tx, writes, savepoints).await?;
     let mut results = Vec::with_capacity(batch.len());
     let mut rest = batch;
     while let Some(first) = rest.first() {
@@ -612,6 +633,14 @@ async fn pending_counts(conn: &mut SqliteConnection, c: &Challenge) -> StoreResu
     Ok((out, pair, open, incoming))
 }
 
+/// A capped write's outcome as the store's interface gives it.
+fn capped(outcome: Outcome) -> Result<(), CapReached> {
+    match outcome {
+        Outcome::Capped(cap) => Err(cap),
+        Outcome::Written | Outcome::Refused => Ok(()),
+    }
+}
+
 /// How much of the database file each connection maps into memory.
 const MMAP_BYTES: u64 = 256 << 20;
 
@@ -667,13 +696,12 @@ impl SqliteStore {
             writer: writer.clone(),
             shared: shared.clone(),
         };
-        let writer_thread = spawn_group_writer(batches, games_rx, shared.clone())?;
+        spawn_group_writer(batches, games_rx, shared.clone())?;
         let store = SqliteStore {
             pool,
             writer,
             games_tx,
             shared,
-            writer_thread,
         };
         store.migrate().await?;
         store.backfill_san().await?;
@@ -731,125 +759,16 @@ impl SqliteStore {
         Ok(())
     }
 
-    async fn create_challenge_here(
-        &self,
-        challenge: &Challenge,
-        events: &NewEvents,
-        caps: &ChallengeCaps,
-    ) -> StoreResult<Result<(), CapReached>> {
-        // The one writer (BEGIN IMMEDIATE) orders every count and insert.
-        let mut tx = self.begin().await?;
-        if *caps != ChallengeCaps::NONE {
-            let counts = pending_counts(&mut tx, challenge).await?;
-            if let Some(cap) = caps.reached(challenge, counts) {
-                self.read(4);
-                return Ok(Err(cap));
-            }
-        }
-        let mut out = Vec::new();
-        insert_challenge(&mut tx, challenge).await?;
-        let n = insert_events(&mut tx, events, challenge.created_at, &mut out).await?;
-        self.finish(tx, out, 3 + n).await?;
-        Ok(Ok(()))
-    }
-
-    async fn close_challenge_here(
-        &self,
-        id: &ChallengeId,
-        status: ChallengeStatus,
-        reason: Option<&str>,
-        events: &NewEvents,
-    ) -> StoreResult<bool> {
-        let mut tx = self.begin().await?;
-        let mut out = Vec::new();
-        let r = sqlx::query(
-            "UPDATE challenges SET status = ?, decline_reason = ?
-             WHERE id = ? AND status = 'created'",
-        )
-        .bind(status.as_str())
-        .bind(reason)
-        .bind(id.as_str())
-        .execute(&mut *tx)
-        .await?;
-        if r.rows_affected() != 1 {
-            self.read(3);
-            return Ok(false);
-        }
-        let n = insert_events(&mut tx, events, crate::now_ms(), &mut out).await?;
-        self.finish(tx, out, 1 + n).await?;
-        Ok(true)
-    }
-
-    async fn accept_challenge_here(
-        &self,
-        id: &ChallengeId,
-        accepted_by: UserId,
-        game: &Game,
-        first_event: &str,
-        events: &NewEvents,
-    ) -> StoreResult<bool> {
-        let mut tx = self.begin().await?;
-        let mut out = Vec::new();
-        let r = sqlx::query(
-            "UPDATE challenges SET status = 'accepted', dest_user_id = ?
-             WHERE id = ? AND status = 'created'",
-        )
-        .bind(accepted_by.0)
-        .bind(id.as_str())
-        .execute(&mut *tx)
-        .await?;
-        if r.rows_affected() != 1 {
-            self.read(3);
-            return Ok(false);
-        }
-        out.push(insert_game(&mut tx, game, first_event).await?);
-        let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-        self.finish(tx, out, 3 + n).await?;
-        Ok(true)
-    }
-
-    async fn create_accepted_here(
-        &self,
-        challenge: &Challenge,
-        game: &Game,
-        first_event: &str,
-        events: &NewEvents,
-        computer_games: i64,
-    ) -> StoreResult<Result<(), CapReached>> {
-        let mut tx = self.begin().await?;
-        let (ongoing,): (i64,) = sqlx::query_as(COMPUTER_GAMES_SQLITE)
-            .bind(challenge.challenger_id.0)
-            .fetch_one(&mut *tx)
-            .await?;
-        if ongoing >= computer_games {
-            self.read(3);
-            return Ok(Err(CapReached::ComputerGames(ongoing)));
-        }
-        let mut out = Vec::new();
-        insert_challenge(&mut tx, challenge).await?;
-        out.push(insert_game(&mut tx, game, first_event).await?);
-        let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-        self.finish(tx, out, 4 + n).await?;
-        Ok(Ok(()))
-    }
-
-    /// Runs a write transaction on the group writer's thread instead of
-    /// the server's runtime. The writer pool has one connection: a
-    /// transaction that holds it while its task waits for a turn on the
-    /// server's two workers (behind a thousand sockets' tasks) after each
-    /// statement holds up every game's moves behind it. Creating and
-    /// accepting challenges all at once (a load test's start, or games
-    /// that end and restart often) made the worst of the move latency's
-    /// tail that way. The work runs to its end even if the caller goes
-    /// away, as a game change sent to the group writer does.
-    async fn on_writer_thread<T: Send + 'static>(
-        &self,
-        work: impl Future<Output = StoreResult<T>> + Send + 'static,
-    ) -> StoreResult<T> {
-        self.writer_thread
-            .spawn(work)
+    /// Queues a challenge's write for the group writer and waits for its
+    /// batch to commit.
+    async fn queue_write(&self, work: ChallengeWork) -> StoreResult<Outcome> {
+        let (write, answer) = ChallengeWrite::new(work);
+        let stopped = || StoreError::Database("the writer has stopped".into());
+        self.games_tx
+            .send(Job::Write(write))
             .await
-            .map_err(|e| StoreError::Unavailable(format!("the writer's thread: {e}")))?
+            .map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
     }
 
     async fn begin(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Sqlite>> {
@@ -1176,13 +1095,12 @@ impl Store for SqliteStore {
         events: &'a NewEvents,
         caps: &'a ChallengeCaps,
     ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
-        let (store, challenge, events, caps) =
-            (self.clone(), challenge.clone(), events.clone(), *caps);
-        Box::pin(self.on_writer_thread(async move {
-            store
-                .create_challenge_here(&challenge, &events, &caps)
-                .await
-        }))
+        let work = ChallengeWork::Create {
+            challenge: challenge.clone(),
+            events: events.clone(),
+            caps: *caps,
+        };
+        Box::pin(async move { Ok(capped(self.queue_write(work).await?)) })
     }
 
     fn challenge<'a>(
@@ -1247,17 +1165,13 @@ impl Store for SqliteStore {
         reason: Option<&'a str>,
         events: &'a NewEvents,
     ) -> BoxFuture<'a, StoreResult<bool>> {
-        let (store, id, reason, events) = (
-            self.clone(),
-            id.clone(),
-            reason.map(str::to_owned),
-            events.clone(),
-        );
-        Box::pin(self.on_writer_thread(async move {
-            store
-                .close_challenge_here(&id, status, reason.as_deref(), &events)
-                .await
-        }))
+        let work = ChallengeWork::Close {
+            id: id.clone(),
+            status,
+            reason: reason.map(str::to_owned),
+            events: events.clone(),
+        };
+        Box::pin(async move { Ok(self.queue_write(work).await? == Outcome::Written) })
     }
 
     fn accept_challenge<'a>(
@@ -1268,18 +1182,14 @@ impl Store for SqliteStore {
         first_event: &'a str,
         events: &'a NewEvents,
     ) -> BoxFuture<'a, StoreResult<bool>> {
-        let (store, id, game, first_event, events) = (
-            self.clone(),
-            id.clone(),
-            game.clone(),
-            first_event.to_owned(),
-            events.clone(),
-        );
-        Box::pin(self.on_writer_thread(async move {
-            store
-                .accept_challenge_here(&id, accepted_by, &game, &first_event, &events)
-                .await
-        }))
+        let work = ChallengeWork::Accept {
+            id: id.clone(),
+            accepted_by,
+            game: game.clone(),
+            first_event: first_event.to_owned(),
+            events: events.clone(),
+        };
+        Box::pin(async move { Ok(self.queue_write(work).await? == Outcome::Written) })
     }
 
     fn create_accepted<'a>(
@@ -1290,18 +1200,14 @@ impl Store for SqliteStore {
         events: &'a NewEvents,
         computer_games: i64,
     ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
-        let (store, challenge, game, first_event, events) = (
-            self.clone(),
-            challenge.clone(),
-            game.clone(),
-            first_event.to_owned(),
-            events.clone(),
-        );
-        Box::pin(self.on_writer_thread(async move {
-            store
-                .create_accepted_here(&challenge, &game, &first_event, &events, computer_games)
-                .await
-        }))
+        let work = ChallengeWork::CreateAccepted {
+            challenge: challenge.clone(),
+            game: game.clone(),
+            first_event: first_event.to_owned(),
+            events: events.clone(),
+            computer_games,
+        };
+        Box::pin(async move { Ok(capped(self.queue_write(work).await?)) })
     }
 
     fn game<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<Game>>> {
@@ -1319,7 +1225,7 @@ impl Store for SqliteStore {
         Box::pin(async move {
             let (reply, answer) = oneshot::channel();
             self.games_tx
-                .send(Pending { commit, reply })
+                .send(Job::Game(Pending { commit, reply }))
                 .await
                 .map_err(|_| StoreError::Database("the writer has stopped".into()))?;
             answer

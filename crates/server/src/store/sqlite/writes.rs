@@ -1,0 +1,303 @@
+//! Challenges' writes, queued for the group writer (`super::commit`) so
+//! that they share its batches' transactions. Each was a write
+//! transaction of its own on SQLite's one writer connection, with an fsync
+//! each: a load test's start (a challenge and its acceptance for every
+//! game at once) or games that end and restart often queued hundreds of
+//! them between two batches of moves, and every game's moves waited.
+//!
+//! In a batch of several jobs each write runs inside a savepoint, so that
+//! one that fails (a duplicate id, say) is undone alone and the batch
+//! commits the rest.
+
+use sqlx::SqliteConnection;
+use tokio::sync::oneshot;
+
+use super::{COMPUTER_GAMES_SQLITE, insert_challenge, insert_events, insert_game, pending_counts};
+use crate::model::{ChallengeId, ChallengeStatus, UserId};
+use crate::store::commit::Shared;
+use crate::store::{
+    CapReached, Challenge, ChallengeCaps, Game, NewEvents, StoreResult, StoredEvent,
+};
+
+/// What a write did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::store) enum Outcome {
+    Written,
+    /// Its guard found the challenge no longer pending: nothing written.
+    Refused,
+    /// A cap would be passed: nothing written.
+    Capped(CapReached),
+}
+
+/// A challenge's write and its data.
+#[derive(Debug)]
+pub(in crate::store) enum ChallengeWork {
+    Create {
+        challenge: Challenge,
+        events: NewEvents,
+        caps: ChallengeCaps,
+    },
+    Close {
+        id: ChallengeId,
+        status: ChallengeStatus,
+        reason: Option<String>,
+        events: NewEvents,
+    },
+    Accept {
+        id: ChallengeId,
+        accepted_by: UserId,
+        game: Game,
+        first_event: String,
+        events: NewEvents,
+    },
+    /// A challenge to the computer, accepted at once.
+    CreateAccepted {
+        challenge: Challenge,
+        game: Game,
+        first_event: String,
+        events: NewEvents,
+        computer_games: i64,
+    },
+}
+
+/// A queued write, its caller's answer, and (once run in a batch) its
+/// outcome, kept until the batch commits.
+#[derive(Debug)]
+pub(in crate::store) struct ChallengeWrite {
+    work: ChallengeWork,
+    reply: oneshot::Sender<StoreResult<Outcome>>,
+    done: Option<StoreResult<(Outcome, Vec<StoredEvent>)>>,
+}
+
+impl ChallengeWrite {
+    pub(super) fn new(
+        work: ChallengeWork,
+    ) -> (ChallengeWrite, oneshot::Receiver<StoreResult<Outcome>>) {
+        let (reply, answer) = oneshot::channel();
+        let write = ChallengeWrite {
+            work,
+            reply,
+            done: None,
+        };
+        (write, answer)
+    }
+
+    /// Answers the caller: after its batch committed, its own outcome
+    /// (its events published first); otherwise the batch's error.
+    pub(super) fn answer(self, batch: StoreResult<()>, shared: &Shared) {
+        let r = match (batch, self.done) {
+            (Err(e), _) => Err(e),
+            (Ok(()), Some(Ok((outcome, events)))) => {
+                shared.publish(events);
+                Ok(outcome)
+            }
+            (Ok(()), Some(Err(e))) => Err(e),
+            (Ok(()), None) => Err(crate::store::StoreError::Database(
+                "a queued write was not run by its batch".into(),
+            )),
+        };
+        let _ = self.reply.send(r);
+    }
+}
+
+/// Runs a batch's writes on its transaction; returns the statements sent.
+/// With `savepoints`, a write's own failure is undone and kept for its
+/// caller; without (a batch of that write alone), it fails the batch.
+pub(super) async fn run_writes(
+    conn: &mut SqliteConnection,
+    writes: &mut [ChallengeWrite],
+    savepoints: bool,
+) -> StoreResult<u64> {
+    let mut statements = 0;
+    for w in writes {
+        if !savepoints {
+            let (outcome, events, n) = run(conn, &w.work).await?;
+            statements += n;
+            w.done = Some(Ok((outcome, events)));
+            continue;
+        }
+        sqlx::query("SAVEPOINT challenge_write")
+            .execute(&mut *conn)
+            .await?;
+        statements += 2; // SAVEPOINT, RELEASE
+        match run(conn, &w.work).await {
+            Ok((outcome, events, n)) => {
+                statements += n;
+                w.done = Some(Ok((outcome, events)));
+            }
+            Err(e) => {
+                sqlx::query("ROLLBACK TO challenge_write")
+                    .execute(&mut *conn)
+                    .await?;
+                statements += 1;
+                w.done = Some(Err(e));
+            }
+        }
+        sqlx::query("RELEASE challenge_write")
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(statements)
+}
+
+/// One write's statements: its outcome, the events it stored and the
+/// number of statements sent.
+async fn run(
+    conn: &mut SqliteConnection,
+    work: &ChallengeWork,
+) -> StoreResult<(Outcome, Vec<StoredEvent>, u64)> {
+    let mut out = Vec::new();
+    match work {
+        ChallengeWork::Create {
+            challenge,
+            events,
+            caps,
+        } => {
+            // The one writer orders every count and insert.
+            let mut sent = 0;
+            if *caps != ChallengeCaps::NONE {
+                let counts = pending_counts(conn, challenge).await?;
+                sent += 2;
+                if let Some(cap) = caps.reached(challenge, counts) {
+                    return Ok((Outcome::Capped(cap), out, sent));
+                }
+            }
+            insert_challenge(conn, challenge).await?;
+            let n = insert_events(conn, events, challenge.created_at, &mut out).await?;
+            Ok((Outcome::Written, out, sent + 1 + n))
+        }
+        ChallengeWork::Close {
+            id,
+            status,
+            reason,
+            events,
+        } => {
+            let r = sqlx::query(
+                "UPDATE challenges SET status = ?, decline_reason = ?
+                 WHERE id = ? AND status = 'created'",
+            )
+            .bind(status.as_str())
+            .bind(reason.as_deref())
+            .bind(id.as_str())
+            .execute(&mut *conn)
+            .await?;
+            if r.rows_affected() != 1 {
+                return Ok((Outcome::Refused, out, 1));
+            }
+            let n = insert_events(conn, events, crate::now_ms(), &mut out).await?;
+            Ok((Outcome::Written, out, 1 + n))
+        }
+        ChallengeWork::Accept {
+            id,
+            accepted_by,
+            game,
+            first_event,
+            events,
+        } => {
+            let r = sqlx::query(
+                "UPDATE challenges SET status = 'accepted', dest_user_id = ?
+                 WHERE id = ? AND status = 'created'",
+            )
+            .bind(accepted_by.0)
+            .bind(id.as_str())
+            .execute(&mut *conn)
+            .await?;
+            if r.rows_affected() != 1 {
+                return Ok((Outcome::Refused, out, 1));
+            }
+            out.push(insert_game(conn, game, first_event).await?);
+            let n = insert_events(conn, events, game.created_at, &mut out).await?;
+            Ok((Outcome::Written, out, 3 + n))
+        }
+        ChallengeWork::CreateAccepted {
+            challenge,
+            game,
+            first_event,
+            events,
+            computer_games,
+        } => {
+            let (ongoing,): (i64,) = sqlx::query_as(COMPUTER_GAMES_SQLITE)
+                .bind(challenge.challenger_id.0)
+                .fetch_one(&mut *conn)
+                .await?;
+            if ongoing >= *computer_games {
+                return Ok((Outcome::Capped(CapReached::ComputerGames(ongoing)), out, 1));
+            }
+            insert_challenge(conn, challenge).await?;
+            out.push(insert_game(conn, game, first_event).await?);
+            let n = insert_events(conn, events, game.created_at, &mut out).await?;
+            Ok((Outcome::Written, out, 4 + n))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::ChallengeKind;
+    use crate::store::{NewEvents, Store, StoreError, conformance};
+
+    /// Challenges created at once share the group writer's transactions,
+    /// and one that fails (its id is taken) is undone alone: the others
+    /// and their events are stored, its event is not.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn writes_queued_together_share_a_transaction_and_fail_alone() {
+        let (s, _dir) = conformance::temp_sqlite("writes").await;
+        let a = s.create_user("Writer", "h", 0).await.unwrap();
+        let b = s.create_user("Written", "h", 0).await.unwrap();
+        let taken = conformance::challenge("wtaken", ChallengeKind::User, a.id, Some(b.id), 1);
+        s.create_challenge(&taken, &NewEvents::none())
+            .await
+            .unwrap();
+        let ids: Vec<String> = (0..40)
+            .map(|i| {
+                if i == 17 {
+                    "wtaken".to_owned()
+                } else {
+                    format!("w{i}")
+                }
+            })
+            .collect();
+        let before = s.stats();
+        let results = futures_util::future::join_all(ids.iter().map(|id| {
+            let s = &s;
+            async move {
+                let c = conformance::challenge(id, ChallengeKind::User, a.id, Some(b.id), 2);
+                let events = NewEvents {
+                    user: vec![(b.id, format!("{{\"id\":\"{id}\"}}"))],
+                    lobby: Vec::new(),
+                };
+                s.create_challenge(&c, &events).await
+            }
+        }))
+        .await;
+        let after = s.stats();
+        for (id, r) in ids.iter().zip(&results) {
+            if id == "wtaken" {
+                assert!(matches!(r, Err(StoreError::Conflict)), "{id}: {r:?}");
+            } else {
+                assert!(r.is_ok(), "{id}: {r:?}");
+                assert!(s.challenge(&id.parse().unwrap()).await.unwrap().is_some());
+            }
+        }
+        let mut told: Vec<String> = s
+            .user_events_since(b.id, 0)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.payload.to_string())
+            .collect();
+        told.sort();
+        let mut expected: Vec<String> = ids
+            .iter()
+            .filter(|id| *id != "wtaken")
+            .map(|id| format!("{{\"id\":\"{id}\"}}"))
+            .collect();
+        expected.sort();
+        assert_eq!(told, expected);
+        let transactions = after.write_transactions - before.write_transactions;
+        assert!(
+            transactions <= 10,
+            "40 challenges at once took {transactions} write transactions"
+        );
+    }
+}
