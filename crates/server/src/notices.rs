@@ -30,8 +30,21 @@ pub fn of_change(old: &Game, new: &Game, players: &Players, by: Color) -> Vec<(U
     if new.ply > old.ply
         && let Some(uid) = new.player_id(to_move)
     {
-        let game = views::now_playing(new, to_move, players);
-        out.push((uid, json!({ "type": "yourMove", "game": game }).to_string()));
+        // Written straight from its struct: this one goes with every move,
+        // and a `json!` tree first was most of its cost.
+        #[derive(serde::Serialize)]
+        struct YourMove {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            game: views::NowPlayingJson,
+        }
+        let notice = YourMove {
+            kind: "yourMove",
+            game: views::now_playing(new, to_move, players),
+        };
+        if let Ok(text) = serde_json::to_string(&notice) {
+            out.push((uid, text));
+        }
     }
     let name = |c: Color| players.get(c).name.clone();
     match (old.draw_offer, new.draw_offer) {

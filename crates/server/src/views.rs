@@ -451,7 +451,8 @@ pub struct GameStateJson {
     /// The game's version: 1 at creation, one more after every change.
     pub version: i64,
     /// The moves played, in the readable notation (as `moves`, one each).
-    pub san: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    pub san: Words,
     /// The legal moves of the side to move (empty once the game is over):
     /// with these a page draws the position without asking again.
     pub legal_moves: Vec<LegalMoveJson>,
@@ -771,7 +772,7 @@ pub fn game_state(game: &store::Game, pos: &Position) -> GameStateJson {
         btakeback: game.takeback_offer == Some(Color::Black),
         rematch: game.rematch.as_ref().map(RematchJson::of),
         fen: game.fen.clone(),
-        last_move: game.move_list().last().map(|m| (*m).to_owned()),
+        last_move: game.last_move().map(str::to_owned),
         check: pos.is_check(),
         turn: game.turn().name(),
         rating_diff: game
@@ -783,12 +784,31 @@ pub fn game_state(game: &store::Game, pos: &Position) -> GameStateJson {
             }),
         ply: game.ply,
         version: game.version,
-        san: game.san_list().into_iter().map(str::to_owned).collect(),
+        san: Words(game.san.clone()),
         legal_moves: if game.is_ongoing() {
             LegalMoveJson::all(pos)
         } else {
             Vec::new()
         },
+    }
+}
+
+/// Space-separated words serialised as a JSON array of strings: a state's
+/// move list is written for every move, and splitting it into a string
+/// each first made as many allocations as the game has plies.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Words(pub String);
+
+impl Words {
+    /// The words, in order.
+    pub fn list(&self) -> Vec<String> {
+        self.0.split_ascii_whitespace().map(str::to_owned).collect()
+    }
+}
+
+impl Serialize for Words {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.split_ascii_whitespace())
     }
 }
 
@@ -906,7 +926,7 @@ pub fn with_game_rating(p: &PlayerJson, r: Option<store::SideRating>) -> PlayerJ
 /// A game as one of its players sees it.
 pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPlayingJson {
     let opp = players.get(color.other());
-    let moves = game.move_list();
+    let played = game.moves.split_ascii_whitespace().take(2).count();
     // Whether `color` has moved: its first move is ply 0 or 1 depending on who started.
     let starter = if game.initial_fen.split_ascii_whitespace().nth(1) == Some("b") {
         Color::Black
@@ -914,9 +934,9 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
         Color::White
     };
     let has_moved = if starter == color {
-        !moves.is_empty()
+        played >= 1
     } else {
-        moves.len() >= 2
+        played >= 2
     };
     NowPlayingJson {
         game_id: game.id.to_string(),
@@ -927,7 +947,7 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
         has_moved,
         is_my_turn: game.is_ongoing() && game.turn() == color,
         seconds_left: UNLIMITED_TIME / 1000,
-        last_move: moves.last().map(|m| (*m).to_owned()).unwrap_or_default(),
+        last_move: game.last_move().unwrap_or_default().to_owned(),
         last_move_at: game.updated_at,
         opponent: OpponentJson {
             id: opp.id.clone(),

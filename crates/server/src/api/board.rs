@@ -172,7 +172,7 @@ pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
         winner: state.winner,
         reason: state.reason,
         moves: g.move_list().into_iter().map(str::to_owned).collect(),
-        san: state.san,
+        san: state.san.list(),
         last_move: state.last_move,
         check: state.check,
         draw_offer: g.draw_offer.map(Color::name),

@@ -477,6 +477,11 @@ impl Game {
         self.moves.split_ascii_whitespace().collect()
     }
 
+    /// The last move, Merge-UCI (found without listing the others).
+    pub fn last_move(&self) -> Option<&str> {
+        self.moves.split_ascii_whitespace().next_back()
+    }
+
     /// The readable moves as a list.
     pub fn san_list(&self) -> Vec<&str> {
         self.san.split_ascii_whitespace().collect()
