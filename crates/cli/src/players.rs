@@ -9,7 +9,8 @@
 //! - `depth=D`, `nodes=N`, `movetime=MS`, `noise=CP`, `hash=MB`: the
 //!   engine with these limits (any combination; `noise` adds eval noise);
 //!   `off=null+lmr+rfp+futility+checkext+lmp+iir+lmrhist+see+seeprune` switches search
-//!   features off;
+//!   features off, `on=conthist+singular` (or any of those names) on;
+//!   applied in order, left to right;
 //! - `random`: a uniformly random legal move;
 //! - `greedy`: the capture of the most valuable unit (promotions count
 //!   their gain), random among equals and when nothing can be taken;
@@ -107,15 +108,14 @@ impl FromStr for PlayerSpec {
                 "greedy" => greedy = true,
                 "uci" => uci = Some(v.to_owned()),
                 "name" => name = Some(v.to_owned()),
-                "off" => {
-                    features =
-                        Features::without(v).map_err(|e| anyhow!("player spec {s:?}: {e}"))?
-                }
+                "off" | "on" => features
+                    .set(v, k == "on")
+                    .map_err(|e| anyhow!("player spec {s:?}: {e}"))?,
                 _ if k.starts_with("option.") => {
                     options.push((k["option.".len()..].to_owned(), v.to_owned()))
                 }
                 _ => bail!(
-                    "player spec {s:?}: unknown item {item:?} (expected level=, depth=, nodes=, movetime=, noise=, hash=, off=, random, greedy, uci=, option.NAME=, name=)"
+                    "player spec {s:?}: unknown item {item:?} (expected level=, depth=, nodes=, movetime=, noise=, hash=, off=, on=, random, greedy, uci=, option.NAME=, name=)"
                 ),
             }
         }
@@ -472,6 +472,13 @@ mod tests {
             k => panic!("{k:?}"),
         }
         assert!("nodes=100,off=magic".parse::<PlayerSpec>().is_err());
+        let s: PlayerSpec = "nodes=100,on=conthist+singular,off=singular"
+            .parse()
+            .unwrap();
+        match s.kind {
+            Kind::Engine { features, .. } => assert!(features.cont_history && !features.singular),
+            k => panic!("{k:?}"),
+        }
         let s: PlayerSpec = "depth=4,noise=20".parse().unwrap();
         assert!(matches!(
             s.kind,

@@ -171,6 +171,9 @@ pub fn perft_made(pos: &Position, depth: u32) -> u64 {
 
 /// [`bench`]'s node count at depth 5 with 16 MiB tables.
 pub const SIGNATURE_DEPTH_5: u64 = 90_582;
+/// The same with continuation history and singular extensions switched
+/// on (`on=conthist+singular`, 2026-12-04; off by default, unmeasured).
+pub const SIGNATURE_DEPTH_5_WITH_CONTHIST_SINGULAR: u64 = 80_697;
 /// The same before static exchange evaluation (`off=see+seeprune`): 84,783
 /// with the weights of 2026-12-03 (standard's tuned set, ChessMerge's
 /// second round; 79,726 before them, 81,150 with standard's set alone).
@@ -202,10 +205,17 @@ mod tests {
     /// meant. With late move pruning, internal iterative reduction and
     /// the history-adjusted reductions switched off, the search is the one
     /// from before them, node for node; likewise without SEE (`see`,
-    /// `seeprune`).
+    /// `seeprune`). Continuation history and singular extensions are off
+    /// by default; switched on, the count is recorded too.
     #[test]
     fn bench_node_count_is_the_recorded_signature() {
         assert_eq!(bench(5, 16, |_, _, _| {}).nodes, SIGNATURE_DEPTH_5);
+        let mut with_cont = Features::default();
+        with_cont.set("conthist+singular", true).unwrap();
+        assert_eq!(
+            bench_with(5, 16, with_cont, |_, _, _| {}).nodes,
+            SIGNATURE_DEPTH_5_WITH_CONTHIST_SINGULAR
+        );
         let before_see = Features::without("see+seeprune").unwrap();
         assert_eq!(
             bench_with(5, 16, before_see, |_, _, _| {}).nodes,

@@ -277,6 +277,14 @@ pub const IIR_MIN_DEPTH: i32 = 4;
 /// Late move reductions: a quiet move's history divided by this is taken
 /// off its reduction (history stays within ±`HISTORY_MAX`).
 pub const LMR_HISTORY_DIVISOR: i32 = 8_192;
+/// Singular extensions: from this depth on.
+pub const SINGULAR_MIN_DEPTH: i32 = 8;
+/// Singular extensions: the table entry must be at least this many plies
+/// less deep than the node.
+pub const SINGULAR_TT_DEPTH_MARGIN: i32 = 3;
+/// Singular extensions: the other moves are searched against the table
+/// score less this many centipawns per ply of depth.
+pub const SINGULAR_MARGIN_PER_DEPTH: i32 = 2;
 /// Quiescence delta pruning margin.
 pub const DELTA_MARGIN: i32 = 200;
 /// Total check extensions allowed on one line, as a fraction of the root

@@ -139,6 +139,14 @@ pub struct Features {
     /// SEE pruning at shallow non-PV nodes: quiet moves and captures whose
     /// exchange loses more than a depth-scaled margin.
     pub see_prune: bool,
+    /// Continuation history: quiet moves ordered (and reduced) also by
+    /// how they did after the move one and two plies before, indexed by
+    /// each move's unit kind and destination.
+    pub cont_history: bool,
+    /// Singular extensions: a table move much better than every other
+    /// move at a deep node is searched one ply deeper (and a reduced
+    /// search that beats beta without it cuts the node: multi-cut).
+    pub singular: bool,
 }
 
 impl Default for Features {
@@ -154,6 +162,10 @@ impl Default for Features {
             lmr_history: true,
             see: true,
             see_prune: true,
+            // Off until a match accepts them (docs/engine.md, "Search:
+            // continuation history and singular extensions"): `on=` names.
+            cont_history: false,
+            singular: false,
         }
     }
 }
@@ -161,29 +173,39 @@ impl Default for Features {
 impl Features {
     /// Switches off the features named in `list` (`+`-separated: `null`,
     /// `lmr`, `rfp`, `futility`, `checkext`, `lmp`, `iir`, `lmrhist`, `see`,
-    /// `seeprune`).
+    /// `seeprune`, `conthist`, `singular`), from the defaults.
     pub fn without(list: &str) -> Result<Features, String> {
         let mut f = Features::default();
+        f.set(list, false)?;
+        Ok(f)
+    }
+
+    /// Switches the features named in `list` (the names of
+    /// [`Features::without`]) on or off.
+    pub fn set(&mut self, list: &str, on: bool) -> Result<(), String> {
         for name in list.split('+').map(str::trim).filter(|n| !n.is_empty()) {
-            match name {
-                "null" => f.null_move = false,
-                "lmr" => f.lmr = false,
-                "rfp" => f.reverse_futility = false,
-                "futility" => f.futility = false,
-                "checkext" => f.check_extension = false,
-                "lmp" => f.lmp = false,
-                "iir" => f.iir = false,
-                "lmrhist" => f.lmr_history = false,
-                "see" => f.see = false,
-                "seeprune" => f.see_prune = false,
+            let flag = match name {
+                "null" => &mut self.null_move,
+                "lmr" => &mut self.lmr,
+                "rfp" => &mut self.reverse_futility,
+                "futility" => &mut self.futility,
+                "checkext" => &mut self.check_extension,
+                "lmp" => &mut self.lmp,
+                "iir" => &mut self.iir,
+                "lmrhist" => &mut self.lmr_history,
+                "see" => &mut self.see,
+                "seeprune" => &mut self.see_prune,
+                "conthist" => &mut self.cont_history,
+                "singular" => &mut self.singular,
                 other => {
                     return Err(format!(
-                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist, see, seeprune)"
+                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist, see, seeprune, conthist, singular)"
                     ));
                 }
-            }
+            };
+            *flag = on;
         }
-        Ok(f)
+        Ok(())
     }
 }
 
@@ -193,6 +215,15 @@ pub struct Searcher {
     tt: TransTable,
     stop: Arc<AtomicBool>,
     history: Box<[[[i32; 64]; 64]; 2]>,
+    /// Continuation history, `[plies back - 1][side][previous piece-to][piece-to]`
+    /// (`piece_to`), within ±`HISTORY_MAX`.
+    cont_history: Vec<i16>,
+    /// The piece-to index (`piece_to`) of the move made at each ply of the
+    /// current line (`NO_PIECE_TO` for a null move).
+    line_moves: [u16; MAX_PLY + 2],
+    /// The move a singular-extension search at each ply leaves out
+    /// (`NO_MOVE` for none).
+    excluded: [u32; MAX_PLY + 1],
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -257,6 +288,9 @@ impl Searcher {
             tt: TransTable::new(hash_mb),
             stop,
             history: Box::new([[[0; 64]; 64]; 2]),
+            cont_history: vec![0; CONT_HISTORY_LEN],
+            line_moves: [NO_PIECE_TO; MAX_PLY + 2],
+            excluded: [NO_MOVE; MAX_PLY + 1],
             killers: [[None; 2]; MAX_PLY + 1],
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
@@ -303,6 +337,7 @@ impl Searcher {
             .iter_mut()
             .flatten()
             .for_each(|row| row.fill(0));
+        self.cont_history.fill(0);
         self.killers = [[None; 2]; MAX_PLY + 1];
     }
 
@@ -359,6 +394,12 @@ impl Searcher {
                 }
             }
         }
+        if self.features.cont_history {
+            for h in self.cont_history.iter_mut() {
+                *h /= HISTORY_AGING_DIVISOR as i16;
+            }
+        }
+        self.excluded = [NO_MOVE; MAX_PLY + 1];
         let key = pos.zobrist();
         self.keys.clear();
         let hist = match history.last() {
@@ -526,6 +567,7 @@ impl Searcher {
             // or quiescence), like every other node.
             let child = pos.play_unchecked(m);
             self.set_child_material(0, pos, m, &child);
+            self.line_moves[0] = piece_to(pos, m);
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check && self.features.check_extension);
             let score = if i == 0 {
@@ -714,11 +756,16 @@ impl Searcher {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         let pv_node = beta - alpha > 1;
+        // A singular-extension search of this node leaves this move out
+        // (and neither cuts on nor stores into the table).
+        let excluded = self.excluded[ply];
+        let excluding = excluded != NO_MOVE;
 
         let hit = self.tt.probe(key, ply);
         let tt_move = hit.and_then(|h| h.mv);
         if let Some(h) = hit
             && !pv_node
+            && !excluding
             && h.depth >= depth
         {
             let cut = match h.bound {
@@ -748,7 +795,7 @@ impl Searcher {
         let improving = !in_check
             && (ply < 2 || self.evals[ply - 2] == NO_EVAL || static_eval > self.evals[ply - 2]);
 
-        if !pv_node && !in_check && beta.abs() < MATE_BOUND {
+        if !pv_node && !in_check && !excluding && beta.abs() < MATE_BOUND {
             // Reverse futility pruning.
             if self.features.reverse_futility
                 && depth <= RFP_MAX_DEPTH
@@ -767,6 +814,7 @@ impl Searcher {
             {
                 let r = NULL_BASE_R + depth / NULL_DEPTH_DIVISOR;
                 self.keys.push(key);
+                self.line_moves[ply] = NO_PIECE_TO;
                 self.material[ply + 1] = self.material[ply];
                 if let Some(stack) = &mut self.net_stack {
                     stack.same_as_parent(ply);
@@ -797,6 +845,46 @@ impl Searcher {
             depth -= 1;
         }
 
+        // Singular extension: is the table move (a lower or exact bound
+        // from nearly this depth) better by a margin than every other
+        // move, searched at half depth? Then it is searched one ply
+        // deeper. If instead the other moves still reach beta above the
+        // margin, several moves beat beta: the node is cut (multi-cut).
+        let mut singular_ext = 0;
+        if self.features.singular
+            && !excluding
+            && ply > 0
+            && depth >= SINGULAR_MIN_DEPTH
+            && (ply as i32) < EXTENSION_PLY_FACTOR * self.root_depth
+            && let (Some(h), Some(ttm)) = (hit, tt_move)
+            && h.bound != Bound::Upper
+            && h.depth >= depth - SINGULAR_TT_DEPTH_MARGIN
+            && h.score.abs() < MATE_BOUND
+        {
+            let s_beta = h.score - SINGULAR_MARGIN_PER_DEPTH * depth;
+            self.excluded[ply] = ttm.to_bits();
+            let s = self.negamax(
+                pos,
+                (depth - 1) / 2,
+                s_beta - 1,
+                s_beta,
+                ply,
+                in_check,
+                false,
+            );
+            self.excluded[ply] = NO_MOVE;
+            self.pv_len[ply] = ply;
+            self.evals[ply] = if in_check { NO_EVAL } else { static_eval };
+            if self.stopped {
+                return 0;
+            }
+            if s < s_beta {
+                singular_ext = 1;
+            } else if s_beta >= beta {
+                return s_beta;
+            }
+        }
+
         pos.legal_moves_into(&mut self.move_list);
         if self.move_list.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
@@ -817,6 +905,7 @@ impl Searcher {
         let us = pos.turn().index();
         let can_extend =
             self.features.check_extension && (ply as i32) < EXTENSION_PLY_FACTOR * self.root_depth;
+        let cont = (ctx.cont[0], ctx.cont[1]);
         self.keys.push(key);
         // Where a move must land or leave from to give check.
         let check_squares = CheckSquares::of(pos);
@@ -828,6 +917,9 @@ impl Searcher {
         for i in 0..scored.len() {
             bring_best_forward(&mut scored, i);
             let (ms, m, _) = scored[i];
+            if m.to_bits() == excluded {
+                continue;
+            }
             let tactical = is_capture_of(ctx.them, m) || m.promotion().is_some();
             // Futility pruning of quiet moves near the leaves, unless they
             // give check. A move that cannot give check is pruned without
@@ -878,7 +970,12 @@ impl Searcher {
             prefetch(self.eval_slot(child_key));
 
             self.set_child_material(ply, pos, m, &child);
-            let ext = i32::from(gives_check && can_extend);
+            self.line_moves[ply] = piece_to(pos, m);
+            let ext = if singular_ext > 0 && Some(m) == tt_move {
+                singular_ext
+            } else {
+                i32::from(gives_check && can_extend)
+            };
             let new_depth = depth - 1 + ext;
             let score = if i == 0 {
                 -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, gives_check, true)
@@ -945,7 +1042,7 @@ impl Searcher {
                     self.update_pv(ply, m);
                     if score >= beta {
                         if !tactical {
-                            self.reward_quiet(us, ply, m, depth, &scored[..i]);
+                            self.reward_quiet(pos, us, ply, m, depth, cont, &scored[..i]);
                         }
                         break;
                     }
@@ -959,8 +1056,12 @@ impl Searcher {
         self.keys.pop();
         self.bufs[ply] = scored;
         if best == -INFINITY {
-            // Every move was pruned (cannot happen: the first is searched).
-            return static_eval;
+            // Every move was pruned (cannot happen: the first is searched),
+            // or the only move is the one a singular search leaves out.
+            return if excluding { alpha } else { static_eval };
+        }
+        if excluding {
+            return best;
         }
         let bound = if best >= beta {
             Bound::Lower
@@ -975,12 +1076,16 @@ impl Searcher {
 
     /// `tried`: the moves searched before `m`, the quiet ones penalised
     /// marked by a 1 in the third field.
+    /// `cont`: the node's continuation-history rows (`OrderContext::cont`).
+    #[allow(clippy::too_many_arguments)]
     fn reward_quiet(
         &mut self,
+        pos: &Position,
         us: usize,
         ply: usize,
         m: Move,
         depth: i32,
+        cont: (usize, usize),
         tried: &[(i32, Move, i32)],
     ) {
         let k = &mut self.killers[ply];
@@ -994,6 +1099,22 @@ impl Searcher {
         for q in tried.iter().filter(|e| e.2 == 1).map(|e| e.1) {
             let h = &mut self.history[us][q.from().index()][q.to().index()];
             *h -= bonus + *h * bonus / HISTORY_MAX;
+        }
+        if !self.features.cont_history {
+            return;
+        }
+        for row in [cont.0, cont.1] {
+            if row == NO_CONT_ROW {
+                continue;
+            }
+            let h = &mut self.cont_history[row + piece_to(pos, m) as usize];
+            let v = i32::from(*h);
+            *h = (v + bonus - v * bonus / HISTORY_MAX) as i16;
+            for q in tried.iter().filter(|e| e.2 == 1).map(|e| e.1) {
+                let h = &mut self.cont_history[row + piece_to(pos, q) as usize];
+                let v = i32::from(*h);
+                *h = (v - bonus - v * bonus / HISTORY_MAX) as i16;
+            }
         }
     }
 
@@ -1118,11 +1239,24 @@ impl Searcher {
     /// node instead of once per move.
     fn order_context(&self, pos: &Position, tt_move: Option<Move>, ply: usize) -> OrderContext {
         let k = self.killers[ply];
+        let us = pos.turn().index();
+        let row = |back: usize| {
+            if !self.features.cont_history || ply < back {
+                return NO_CONT_ROW;
+            }
+            let prev = self.line_moves[ply - back];
+            if prev == NO_PIECE_TO {
+                NO_CONT_ROW
+            } else {
+                cont_row(back, us, prev)
+            }
+        };
         OrderContext {
             tt_move: move_bits(tt_move),
             them: pos.units_of(pos.turn().other()).0,
             killers: [move_bits(k[0]), move_bits(k[1])],
-            us: pos.turn().index(),
+            us,
+            cont: [row(1), row(2)],
         }
     }
 
@@ -1163,7 +1297,19 @@ impl Searcher {
             return KILLER_SCORE - SECOND_KILLER_OFFSET;
         }
         // `& 1`: the side's index is 0 or 1, which spares a bounds check.
-        self.history[ctx.us & 1][m.from().index()][m.to().index()]
+        let h = self.history[ctx.us & 1][m.from().index()][m.to().index()];
+        if ctx.cont[0] == NO_CONT_ROW && ctx.cont[1] == NO_CONT_ROW {
+            return h;
+        }
+        let pt = piece_to(pos, m) as usize;
+        let c = |row: usize| {
+            if row == NO_CONT_ROW {
+                0
+            } else {
+                i32::from(self.cont_history[row + pt])
+            }
+        };
+        h + c(ctx.cont[0]) + c(ctx.cont[1])
     }
 }
 
@@ -1177,6 +1323,46 @@ struct OrderContext {
     killers: [u32; 2],
     /// The side to move's index.
     us: usize,
+    /// The continuation-history rows of the moves one and two plies
+    /// before (`cont_row`; `NO_CONT_ROW` for none, or with the feature off).
+    cont: [usize; 2],
+}
+
+/// Unit kinds of the continuation history: the six roles alone, and a
+/// pair by its first role.
+const PIECE_KINDS: usize = 12;
+/// Piece-to indices: kind × 64 + destination.
+const PIECE_TO: usize = PIECE_KINDS * 64;
+/// The `line_moves` entry of a null move (and of no move).
+const NO_PIECE_TO: u16 = u16::MAX;
+/// The `OrderContext::cont` entry for no row.
+const NO_CONT_ROW: usize = usize::MAX;
+/// Entries of `Searcher::cont_history`: two tables (one and two plies
+/// back) of two sides' `PIECE_TO × PIECE_TO`.
+const CONT_HISTORY_LEN: usize = 2 * 2 * PIECE_TO * PIECE_TO;
+
+/// The continuation-history row (offset into `Searcher::cont_history`) of
+/// the move `back` plies before, for the side to move `us`.
+#[inline]
+fn cont_row(back: usize, us: usize, prev: u16) -> usize {
+    (((back - 1) * 2 + (us & 1)) * PIECE_TO + prev as usize) * PIECE_TO
+}
+
+/// The piece-to index of `m` in `pos`: the kind of the unit that moves (a
+/// split's leaving piece alone; a pair moving whole, or merging, by its
+/// first role) and the destination. Merges, splits and pairs thus each
+/// have their own entries, like their moves in the main history.
+#[inline(always)]
+fn piece_to(pos: &Position, m: Move) -> u16 {
+    let kind = match m.split() {
+        Some(r) => r.index(),
+        None => {
+            let code = pos.unit_code_at(m.from());
+            let first = ((code >> 2) & 7) as usize;
+            if code >> 5 == 0 { first } else { 6 + first }
+        }
+    };
+    (kind.min(PIECE_KINDS - 1) * 64 + m.to().index()) as u16
 }
 
 /// The `evals` entry of a position in check (no static evaluation).
