@@ -166,7 +166,9 @@ async fn insert_game_event(
 
 /// Writes game events (game, version, payload) with one statement per
 /// [`EVENTS_PER_INSERT`]: a batch's moves cost one round trip to SQLite's
-/// thread, not one each. Returns the statements sent.
+/// thread, not one each. Each statement's rows are padded to
+/// [`padded_rows`] (rows of NULLs, left out by the `WHERE`). Returns the
+/// statements sent.
 async fn insert_game_events(
     conn: &mut SqliteConnection,
     events: &[(&str, i64, &str)],
@@ -174,11 +176,18 @@ async fn insert_game_events(
     let mut statements = 0;
     for chunk in events.chunks(EVENTS_PER_INSERT) {
         let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "INSERT INTO game_events (game_id, version, payload) ",
+            "INSERT INTO game_events (game_id, version, payload) \
+             SELECT column1, column2, column3 FROM (",
         );
-        q.push_values(chunk, |mut row, (id, version, payload)| {
-            row.push_bind(*id).push_bind(*version).push_bind(*payload);
+        q.push_values(padded(chunk), |mut row, event| match event {
+            Some((id, version, payload)) => {
+                row.push_bind(*id).push_bind(*version).push_bind(*payload);
+            }
+            None => {
+                row.push_bind(NULL).push_bind(NULL).push_bind(NULL);
+            }
         });
+        q.push(") WHERE column1 IS NOT NULL");
         q.build().execute(&mut *conn).await?;
         statements += 1;
     }
@@ -188,6 +197,26 @@ async fn insert_game_events(
 /// Rows of one multi-row `INSERT` (three bound values each, well under
 /// SQLite's limit of 32,766).
 const EVENTS_PER_INSERT: usize = 256;
+
+/// How many rows a multi-row statement of `n` rows is written with: `n`
+/// rounded up to a power of two. Each row count is another SQL text, and
+/// sqlx prepares a text it has not kept in its statement cache (100
+/// statements): with a batch's own row counts the texts kept changing, and
+/// preparing them (parsing thousands of placeholders) was 4.6% of a loaded
+/// server's samples. Rounded, a kind of statement has at most nine texts.
+fn padded_rows(n: usize) -> usize {
+    n.next_power_of_two()
+}
+
+/// `rows`, then `None`s up to [`padded_rows`]: the rows to bind, the
+/// padding as NULLs that the statement leaves out.
+fn padded<T>(rows: &[T]) -> impl Iterator<Item = Option<&T>> {
+    let pad = padded_rows(rows.len()) - rows.len();
+    rows.iter().map(Some).chain(std::iter::repeat_n(None, pad))
+}
+
+/// A NULL to bind for a padding row's value.
+const NULL: Option<i64> = None;
 
 /// Stores user and lobby events (a multi-row `INSERT` per table:
 /// [`insert_user_events`]); returns them with their sequence numbers and
@@ -442,7 +471,14 @@ async fn apply_plain_commits(
             fen, ply, version, draw_offer, updated_at, takeback_offer, rematch, forecasts,
             white_rating, white_rating_diff, black_rating, black_rating_diff) AS (",
     );
-    q.push_values(changes, |mut row, p| {
+    // Padded (see [`padded_rows`]): a row of NULLs has no `id` to match.
+    q.push_values(padded(changes), |mut row, p| {
+        let Some(p) = p else {
+            for _ in 0..PLAIN_COMMIT_COLUMNS {
+                row.push_bind(NULL);
+            }
+            return;
+        };
         let (c, g) = (&p.commit, &p.commit.game);
         debug_assert_eq!(g.version, c.expected_version + 1);
         row.push_bind(g.id.as_str())
@@ -532,6 +568,9 @@ async fn apply_plain_commits(
     Ok(statements)
 }
 
+/// The values of a row of [`apply_plain_commits`]' `v`.
+const PLAIN_COMMIT_COLUMNS: usize = 20;
+
 /// Inserts user events with one statement per [`EVENTS_PER_INSERT`] rows;
 /// returns their sequence numbers in order, and the statements sent.
 async fn insert_user_events(
@@ -541,7 +580,9 @@ async fn insert_user_events(
 ) -> StoreResult<(std::ops::Range<i64>, u64)> {
     insert_numbered(
         conn,
-        "user_events (user_id, payload, created_at)",
+        "user_events",
+        "user_id, payload, created_at",
+        3,
         events,
         |mut row, (u, e)| {
             row.push_bind(u.0).push_bind(*e).push_bind(now);
@@ -558,7 +599,9 @@ async fn insert_lobby_events(
 ) -> StoreResult<(std::ops::Range<i64>, u64)> {
     insert_numbered(
         conn,
-        "lobby_events (payload, created_at)",
+        "lobby_events",
+        "payload, created_at",
+        2,
         events,
         |mut row, e| {
             row.push_bind(*e).push_bind(now);
@@ -569,22 +612,45 @@ async fn insert_lobby_events(
 
 /// Inserts rows into an event table whose `seq` is `INTEGER PRIMARY KEY
 /// AUTOINCREMENT`, and returns the rows' sequence numbers in the order
-/// given. The rows of one `INSERT ... VALUES` are inserted in their order,
-/// and this connection is the only writer inside its transaction, so each
-/// row gets the number after the last: the statement's rows are the
-/// `rows_affected` numbers ending at `last_insert_rowid`.
+/// given. `columns` names the table's `width` columns; `bind` binds a
+/// row's values. Each statement's rows are padded to [`padded_rows`] (rows
+/// of NULLs, left out by the `WHERE`) and inserted in the order of their
+/// index (the `ORDER BY`); this connection is the only writer inside its
+/// transaction, so each row gets the number after the last: the
+/// statement's rows are the `rows_affected` numbers ending at
+/// `last_insert_rowid`.
 async fn insert_numbered<T>(
     conn: &mut SqliteConnection,
     table: &str,
+    columns: &str,
+    width: usize,
     rows: &[T],
     mut bind: impl FnMut(sqlx::query_builder::Separated<'_, sqlx::Sqlite, &'static str>, &T),
 ) -> StoreResult<(std::ops::Range<i64>, u64)> {
     // (first, last) sequence numbers so far.
     let mut seqs: Option<(i64, i64)> = None;
     let mut statements = 0;
+    // The VALUES' first column is the row's index; the table's are after it.
+    let selected: Vec<String> = (2..width + 2).map(|i| format!("column{i}")).collect();
+    let selected = selected.join(", ");
     for chunk in rows.chunks(EVENTS_PER_INSERT) {
-        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(format!("INSERT INTO {table} "));
-        q.push_values(chunk, &mut bind);
+        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(format!(
+            "INSERT INTO {table} ({columns}) SELECT {selected} FROM ("
+        ));
+        let mut index = 0;
+        q.push_values(padded(chunk), |mut row, r| {
+            row.push(index);
+            index += 1;
+            match r {
+                Some(r) => bind(row, r),
+                None => {
+                    for _ in 0..width {
+                        row.push_bind(NULL);
+                    }
+                }
+            }
+        });
+        q.push(") WHERE column2 IS NOT NULL ORDER BY column1");
         let r = q.build().execute(&mut *conn).await?;
         statements += 1;
         let last = r.last_insert_rowid();
