@@ -88,6 +88,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "shared limits: allowances and leases",
         include_str!("../../migrations/sqlite/0012_shared_limits.sql"),
     ),
+    (
+        13,
+        "game events in a table with row ids",
+        include_str!("../../migrations/sqlite/0013_game_events_by_rowid.sql"),
+    ),
 ];
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).
@@ -1970,6 +1975,11 @@ mod tests {
                 "EXPLAIN QUERY PLAN SELECT seq, payload FROM user_events WHERE user_id = 1 AND seq > 5 ORDER BY seq",
                 "user_events_user",
             ),
+            (
+                "EXPLAIN QUERY PLAN SELECT version, payload FROM game_events WHERE game_id = 'g' AND version > 5
+                 ORDER BY version",
+                "game_events_key",
+            ),
         ] {
             let rows: Vec<(i64, i64, i64, String)> =
                 sqlx::query_as(sql).fetch_all(&s.pool).await.unwrap();
@@ -2008,6 +2018,55 @@ mod tests {
             matches!(&e, StoreError::Corrupt(d) if d.contains("corrupt1") && d.contains("status")),
             "{e}"
         );
+    }
+
+    /// A database from before migration 13 (game events as a WITHOUT ROWID
+    /// table) keeps every event when it is opened again: they move to the
+    /// table with row ids, read back in order, one per game and version.
+    #[tokio::test]
+    async fn game_events_move_to_a_table_with_row_ids_and_keep_their_order() {
+        let (s, dir) = conformance::temp_sqlite("rowid").await;
+        let path = dir.0.join("test.db");
+        let a = s.create_user("a1", "h", 0).await.unwrap();
+        let b = s.create_user("b1", "h", 0).await.unwrap();
+        conformance::start_game(&s, "g1", a.id, b.id).await;
+        // The events table as migration 1 made it, with two more events.
+        sqlx::raw_sql(
+            "CREATE TABLE old_events (
+                game_id TEXT NOT NULL REFERENCES games(id),
+                version INTEGER NOT NULL,
+                payload TEXT NOT NULL,
+                PRIMARY KEY (game_id, version)
+             ) WITHOUT ROWID;
+             INSERT INTO old_events SELECT game_id, version, payload FROM game_events;
+             INSERT INTO old_events VALUES ('g1', 3, 'third'), ('g1', 2, 'second');
+             DROP TABLE game_events;
+             ALTER TABLE old_events RENAME TO game_events;
+             DELETE FROM schema_migrations WHERE version = 13;",
+        )
+        .execute(&s.writer)
+        .await
+        .unwrap();
+        drop(s);
+        let s = SqliteStore::open(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        let (sql,): (String,) =
+            sqlx::query_as("SELECT sql FROM sqlite_master WHERE name = 'game_events'")
+                .fetch_one(&s.pool)
+                .await
+                .unwrap();
+        assert!(!sql.contains("WITHOUT ROWID"), "{sql}");
+        let events = s
+            .game_events_since(&"g1".parse().unwrap(), 0)
+            .await
+            .unwrap();
+        let got: Vec<(i64, &str)> = events.iter().map(|e| (e.seq, &*e.payload)).collect();
+        assert_eq!(got, [(1, "{\"v\":1}"), (2, "second"), (3, "third")]);
+        let twice = sqlx::query("INSERT INTO game_events VALUES ('g1', 3, 'again')")
+            .execute(&s.writer)
+            .await;
+        assert!(twice.is_err(), "a second event of version 3 was stored");
     }
 
     /// The checkpointer copies committed pages into the database file long
