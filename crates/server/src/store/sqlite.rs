@@ -184,14 +184,15 @@ async fn insert_game_events(
             "INSERT INTO game_events (game_id, version, payload) \
              SELECT column1, column2, column3 FROM (",
         );
-        q.push_values(padded(chunk), |mut row, event| match event {
-            Some((id, version, payload)) => {
+        push_padded_values(
+            &mut q,
+            chunk,
+            3,
+            false,
+            |mut row, (id, version, payload)| {
                 row.push_bind(*id).push_bind(*version).push_bind(*payload);
-            }
-            None => {
-                row.push_bind(NULL).push_bind(NULL).push_bind(NULL);
-            }
-        });
+            },
+        );
         q.push(") WHERE column1 IS NOT NULL");
         q.build().execute(&mut *conn).await?;
         statements += 1;
@@ -213,15 +214,33 @@ fn padded_rows(n: usize) -> usize {
     n.next_power_of_two()
 }
 
-/// `rows`, then `None`s up to [`padded_rows`]: the rows to bind, the
-/// padding as NULLs that the statement leaves out.
-fn padded<T>(rows: &[T]) -> impl Iterator<Item = Option<&T>> {
+/// Pushes `VALUES` for `rows` (each of `width` values, bound by `bind`)
+/// and then padding rows of `width` NULLs up to [`padded_rows`], for the
+/// statement to leave out. With `indexed`, every row starts with its index
+/// (0, 1, ...) as a literal, for an `ORDER BY` that keeps the rows' order.
+fn push_padded_values<'r, T>(
+    q: &mut sqlx::QueryBuilder<sqlx::Sqlite>,
+    rows: &'r [T],
+    width: usize,
+    indexed: bool,
+    mut bind: impl FnMut(sqlx::query_builder::Separated<'_, sqlx::Sqlite, &'static str>, &'r T),
+) {
     let pad = padded_rows(rows.len()) - rows.len();
-    rows.iter().map(Some).chain(std::iter::repeat_n(None, pad))
+    let padded = rows.iter().map(Some).chain(std::iter::repeat_n(None, pad));
+    q.push_values(padded.enumerate(), |mut row, (index, r)| {
+        if indexed {
+            row.push(index);
+        }
+        match r {
+            Some(r) => bind(row, r),
+            None => {
+                for _ in 0..width {
+                    row.push_bind(None::<i64>);
+                }
+            }
+        }
+    });
 }
-
-/// A NULL to bind for a padding row's value.
-const NULL: Option<i64> = None;
 
 /// Stores user and lobby events (a multi-row `INSERT` per table:
 /// [`insert_user_events`]); returns them with their sequence numbers and
@@ -476,37 +495,37 @@ async fn apply_plain_commits(
             fen, ply, version, draw_offer, updated_at, takeback_offer, rematch, forecasts,
             white_rating, white_rating_diff, black_rating, black_rating_diff) AS (",
     );
-    // Padded (see [`padded_rows`]): a row of NULLs has no `id` to match.
-    q.push_values(padded(changes), |mut row, p| {
-        let Some(p) = p else {
-            for _ in 0..PLAIN_COMMIT_COLUMNS {
-                row.push_bind(NULL);
-            }
-            return;
-        };
-        let (c, g) = (&p.commit, &p.commit.game);
-        debug_assert_eq!(g.version, c.expected_version + 1);
-        row.push_bind(g.id.as_str())
-            .push_bind(c.expected_version)
-            .push_bind(c.expected_ply)
-            .push_bind(g.status.as_str())
-            .push_bind(g.winner.map(|c| c.name()))
-            .push_bind(g.status_reason.as_deref())
-            .push_bind(g.moves.as_str())
-            .push_bind(g.san.as_str())
-            .push_bind(g.fen.as_str())
-            .push_bind(g.ply)
-            .push_bind(g.version)
-            .push_bind(g.draw_offer.map(|c| c.name()))
-            .push_bind(g.updated_at)
-            .push_bind(g.takeback_offer.map(|c| c.name()))
-            .push_bind(g.rematch.as_ref().map(super::Rematch::to_text))
-            .push_bind(super::forecasts_text(&g.forecasts))
-            .push_bind(g.white_rating.map(|r| r.rating))
-            .push_bind(g.white_rating.map(|r| r.diff))
-            .push_bind(g.black_rating.map(|r| r.rating))
-            .push_bind(g.black_rating.map(|r| r.diff));
-    });
+    // Padded: a row of NULLs has no `id` to match.
+    push_padded_values(
+        &mut q,
+        changes,
+        PLAIN_COMMIT_COLUMNS,
+        false,
+        |mut row, p| {
+            let (c, g) = (&p.commit, &p.commit.game);
+            debug_assert_eq!(g.version, c.expected_version + 1);
+            row.push_bind(g.id.as_str())
+                .push_bind(c.expected_version)
+                .push_bind(c.expected_ply)
+                .push_bind(g.status.as_str())
+                .push_bind(g.winner.map(|c| c.name()))
+                .push_bind(g.status_reason.as_deref())
+                .push_bind(g.moves.as_str())
+                .push_bind(g.san.as_str())
+                .push_bind(g.fen.as_str())
+                .push_bind(g.ply)
+                .push_bind(g.version)
+                .push_bind(g.draw_offer.map(|c| c.name()))
+                .push_bind(g.updated_at)
+                .push_bind(g.takeback_offer.map(|c| c.name()))
+                .push_bind(g.rematch.as_ref().map(super::Rematch::to_text))
+                .push_bind(super::forecasts_text(&g.forecasts))
+                .push_bind(g.white_rating.map(|r| r.rating))
+                .push_bind(g.white_rating.map(|r| r.diff))
+                .push_bind(g.black_rating.map(|r| r.rating))
+                .push_bind(g.black_rating.map(|r| r.diff));
+        },
+    );
     q.push(
         ") UPDATE games SET status = v.status, winner = v.winner, status_reason = v.status_reason,
             moves = v.moves, san = v.san, fen = v.fen, ply = v.ply, version = v.version,
@@ -587,7 +606,6 @@ async fn insert_user_events(
         conn,
         "user_events",
         "user_id, payload, created_at",
-        3,
         events,
         |mut row, (u, e)| {
             row.push_bind(u.0).push_bind(*e).push_bind(now);
@@ -606,7 +624,6 @@ async fn insert_lobby_events(
         conn,
         "lobby_events",
         "payload, created_at",
-        2,
         events,
         |mut row, e| {
             row.push_bind(*e).push_bind(now);
@@ -617,8 +634,7 @@ async fn insert_lobby_events(
 
 /// Inserts rows into an event table whose `seq` is `INTEGER PRIMARY KEY
 /// AUTOINCREMENT`, and returns the rows' sequence numbers in the order
-/// given. `columns` names the table's `width` columns; `bind` binds a
-/// row's values. Each statement's rows are padded to [`padded_rows`] (rows
+/// given. `columns` lists the columns that `bind` binds a row's values of. Each statement's rows are padded to [`padded_rows`] (rows
 /// of NULLs, left out by the `WHERE`) and inserted in the order of their
 /// index (the `ORDER BY`); this connection is the only writer inside its
 /// transaction, so each row gets the number after the last: the
@@ -628,7 +644,6 @@ async fn insert_numbered<T>(
     conn: &mut SqliteConnection,
     table: &str,
     columns: &str,
-    width: usize,
     rows: &[T],
     mut bind: impl FnMut(sqlx::query_builder::Separated<'_, sqlx::Sqlite, &'static str>, &T),
 ) -> StoreResult<(std::ops::Range<i64>, u64)> {
@@ -636,25 +651,14 @@ async fn insert_numbered<T>(
     let mut seqs: Option<(i64, i64)> = None;
     let mut statements = 0;
     // The VALUES' first column is the row's index; the table's are after it.
+    let width = columns.split(',').count();
     let selected: Vec<String> = (2..width + 2).map(|i| format!("column{i}")).collect();
     let selected = selected.join(", ");
     for chunk in rows.chunks(EVENTS_PER_INSERT) {
         let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(format!(
             "INSERT INTO {table} ({columns}) SELECT {selected} FROM ("
         ));
-        let mut index = 0;
-        q.push_values(padded(chunk), |mut row, r| {
-            row.push(index);
-            index += 1;
-            match r {
-                Some(r) => bind(row, r),
-                None => {
-                    for _ in 0..width {
-                        row.push_bind(NULL);
-                    }
-                }
-            }
-        });
+        push_padded_values(&mut q, chunk, width, true, &mut bind);
         q.push(") WHERE column2 IS NOT NULL ORDER BY column1");
         let r = q.build().execute(&mut *conn).await?;
         statements += 1;
