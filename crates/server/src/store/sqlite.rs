@@ -719,8 +719,8 @@ fn capped(outcome: Outcome) -> Result<(), CapReached> {
 /// How much of the database file each connection maps into memory.
 const MMAP_BYTES: u64 = 256 << 20;
 
-/// The writer connection's page cache, in KiB: SQLite's default size, not
-/// more. Every commit ends by dropping cached pages past the database's
+/// The writer connection's page cache, in KiB: about SQLite's default
+/// (2,000 KiB), not more. Every commit ends by dropping cached pages past the database's
 /// end (`pager_end_transaction`), and after a b-tree balance that swapped
 /// two pages' numbers (through page 262,145, the lock page's number, as a
 /// temporary) that walks the whole cache: 5% of a loaded server's samples
