@@ -720,12 +720,12 @@ fn capped(outcome: Outcome) -> Result<(), CapReached> {
 const MMAP_BYTES: u64 = 256 << 20;
 
 /// The writer connection's page cache, in KiB: about SQLite's default
-/// (2,000 KiB), not more. Every commit ends by dropping cached pages past the database's
-/// end (`pager_end_transaction`), and after a b-tree balance that swapped
-/// two pages' numbers (through page 262,145, the lock page's number, as a
-/// temporary) that walks the whole cache: 5% of a loaded server's samples
-/// with a 64 MiB cache, on the writer's critical path; 0.4% with 2 MiB,
-/// and no more page reads (the rest of the file is memory-mapped).
+/// (2,000 KiB), not more. Every commit ends by dropping the cached pages
+/// past the database's end (`pager_end_transaction`); after a b-tree
+/// balance that swapped two pages' numbers (through page 262,145, the lock
+/// page's, as a temporary) that walks the whole cache. With 64 MiB that
+/// was 5% of a loaded server's samples, on the writer's critical path;
+/// with 2 MiB 0.4%, and no more page reads (the file is memory-mapped).
 const WRITER_CACHE_KIB: u64 = 2 << 10;
 
 /// How often the checkpointer copies the WAL's committed pages into the
