@@ -13,6 +13,12 @@
 //! locked (a reader or a writer holds it) is kept as a suspicion that the
 //! next holder checks against the store, and while the notices of other
 //! processes are interrupted every cached game is checked before use.
+//!
+//! A game dropped that way is caught up in the background (see
+//! [`Games::catch_up`]): the games a burst of notices outdated are read
+//! with one query and their new moves played on the outdated copies, so
+//! that the next move here (the reply to another node's move, as a rule)
+//! finds the game current instead of reading it on its way.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -177,7 +183,12 @@ pub struct Games {
     /// processes' changes may come without a notice, so every cached game
     /// is checked against the store before it is used.
     interrupted: AtomicBool,
+    /// Games the invalidator dropped, for [`Games::catch_up`].
+    catch_up: mpsc::UnboundedSender<GameId>,
 }
+
+/// At most this many games are caught up with one read.
+const CATCH_UP_BURST: usize = 256;
 
 /// A suspicion's version when notices may have been missed: whatever the
 /// store holds may be newer.
@@ -368,6 +379,7 @@ impl Games {
         capacity: usize,
         computer_turns: mpsc::UnboundedSender<GameId>,
     ) -> Arc<Games> {
+        let (catch_up, to_catch_up) = mpsc::unbounded_channel();
         let games = Arc::new(Games {
             store,
             cache: Mutex::new(HashMap::new()),
@@ -377,8 +389,10 @@ impl Games {
             replays: AtomicU64::new(0),
             suspects: Mutex::new(HashMap::new()),
             interrupted: AtomicBool::new(false),
+            catch_up,
         });
         games.spawn_invalidator();
+        games.spawn_catch_up(to_catch_up);
         games
     }
 
@@ -411,6 +425,75 @@ impl Games {
                 }
             }
         });
+    }
+
+    /// Catches up the games the invalidator dropped, a burst at a time.
+    fn spawn_catch_up(self: &Arc<Self>, mut rx: mpsc::UnboundedReceiver<GameId>) {
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut ids = Vec::new();
+            while rx.recv_many(&mut ids, CATCH_UP_BURST).await > 0 {
+                let Some(games) = weak.upgrade() else { return };
+                games.catch_up(std::mem::take(&mut ids)).await;
+            }
+        });
+    }
+
+    /// Brings the cached games `ids`, which another process changed, up to
+    /// date before their next use: their rows read together, the new moves
+    /// played on the outdated copies. Only slots still empty are filled,
+    /// and they are locked across the read, so a notice meanwhile becomes
+    /// a suspicion for the next holder as usual. Anything but added moves
+    /// (an end, a takeback), a locked slot or a failed read is left to the
+    /// next use, which loads the game itself.
+    async fn catch_up(&self, mut ids: Vec<GameId>) {
+        if self.interrupted.load(Ordering::SeqCst) {
+            return;
+        }
+        ids.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
+        ids.dedup();
+        let mut held = Vec::with_capacity(ids.len());
+        for id in ids {
+            let slot = self
+                .cache
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&id)
+                .cloned();
+            let Some(Ok(guard)) = slot.map(|s| s.try_lock_owned()) else {
+                continue;
+            };
+            let outdated = self.outdated.lock().unwrap_or_else(|e| e.into_inner());
+            if guard.is_none() && outdated.contains_key(&id) {
+                held.push((id, guard));
+            }
+        }
+        if held.is_empty() {
+            return;
+        }
+        let wanted: Vec<GameId> = held.iter().map(|(id, _)| id.clone()).collect();
+        let rows = match self.store.games(&wanted).await {
+            Ok(rows) => rows,
+            Err(e) => {
+                tracing::debug!(error = %e, "cannot catch up games; their next use loads them");
+                return;
+            }
+        };
+        let mut rows: HashMap<GameId, store::Game> =
+            rows.into_iter().map(|r| (r.id.clone(), r)).collect();
+        for (id, mut guard) in held {
+            let Some(row) = rows.remove(&id).filter(store::Game::is_ongoing) else {
+                continue;
+            };
+            let old = self
+                .outdated
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
+            if let Some(g) = old.and_then(|old| advanced(old, &row)) {
+                *guard = Some(g);
+            }
+        }
     }
 
     /// Applies one message of the store's feed to the cache; `false` once
@@ -465,6 +548,8 @@ impl Games {
                 outdated.clear();
             }
             outdated.insert(id.clone(), old);
+            drop(outdated);
+            let _ = self.catch_up.send(id.clone());
         }
     }
 
@@ -993,6 +1078,51 @@ mod tests {
         assert_eq!(g.row.ply, 5);
         let players = players_of(here.store().as_ref(), &g.row).await.unwrap();
         assert_eq!(format!("{:?}", g.players), format!("{players:?}"));
+    }
+
+    /// A game another process moved is caught up in the background: by
+    /// the time of the next move here it is current, with no read on the
+    /// move's way and no replay.
+    #[tokio::test]
+    async fn a_game_another_process_moved_is_caught_up_before_its_next_use() {
+        let (here, row, _rx, _dir) = setup("catch_up").await;
+        let (tx, _rx2) = mpsc::unbounded_channel();
+        let there = Games::new(here.store().clone(), 100, tx);
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        here.play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false)
+            .await
+            .unwrap();
+        there
+            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false)
+            .await
+            .unwrap();
+        let cached_version = || {
+            let slot = here.cache.lock().unwrap().get(&row.id).cloned();
+            slot.and_then(|s| {
+                s.try_lock()
+                    .ok()
+                    .and_then(|g| g.as_ref().map(|g| g.row.version))
+            })
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while cached_version() != Some(3) {
+            assert!(std::time::Instant::now() < deadline, "never caught up");
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let (statements, replays) = (here.store().stats().statements, here.replays());
+        let moves = here.read(&row.id, |g| g.rules.moves().len()).await.unwrap();
+        assert_eq!(moves, 2);
+        assert_eq!(here.store().stats().statements, statements, "no read");
+        assert_eq!(here.replays(), replays, "no replay");
+        here.play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), false)
+            .await
+            .unwrap();
+        let g = here.get(&row.id).await.unwrap();
+        assert_eq!(g.rules.moves().len(), 3);
+        assert_eq!(
+            g.position().fen(),
+            rebuild(&g.row).unwrap().position().fen()
+        );
     }
 
     #[tokio::test]

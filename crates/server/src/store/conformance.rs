@@ -879,6 +879,20 @@ async fn game_commits_are_guarded_by_version_and_ply(s: &dyn Store) {
     assert!(s.commit_game(commit(&stored, &over, "{}")).await.unwrap());
     assert_eq!(s.finished_games(a.id, 10).await.unwrap().len(), 1);
     assert!(s.ongoing_games(a.id).await.unwrap().is_empty());
+    // Several games read together: those found, each as `game` reads it.
+    let h = start_game(s, "guard002", b.id, a.id).await;
+    let missing: GameId = "nothere1".parse().unwrap();
+    let mut found = s
+        .games(&[h.id.clone(), missing, g.id.clone()])
+        .await
+        .unwrap();
+    found.sort_by(|x, y| x.id.as_str().cmp(y.id.as_str()));
+    let each = [
+        s.game(&g.id).await.unwrap().unwrap(),
+        s.game(&h.id).await.unwrap().unwrap(),
+    ];
+    assert_eq!(format!("{found:?}"), format!("{each:?}"));
+    assert!(s.games(&[]).await.unwrap().is_empty());
 }
 
 async fn events_are_stored_with_their_change_and_published_after_it(s: &dyn Store) {

@@ -979,6 +979,18 @@ pub trait Store: Send + Sync + 'static {
 
     /// Finds a game.
     fn game<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<Game>>>;
+    /// Finds several games (those another node changed, caught up
+    /// together): the ones found, in no particular order. A backend may
+    /// read them in one query; this one reads them one by one.
+    fn games<'a>(&'a self, ids: &'a [GameId]) -> BoxFuture<'a, StoreResult<Vec<Game>>> {
+        Box::pin(async move {
+            let mut out = Vec::with_capacity(ids.len());
+            for id in ids {
+                out.extend(self.game(id).await?);
+            }
+            Ok(out)
+        })
+    }
     /// Commits a guarded change of a game (see [`GameCommit`]): true when
     /// stored; false when the game was no longer at the expected version
     /// and ply (someone else changed it first), and then nothing is stored.

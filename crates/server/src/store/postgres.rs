@@ -1407,6 +1407,21 @@ impl Store for PgStore {
         })
     }
 
+    fn games<'a>(&'a self, ids: &'a [GameId]) -> BoxFuture<'a, StoreResult<Vec<Game>>> {
+        Box::pin(async move {
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            self.read(1);
+            let ids: Vec<&str> = ids.iter().map(GameId::as_str).collect();
+            let rows = sqlx::query("SELECT * FROM games WHERE id = ANY($1)")
+                .bind(ids)
+                .fetch_all(&self.pool)
+                .await?;
+            rows.iter().map(rows::game).collect()
+        })
+    }
+
     fn commit_game(&self, commit: GameCommit) -> BoxFuture<'_, StoreResult<bool>> {
         Box::pin(async move {
             let (reply, answer) = oneshot::channel();
