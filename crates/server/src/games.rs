@@ -189,6 +189,9 @@ pub struct Games {
 
 /// At most this many games are caught up with one read.
 const CATCH_UP_BURST: usize = 256;
+/// How long a catch-up waits for its read before leaving the games to
+/// their next use.
+const CATCH_UP_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// A suspicion's version when notices may have been missed: whatever the
 /// store holds may be newer.
@@ -472,12 +475,15 @@ impl Games {
             return;
         }
         let wanted: Vec<GameId> = held.iter().map(|(id, _)| id.clone()).collect();
-        let rows = match self.store.games(&wanted).await {
-            Ok(rows) => rows,
-            Err(e) => {
+        // Bounded: the slots stay locked meanwhile, and a database that
+        // does not answer must not hold up those games' requests for long.
+        let rows = match tokio::time::timeout(CATCH_UP_WAIT, self.store.games(&wanted)).await {
+            Ok(Ok(rows)) => rows,
+            Ok(Err(e)) => {
                 tracing::debug!(error = %e, "cannot catch up games; their next use loads them");
                 return;
             }
+            Err(_) => return,
         };
         let mut rows: HashMap<GameId, store::Game> =
             rows.into_iter().map(|r| (r.id.clone(), r)).collect();
