@@ -11,7 +11,7 @@
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
 use crate::types::{Role, Unit, Variant};
-use crate::uci::{ParseMoveError, UciMove};
+use crate::uci::{ParseMoveError, UciMove, push_square};
 
 impl Position {
     /// The readable notation of a legal move, with `+` or `#`.
@@ -35,13 +35,29 @@ impl Position {
         legal
             .iter()
             .map(|&m| {
-                let mut s = self.san_plain_among(m, &legal);
-                if let Some(c) = self.check_suffix(m, &mut scratch) {
-                    s.push(c);
-                }
+                let mut s = String::with_capacity(SAN_MAX_LEN);
+                self.write_san_with(m, &legal, &mut scratch, &mut s);
                 (m, s)
             })
             .collect()
+    }
+
+    /// Appends [`Position::san`] of the legal move `m` to `out`, given
+    /// `legal`, this position's [`Position::legal_moves`] (the rivals a
+    /// name is told apart from): for writers of every legal move into one
+    /// buffer (the server's JSON of them, after every move of every game),
+    /// with one move generation and no `String` per move.
+    pub fn write_san_among(&self, m: Move, legal: &[Move], out: &mut String) {
+        self.write_san_with(m, legal, &mut MoveList::new(), out);
+    }
+
+    /// [`Position::write_san_among`] with a scratch list for the check
+    /// suffix (overwritten).
+    fn write_san_with(&self, m: Move, legal: &[Move], scratch: &mut MoveList, out: &mut String) {
+        self.write_san_plain_among(m, legal, out);
+        if let Some(c) = self.check_suffix(m, scratch) {
+            out.push(c);
+        }
     }
 
     /// `+` or `#` when the legal move `m` gives check (`scratch` is
@@ -58,64 +74,98 @@ impl Position {
     /// The readable notation without the check suffix; `legal` is this
     /// position's legal moves (the rivals a name must be told apart from).
     fn san_plain_among(&self, m: Move, legal: &[Move]) -> String {
+        let mut s = String::with_capacity(SAN_MAX_LEN);
+        self.write_san_plain_among(m, legal, &mut s);
+        s
+    }
+
+    /// Appends [`Position::san_plain_among`] to `out`, char by char (no
+    /// `format!`: this runs for every legal move after every move).
+    fn write_san_plain_among(&self, m: Move, legal: &[Move], out: &mut String) {
         if m.is_castle() {
-            return if m.to().file() > m.from().file() {
+            out.push_str(if m.to().file() > m.from().file() {
                 "O-O"
             } else {
                 "O-O-O"
-            }
-            .to_owned();
+            });
+            return;
         }
         let Some(unit) = self.unit_at(m.from()) else {
-            return m.to_string();
+            m.write_uci(out);
+            return;
         };
         let marker = if self.is_capture(m) {
-            "x"
+            Some('x')
         } else if self.is_merge(m) {
-            "&"
+            Some('&')
         } else {
-            ""
+            None
         };
-        let promo = m
-            .promotion()
-            .map(|r| format!("={}", r.upper()))
-            .unwrap_or_default();
         if let Some(c) = m.split() {
-            return format!("{}/{}{marker}{}{promo}", c.upper(), m.from(), m.to());
-        }
-        if unit.second.is_none() && unit.first == Role::Pawn {
-            return match marker {
-                "x" => format!("{}x{}{promo}", m.from().file_char(), m.to()),
-                "&" => format!("P&{}{promo}", m.to()),
-                _ => format!("{}{promo}", m.to()),
-            };
-        }
-        let letters = unit_letters(self.variant, unit);
-        // Disambiguate among identical units that can reach the same square.
-        let rivals: Vec<Move> = legal
-            .iter()
-            .copied()
-            .filter(|o| {
-                o.to() == m.to()
-                    && o.from() != m.from()
-                    && !o.is_split()
-                    && !o.is_castle()
-                    && self.unit_at(o.from()) == Some(unit)
-            })
-            .collect();
-        let mut disamb = String::new();
-        if !rivals.is_empty() {
-            let file_unique = rivals.iter().all(|o| o.from().file() != m.from().file());
-            let rank_unique = rivals.iter().all(|o| o.from().rank() != m.from().rank());
-            if file_unique {
-                disamb.push(m.from().file_char());
-            } else if rank_unique {
-                disamb.push(m.from().rank_char());
-            } else {
-                disamb = m.from().to_string();
+            out.push(c.upper());
+            out.push('/');
+            push_square(out, m.from());
+            if let Some(c) = marker {
+                out.push(c);
+            }
+        } else if unit.second.is_none() && unit.first == Role::Pawn {
+            match marker {
+                Some('x') => {
+                    out.push(m.from().file_char());
+                    out.push('x');
+                }
+                Some(c) => {
+                    out.push('P');
+                    out.push(c);
+                }
+                None => {}
+            }
+        } else {
+            push_unit_letters(self.variant, unit, out);
+            self.push_disambiguation(m, unit, legal, out);
+            if let Some(c) = marker {
+                out.push(c);
             }
         }
-        format!("{letters}{disamb}{marker}{}{promo}", m.to())
+        push_square(out, m.to());
+        if let Some(r) = m.promotion() {
+            out.push('=');
+            out.push(r.upper());
+        }
+    }
+
+    /// Tells `m` of `unit` apart from identical units that can reach the
+    /// same square: by file, else rank, else the whole square.
+    fn push_disambiguation(&self, m: Move, unit: Unit, legal: &[Move], out: &mut String) {
+        // A rival is another of our units with this unit's first role: with
+        // none, skip the pass over every legal move.
+        if !(self.board.color(unit.color) & self.board.role(unit.first)).more_than_one() {
+            return;
+        }
+        let from = m.from();
+        let (mut rival, mut same_file, mut same_rank) = (false, false, false);
+        for o in legal {
+            if o.to() == m.to()
+                && o.from() != from
+                && !o.is_split()
+                && !o.is_castle()
+                && self.unit_at(o.from()) == Some(unit)
+            {
+                rival = true;
+                same_file |= o.from().file() == from.file();
+                same_rank |= o.from().rank() == from.rank();
+            }
+        }
+        if !rival {
+            return;
+        }
+        if !same_file {
+            out.push(from.file_char());
+        } else if !same_rank {
+            out.push(from.rank_char());
+        } else {
+            push_square(out, from);
+        }
     }
 
     /// Reads a move in the readable notation.
@@ -185,12 +235,18 @@ impl Position {
     }
 }
 
-/// The letters that name a unit in the readable notation.
-pub(crate) fn unit_letters(variant: Variant, unit: Unit) -> String {
+/// The longest readable move (`RPa7xb8=Q+`, `P/e7xd8=Q+`), for buffers.
+const SAN_MAX_LEN: usize = 10;
+
+/// Appends the letters that name a unit in the readable notation.
+fn push_unit_letters(variant: Variant, unit: Unit, out: &mut String) {
     match unit.second {
-        None => unit.first.upper().to_string(),
-        Some(Role::Bishop) if variant.rules().fusion && unit.first == Role::Rook => "Q".to_owned(),
-        Some(s) => format!("{}{}", unit.first.upper(), s.upper()),
+        None => out.push(unit.first.upper()),
+        Some(Role::Bishop) if variant.rules().fusion && unit.first == Role::Rook => out.push('Q'),
+        Some(s) => {
+            out.push(unit.first.upper());
+            out.push(s.upper());
+        }
     }
 }
 

@@ -63,6 +63,27 @@ impl Move {
     pub fn to_uci(self) -> UciMove {
         UciMove::from(self)
     }
+
+    /// Appends the move's Merge-UCI (its `to_string()`) to `out`: for
+    /// writers of many moves (a position's legal moves, after every move
+    /// of every game) without `fmt`'s machinery or a `String` each.
+    pub fn write_uci(self, out: &mut String) {
+        if let Some(c) = self.split() {
+            out.push(c.upper());
+        }
+        push_square(out, self.from());
+        push_square(out, self.to());
+        if let Some(p) = self.promotion() {
+            out.push(p.lower());
+        }
+    }
+}
+
+/// Appends a square's name (`e4`): the writers' `Square` without `fmt`.
+#[inline]
+pub(crate) fn push_square(out: &mut String, sq: Square) {
+    out.push(sq.file_char());
+    out.push(sq.rank_char());
 }
 
 impl fmt::Display for UciMove {

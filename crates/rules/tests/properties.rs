@@ -263,3 +263,128 @@ fn the_legal_moves_readable_names_in_one_pass_are_each_moves_own() {
         });
     }
 }
+
+/// The readable notation as `san.rs` wrote it with `format!` before its
+/// writers pushed chars: an independent oracle for them.
+fn reference_san(pos: &Position, m: Move) -> String {
+    let legal = pos.legal_moves();
+    let mut s = if m.is_castle() {
+        if m.to().file() > m.from().file() {
+            "O-O".to_owned()
+        } else {
+            "O-O-O".to_owned()
+        }
+    } else {
+        let unit = pos.unit_at(m.from()).expect("a legal move's unit");
+        let marker = if pos.is_capture(m) {
+            "x"
+        } else if pos.is_merge(m) {
+            "&"
+        } else {
+            ""
+        };
+        let promo = m
+            .promotion()
+            .map(|r| format!("={}", r.upper()))
+            .unwrap_or_default();
+        if let Some(c) = m.split() {
+            format!("{}/{}{marker}{}{promo}", c.upper(), m.from(), m.to())
+        } else if unit.second.is_none() && unit.first == Role::Pawn {
+            match marker {
+                "x" => format!("{}x{}{promo}", m.from().file_char(), m.to()),
+                "&" => format!("P&{}{promo}", m.to()),
+                _ => format!("{}{promo}", m.to()),
+            }
+        } else {
+            let letters = match unit.second {
+                None => unit.first.upper().to_string(),
+                Some(Role::Bishop) if pos.variant().rules().fusion && unit.first == Role::Rook => {
+                    "Q".to_owned()
+                }
+                Some(r) => format!("{}{}", unit.first.upper(), r.upper()),
+            };
+            let rivals: Vec<Move> = legal
+                .iter()
+                .copied()
+                .filter(|o| {
+                    o.to() == m.to()
+                        && o.from() != m.from()
+                        && !o.is_split()
+                        && !o.is_castle()
+                        && pos.unit_at(o.from()) == Some(unit)
+                })
+                .collect();
+            let disamb = if rivals.is_empty() {
+                String::new()
+            } else if rivals.iter().all(|o| o.from().file() != m.from().file()) {
+                m.from().file_char().to_string()
+            } else if rivals.iter().all(|o| o.from().rank() != m.from().rank()) {
+                m.from().rank_char().to_string()
+            } else {
+                m.from().to_string()
+            };
+            format!("{letters}{disamb}{marker}{}{promo}", m.to())
+        }
+    };
+    let after = pos.play_unchecked(m);
+    if after.is_check() {
+        s.push(if after.legal_moves().is_empty() {
+            '#'
+        } else {
+            '+'
+        });
+    }
+    s
+}
+
+#[test]
+fn the_writers_append_each_moves_readable_name_and_merge_uci() {
+    // How often the playouts reach each kind of name, so that all are tested.
+    let (mut splits, mut promotions, mut castles, mut disambiguated, mut checks, mut mates) =
+        (0, 0, 0, 0, 0, 0);
+    for variant in Variant::ALL {
+        playouts(variant, 20, 150, 29, |pos, _, _| {
+            let legal = pos.legal_moves();
+            let batch = pos.legal_moves_with_san();
+            let mut buf = String::new();
+            for (&m, (_, batch_san)) in legal.iter().zip(&batch) {
+                // Appends, after whatever the buffer holds.
+                buf.clear();
+                buf.push('[');
+                m.write_uci(&mut buf);
+                assert_eq!(buf[1..], m.to_string(), "{variant} {}", pos.fen());
+                buf.truncate(1);
+                pos.write_san_among(m, &legal, &mut buf);
+                let san = &buf[1..];
+                let expected = reference_san(pos, m);
+                assert_eq!(san, expected, "{m} in {variant} {}", pos.fen());
+                assert_eq!(pos.san(m), expected, "{m} in {variant} {}", pos.fen());
+                assert_eq!(*batch_san, expected, "{m} in {variant} {}", pos.fen());
+                splits += usize::from(m.is_split());
+                promotions += usize::from(m.promotion().is_some());
+                castles += usize::from(m.is_castle());
+                checks += usize::from(san.ends_with('+'));
+                mates += usize::from(san.ends_with('#'));
+                disambiguated += usize::from(is_disambiguated(san));
+            }
+        });
+    }
+    assert!(
+        splits > 0 && promotions > 0 && castles > 0 && disambiguated > 0 && checks > 0 && mates > 0,
+        "{splits} {promotions} {castles} {disambiguated} {checks} {mates}"
+    );
+}
+
+/// Whether a piece's readable name has a file, rank or square before its
+/// destination (`Nbd2`, `R1&a3`, `Qh4xe1`).
+fn is_disambiguated(san: &str) -> bool {
+    if san.starts_with(['O', 'P']) || san.contains('/') || !san.starts_with(char::is_uppercase) {
+        return false;
+    }
+    let body = san.trim_end_matches(['+', '#']);
+    let body = body.split('=').next().unwrap_or(body);
+    let squares = body
+        .trim_start_matches(char::is_uppercase)
+        .replace(['x', '&'], "");
+    squares.len() > 2
+}

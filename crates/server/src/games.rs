@@ -811,7 +811,7 @@ impl Games {
                 rules: next.rules.unwrap_or_else(|| live.rules.clone()),
                 players,
             };
-            let event = views::StateEvent::of(updated.state_json())
+            let event = views::StateEvent::of(&updated.row, updated.position())
                 .map_err(|e| StoreError::Database(format!("cannot encode an event: {e}")))?;
             let mut also = NewEvents::none();
             if live.row.is_ongoing() && !updated.row.is_ongoing() {

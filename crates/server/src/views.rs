@@ -529,17 +529,64 @@ pub struct LegalMoveJson {
     pub san: String,
 }
 
+/// Room for one serialised [`LegalMoveJson`] (`{"uci":"Pe7e8q","san":"P/e7e8=Q+"},`
+/// is 35 bytes; most are under 30).
+const LEGAL_MOVE_JSON_LEN: usize = 32;
+
 impl LegalMoveJson {
     /// Every legal move of `pos`, in the generator's order.
-    pub fn all(pos: &chessmerge_rules::Position) -> Vec<LegalMoveJson> {
-        pos.legal_moves_with_san()
-            .into_iter()
-            .map(|(m, san)| LegalMoveJson {
-                uci: m.to_string(),
-                san,
+    pub fn all(pos: &Position) -> Vec<LegalMoveJson> {
+        let legal = pos.legal_moves();
+        legal
+            .iter()
+            .map(|&m| {
+                let mut uci = String::with_capacity(6);
+                m.write_uci(&mut uci);
+                let mut san = String::with_capacity(10);
+                pos.write_san_among(m, &legal, &mut san);
+                LegalMoveJson { uci, san }
             })
             .collect()
     }
+
+    /// `serde_json::to_string(&LegalMoveJson::all(pos))`, byte for byte,
+    /// written into one `String`: this runs after every move of every
+    /// game, where the `Vec`, two `String`s a move and serde's pass cost
+    /// more than the notation itself.
+    pub fn json_of(pos: &Position) -> String {
+        let mut out = String::new();
+        LegalMoveJson::write_json_of(pos, &mut out);
+        out
+    }
+
+    /// Appends [`LegalMoveJson::json_of`] to `out`.
+    fn write_json_of(pos: &Position, out: &mut String) {
+        let legal = pos.legal_moves();
+        out.reserve(2 + legal.len() * LEGAL_MOVE_JSON_LEN);
+        out.push('[');
+        for (i, &m) in legal.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"uci\":\"");
+            let uci = out.len();
+            m.write_uci(out);
+            debug_assert!(is_notation(&out[uci..]), "{}", &out[uci..]);
+            out.push_str("\",\"san\":\"");
+            let san = out.len();
+            pos.write_san_among(m, &legal, out);
+            debug_assert!(is_notation(&out[san..]), "{}", &out[san..]);
+            out.push_str("\"}");
+        }
+        out.push(']');
+    }
+}
+
+/// Whether `s` holds only what notation is made of (letters, digits,
+/// `+#=&/-`), which a JSON string holds as it is (no escaping).
+fn is_notation(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"+#=&/-".contains(&b))
 }
 
 /// Everything the web page needs to draw a game (`GET /api/game/{id}`).
@@ -756,6 +803,15 @@ pub struct NowPlayingListJson {
 /// The game's state JSON at `pos` (its current position): what every
 /// follower is pushed and what the game's event history stores.
 pub fn game_state(game: &store::Game, pos: &Position) -> GameStateJson {
+    let mut state = game_state_without_legal_moves(game, pos);
+    if game.is_ongoing() {
+        state.legal_moves = LegalMoveJson::all(pos);
+    }
+    state
+}
+
+/// [`game_state`] with an empty `legal_moves`.
+fn game_state_without_legal_moves(game: &store::Game, pos: &Position) -> GameStateJson {
     GameStateJson {
         kind: "gameState",
         moves: game.moves.clone(),
@@ -785,11 +841,7 @@ pub fn game_state(game: &store::Game, pos: &Position) -> GameStateJson {
         ply: game.ply,
         version: game.version,
         san: Words(game.san.clone()),
-        legal_moves: if game.is_ongoing() {
-            LegalMoveJson::all(pos)
-        } else {
-            Vec::new()
-        },
+        legal_moves: Vec::new(),
     }
 }
 
@@ -829,26 +881,25 @@ pub struct StateEvent {
 }
 
 impl StateEvent {
-    /// Both forms of `state` (whose `legal_moves` are the position's).
-    pub fn of(mut state: GameStateJson) -> serde_json::Result<StateEvent> {
-        let legal = std::mem::take(&mut state.legal_moves);
-        let stored = serde_json::to_string(&state)?;
-        let live = if legal.is_empty() {
-            None
-        } else {
-            Some(with_legal_moves(&stored, &serde_json::to_string(&legal)?))
-        };
+    /// Both forms of the state of `game`, whose position is `pos` (the
+    /// [`game_state`], its legal moves written straight into the live form).
+    pub fn of(game: &store::Game, pos: &Position) -> serde_json::Result<StateEvent> {
+        let stored = serde_json::to_string(&game_state_without_legal_moves(game, pos))?;
+        let live = game
+            .is_ongoing()
+            .then(|| with_legal_moves(&stored, |out| LegalMoveJson::write_json_of(pos, out)))
+            .filter(|live| *live != stored);
         Ok(StateEvent { stored, live })
     }
 }
 
-/// `stored` (ending in [`NO_LEGAL_MOVES`]) with `legal` (a JSON array) as
-/// its legal moves.
-fn with_legal_moves(stored: &str, legal: &str) -> String {
+/// `stored` (ending in [`NO_LEGAL_MOVES`]) with the JSON array `write`
+/// appends as its legal moves (written in place: no copy of the array).
+fn with_legal_moves(stored: &str, write: impl FnOnce(&mut String)) -> String {
     let head = &stored[..stored.len() - "[]}".len()];
-    let mut s = String::with_capacity(head.len() + legal.len() + 1);
+    let mut s = String::with_capacity(head.len() + 1);
     s.push_str(head);
-    s.push_str(legal);
+    write(&mut s);
     s.push('}');
     s
 }
@@ -880,10 +931,7 @@ pub fn complete_state(payload: Arc<str>, variant: Variant) -> Arc<str> {
         tracing::warn!(fen, "a stored state whose position does not read");
         return payload;
     };
-    match serde_json::to_string(&LegalMoveJson::all(&pos)) {
-        Ok(legal) => with_legal_moves(&payload, &legal).into(),
-        Err(_) => payload,
-    }
+    with_legal_moves(&payload, |out| LegalMoveJson::write_json_of(&pos, out)).into()
 }
 
 /// `startpos` for the usual start, else the Merge-FEN.
@@ -963,5 +1011,123 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
         status: StatusJson { name: game.status },
         winner: game.winner.map(Color::name),
         variant: game.variant.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions of every variant with pairs, splits, promotions, castling,
+    /// checks and mates (Merge-FENs of the rules crate's tests), and the
+    /// positions a few plies on from each.
+    fn positions() -> Vec<Position> {
+        let fens: [(Variant, &[&str]); 4] = [
+            (
+                Variant::ChessMerge,
+                &[
+                    "r3k2(rn)/1(PN)4(PB)1/8/3q4/8/8/(PP)5p1/(RB)3K2(RN) w KQkq - 0 1",
+                    "3N2k1/1(PR)(PP)P4/8/8/8/8/8/4K2(RN) w K - 0 1",
+                    "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+                ],
+            ),
+            (
+                Variant::Chessplus,
+                &[
+                    "4k3/8/8/2(PN)(pp)(PB)3/8/8/8/4K3 w - d6 0 1",
+                    "r3k2r/pppp(pn)ppp/8/8/1P1N4/8/(PP)P(PB)PPPPP/R3K2R w KQkq - 0 1",
+                    "(rn)3k2r/(pp)p(pq)ppppp/8/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1",
+                ],
+            ),
+            (
+                Variant::Fusion,
+                &[
+                    "4k3/1P6/8/8/3(RN)4/8/8/4K3 w - - 0 1",
+                    "4k3/8/1q6/8/8/8/8/2(BK)3(NR)1 w - - 0 1",
+                    "3k4/8/8/8/8/8/8/4K2(RB) w - - 0 1",
+                    "6k1/1P3ppp/8/8/8/8/5PPP/R3K2R w KQ - 0 1",
+                ],
+            ),
+            (
+                Variant::Standard,
+                &[
+                    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                    "6k1/1P3ppp/8/8/8/8/5PPP/R3K2R w KQ - 0 1",
+                    // Mated: no legal moves.
+                    "R5k1/5ppp/8/8/8/8/5PPP/4K2R b K - 1 1",
+                ],
+            ),
+        ];
+        let mut out = Vec::new();
+        for (variant, fens) in fens {
+            for fen in fens {
+                let mut pos = Position::from_fen(variant, fen).unwrap();
+                for ply in 0..6 {
+                    out.push(pos);
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    pos = pos.play_unchecked(legal[(ply * 7) % legal.len()]);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_legal_moves_json_is_serde_s_byte_for_byte() {
+        let mut seen = String::new();
+        for pos in positions() {
+            let all = LegalMoveJson::all(&pos);
+            let expected = serde_json::to_string(&all).unwrap();
+            assert_eq!(LegalMoveJson::json_of(&pos), expected, "{}", pos.fen());
+            // `all` as it was built before the rules' writers.
+            let before: Vec<(String, String)> = pos
+                .legal_moves_with_san()
+                .into_iter()
+                .map(|(m, san)| (m.to_string(), san))
+                .collect();
+            let now: Vec<(String, String)> = all.into_iter().map(|j| (j.uci, j.san)).collect();
+            assert_eq!(now, before, "{}", pos.fen());
+            seen.push_str(&expected);
+        }
+        for kind in ["/", "=Q", "O-O", "O-O-O", "+", "#", "&", "x", "[]"] {
+            assert!(seen.contains(kind), "no {kind:?} among the moves tested");
+        }
+    }
+
+    /// The live state and the stored one completed again are both the
+    /// whole state as serde writes it.
+    #[test]
+    fn a_state_s_legal_moves_are_spliced_in_as_serde_writes_them() {
+        for pos in positions() {
+            let ongoing = !pos.legal_moves().is_empty();
+            let row = store::Game {
+                variant: pos.variant(),
+                initial_fen: pos.fen(),
+                fen: pos.fen(),
+                status: if ongoing {
+                    GameStatus::Started
+                } else {
+                    GameStatus::Mate
+                },
+                ..store::conformance::game(
+                    "views001",
+                    crate::model::UserId(1),
+                    crate::model::UserId(2),
+                )
+            };
+            let whole = serde_json::to_string(&game_state(&row, &pos)).unwrap();
+            let event = StateEvent::of(&row, &pos).unwrap();
+            if ongoing {
+                assert_eq!(event.live.as_deref(), Some(whole.as_str()));
+            } else {
+                assert_eq!(event.live, None);
+                assert_eq!(event.stored, whole);
+            }
+            let completed = complete_state(event.stored.into(), pos.variant());
+            assert_eq!(&*completed, whole, "{}", pos.fen());
+        }
     }
 }
