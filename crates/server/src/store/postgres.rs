@@ -573,6 +573,39 @@ struct Batches {
     pool: PgPool,
     shared: Arc<Shared>,
     node: Arc<str>,
+    /// The writer's connection, kept from batch to batch: sqlx pings a
+    /// pooled connection as it goes back, a round trip a batch saved. A
+    /// batch that fails gives it back (the pool's ping then tests it).
+    conn: tokio::sync::Mutex<Option<sqlx::pool::PoolConnection<sqlx::Postgres>>>,
+}
+
+impl Batches {
+    async fn commit(&self, games: &[Pending]) -> BatchResult {
+        use sqlx::Connection as _;
+        let mut held = self.conn.lock().await;
+        let mut conn = match held.take() {
+            Some(conn) => conn,
+            None => self.pool.acquire().await?,
+        };
+        let mut retried = false;
+        let result = loop {
+            match conn.begin().await {
+                Ok(tx) => break commit_batch(tx, &self.shared, &self.node, games).await,
+                // Broken while it was idle (PostgreSQL restarted, say):
+                // nothing was sent, so the batch goes on a fresh one.
+                Err(sqlx::Error::Io(e)) if !retried => {
+                    tracing::warn!(error = %e, "the writer's connection had broken; taking another");
+                    retried = true;
+                }
+                Err(e) => break Err(e.into()),
+            }
+            conn = self.pool.acquire().await?;
+        };
+        if result.is_ok() {
+            *held = Some(conn);
+        }
+        result
+    }
 }
 
 /// Only game changes: PostgreSQL's other writes commit on their own
@@ -585,7 +618,7 @@ impl CommitBatch for Batches {
         games: &'a [Pending],
         _: &'a mut [NoWrites],
     ) -> BoxFuture<'a, BatchResult> {
-        Box::pin(commit_batch(&self.pool, &self.shared, &self.node, games))
+        Box::pin(self.commit(games))
     }
 
     fn answer_write(&self, write: NoWrites, _: StoreResult<()>, _: &Shared) {
@@ -607,21 +640,12 @@ impl CommitBatch for Batches {
 ///    batch holding it would wait for ours);
 /// 4. one notification with every event's doorbell ([`ring`]).
 async fn commit_batch(
-    pool: &PgPool,
+    mut tx: sqlx::Transaction<'_, sqlx::Postgres>,
     shared: &Shared,
     node: &str,
     batch: &[Pending],
 ) -> BatchResult {
     let now = crate::now_ms();
-    let mut tx = match pool.begin().await {
-        Ok(tx) => tx,
-        // A connection that broke while idle (nothing was sent on it).
-        Err(sqlx::Error::Io(e)) => {
-            tracing::warn!(error = %e, "a pooled connection had broken; trying another");
-            pool.begin().await?
-        }
-        Err(e) => return Err(e.into()),
-    };
     let mut statements = 2;
     let mut kept = vec![false; batch.len()];
     let mut i = 0;
@@ -766,6 +790,7 @@ impl PgStore {
             pool: pool.clone(),
             shared: shared.clone(),
             node: node.clone(),
+            conn: tokio::sync::Mutex::new(None),
         };
         tokio::spawn(group_writer(batches, games_rx, shared.clone()));
         let listener = listener(&pool).await?;
