@@ -28,6 +28,18 @@ pub(crate) struct Nginx {
 
 impl Drop for Nginx {
     fn drop(&mut self) {
+        // SIGTERM, so that the master stops its workers: a SIGKILLed
+        // master leaves them running, holding the port, after the test.
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
