@@ -1030,6 +1030,13 @@ mod tests {
         (Games::new(Arc::new(store), 100, tx), row, rx, dir)
     }
 
+    /// A second games domain on the same store, as another process's
+    /// (its computer turns go nowhere).
+    fn another_process(here: &Arc<Games>) -> Arc<Games> {
+        let (tx, _) = mpsc::unbounded_channel();
+        Games::new(here.store().clone(), 100, tx)
+    }
+
     fn uci(s: &str) -> UciMove {
         s.parse().unwrap()
     }
@@ -1054,8 +1061,7 @@ mod tests {
     #[tokio::test]
     async fn another_process_s_moves_are_played_on_the_outdated_copy() {
         let (here, row, _rx, _dir) = setup("outdated").await;
-        let (tx, _rx2) = mpsc::unbounded_channel();
-        let there = Games::new(here.store().clone(), 100, tx);
+        let there = another_process(&here);
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         let moves = [
             (w, "e2e3"),
@@ -1092,8 +1098,7 @@ mod tests {
     #[tokio::test]
     async fn a_game_another_process_moved_is_caught_up_before_its_next_use() {
         let (here, row, _rx, _dir) = setup("catch_up").await;
-        let (tx, _rx2) = mpsc::unbounded_channel();
-        let there = Games::new(here.store().clone(), 100, tx);
+        let there = another_process(&here);
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         here.play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false)
             .await

@@ -888,7 +888,8 @@ impl StateEvent {
         let live = game
             .is_ongoing()
             .then(|| with_legal_moves(&stored, |out| LegalMoveJson::write_json_of(pos, out)))
-            .filter(|live| *live != stored);
+            // Only an empty array ("[]" again) leaves the length as it was.
+            .filter(|live| live.len() != stored.len());
         Ok(StateEvent { stored, live })
     }
 }
