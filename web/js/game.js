@@ -515,6 +515,7 @@ export async function mount(root, id) {
   const conn = root.querySelector('#conn');
   let wasDown = false;
   const live = new Live({
+    game: id,
     onEvent,
     onGame: onPush,
     onStatus: (up) => {

@@ -5,7 +5,12 @@
 // whole list of open challenges again.
 
 export class Live {
-  constructor({ onEvent, onGame, onStatus, onLobby } = {}) {
+  // `game`: the game this page is about, if any. It only goes into the
+  // socket's address (`?game=`), where a load balancer that routes by game
+  // can read it and send both players to one node (docs/deploy.md); the
+  // server ignores it and follows whatever the page subscribes to.
+  constructor({ onEvent, onGame, onStatus, onLobby, game } = {}) {
+    this.game = game || null;
     this.onEvent = onEvent || (() => {});
     this.onGame = onGame || (() => {});
     this.onStatus = onStatus || (() => {});
@@ -23,7 +28,8 @@ export class Live {
   open() {
     if (this.closed) return;
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${proto}//${location.host}/api/socket`);
+    const hint = this.game ? `?game=${encodeURIComponent(this.game)}` : '';
+    const ws = new WebSocket(`${proto}//${location.host}/api/socket${hint}`);
     this.ws = ws;
     ws.onopen = () => {
       this.delay = 250;

@@ -723,9 +723,9 @@ impl Conn {
         match transport {
             Transport::Ws => {
                 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-                let mut req = sh
-                    .ws_url
-                    .as_str()
+                // `?game=` as the page sends it: a balancer that routes by
+                // game (docs/deploy.md) puts both players on one node.
+                let mut req = format!("{}?game={game}", sh.ws_url)
                     .into_client_request()
                     .map_err(|e| format!("socket request: {e}"))?;
                 let auth = format!("Bearer {token}")

@@ -67,7 +67,8 @@ pub(crate) fn start_nginx(dir: &TempDir, upstreams: &[String]) -> Nginx {
         .collect();
     let d = d.display();
     // WebSocket upgrades and ndjson streams pass straight through (no
-    // buffering); the client address goes on in X-Forwarded-For.
+    // buffering); the client address goes on in X-Forwarded-For. Requests
+    // and sockets about one game go to one node (docs/deploy.md).
     let conf = format!(
         "worker_processes 1;
 daemon off;
@@ -81,7 +82,13 @@ http {{
   fastcgi_temp_path {d}/tmp/fastcgi;
   uwsgi_temp_path {d}/tmp/uwsgi;
   scgi_temp_path {d}/tmp/scgi;
+  map $request_uri $chessmerge_game {{
+    ~^/api/(?:board/|bot/)?game/(?:stream/)?([0-9A-Za-z]+) $1;
+    ~^/api/socket\\?(?:.*&)?game=([0-9A-Za-z]+) $1;
+    default \"\";
+  }}
   upstream chessmerge {{
+    hash $chessmerge_game consistent;
 {servers}  }}
   map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
   server {{
@@ -274,6 +281,69 @@ async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
         "the computer moved once"
     );
     drop(lb);
+}
+
+/// A node's game commits and followed games (`/api/server/stats`).
+async fn node_counts(node: &Server) -> (i64, i64) {
+    let (s, v) = common::get_anonymous(&node.base, "/api/server/stats").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    (
+        v["gameCommits"].as_i64().unwrap(),
+        v["liveChannels"][0].as_i64().unwrap(),
+    )
+}
+
+/// nginx configured as docs/deploy.md says sends everything about one game
+/// to one node: the page's socket (`?game=`), the board stream and the
+/// moves. So a game's moves are committed where its players follow it and
+/// do not cross nodes.
+#[tokio::test(flavor = "multi_thread")]
+async fn nginx_sends_everything_about_a_game_to_one_node() {
+    let dir = TempDir::new("affinity");
+    let url = fresh_postgres_database(&dir);
+    let a = Server::start_on(url.clone().into(), &[]);
+    let b = Server::start_on(url.into(), &[]);
+    let lb = start_nginx(&dir, &[addr(&a), addr(&b)]);
+    let alice = register(&lb.base, "alice").await;
+    let bob = register(&lb.base, "bob").await;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let (s, c) = alice
+            .post("/api/challenge/bob", json!({"color": "white"}))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{c}");
+        let id = c["id"].as_str().unwrap().to_owned();
+        let (s, v) = bob.post_empty(&format!("/api/challenge/{id}/accept")).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+
+        let before = [node_counts(&a).await, node_counts(&b).await];
+        let socket_url = format!("{}/api/socket?game={id}", lb.base);
+        let mut ws = common::ws_connect_to(&socket_url, Some(&alice.cookie)).await;
+        ws_send(&mut ws, json!({"t": "sub", "id": id})).await;
+        assert_eq!(state(&mut ws).await["t"], "gameFull");
+        let stream = bob.stream(&format!("/api/board/game/stream/{id}")).await;
+        for (who, m) in [
+            (&alice, "e2e3"),
+            (&bob, "e7e6"),
+            (&alice, "d2d3"),
+            (&bob, "d7d6"),
+        ] {
+            let (s, v) = who.mv(&id, m).await;
+            assert_eq!(s, StatusCode::OK, "{m}: {v}");
+        }
+        assert_eq!(state(&mut ws).await["v"].as_i64(), Some(2));
+        let after = [node_counts(&a).await, node_counts(&b).await];
+        let delta: Vec<(i64, i64)> = (0..2)
+            .map(|i| (after[i].0 - before[i].0, after[i].1 - before[i].1))
+            .collect();
+        // One node committed the four moves and follows the game; the
+        // other did neither.
+        assert!(
+            delta == [(4, 1), (0, 0)] || delta == [(0, 0), (4, 1)],
+            "game {id}: (commits, followed games) added on a and b: {delta:?}"
+        );
+        held.push((ws, stream));
+    }
 }
 
 /// A throwaway PostgreSQL cluster of this test's own (so that it can be

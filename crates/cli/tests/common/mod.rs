@@ -456,8 +456,13 @@ pub type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 pub async fn ws_connect(base: &str, cookie: Option<&str>) -> Ws {
+    ws_connect_to(&format!("{base}/api/socket"), cookie).await
+}
+
+/// A socket at `url` (`http://.../api/socket?...`).
+pub async fn ws_connect_to(url: &str, cookie: Option<&str>) -> Ws {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let url = format!("{}/api/socket", base.replace("http://", "ws://"));
+    let url = url.replace("http://", "ws://");
     let mut req = url.into_client_request().unwrap();
     if let Some(c) = cookie {
         req.headers_mut().insert("cookie", c.parse().unwrap());

@@ -77,6 +77,9 @@ pub enum ClientMsg {
 
 /// Open the page's live channel (WebSocket).
 #[utoipa::path(get, path = "/api/socket", tag = "live",
+    params(("game" = Option<String>, Query,
+        description = "The game the page is about: a hint for a load balancer that routes by game \
+            (docs/deploy.md). The server ignores it; the socket follows what it subscribes to.")),
     responses(
         (status = 101, description = "WebSocket; see docs/api.md for the messages"),
         (status = 429, description = "too many WebSockets from this address", body = crate::error::ErrorBody)))]
