@@ -7,10 +7,10 @@
 //!   stores events also sends `NOTIFY chessmerge, 'NODE KIND KEY SEQ [KIND
 //!   KEY SEQ ...]'` (delivered on commit): one notification for all its
 //!   events, a few dozen bytes each (several notifications past 4,000
-//!   bytes). Each node keeps one listening connection; for another node's
-//!   events it reads the rows by their keys and sequences, one query for
-//!   all the notices of a burst that someone on the node follows
-//!   ([`super::Store::events`]), and hands them to its followers. Its own
+//!   bytes). Each node keeps one listening connection, and reads another
+//!   node's events on it, by their keys and sequences: one query for all
+//!   the notices of a burst that someone on the node follows
+//!   ([`super::Store::events`]), handed to its followers. Its own
 //!   events it publishes right after the commit, as SQLite does. When the
 //!   listener loses its connection (notifications sent meanwhile are
 //!   lost), the node tells every follower to resync from the tables.
@@ -115,8 +115,17 @@ const EVENT_ORDER_LOCK: i64 = 0x00c4_e55e_0002;
 pub struct PgStore {
     pool: PgPool,
     games_tx: mpsc::Sender<Job<NoWrites>>,
+    /// Reads of notified events, done by the listening task ([`listen`]).
+    reads_tx: mpsc::Sender<EventRead>,
     shared: Arc<Shared>,
     node: Arc<str>,
+}
+
+/// A read of other nodes' events by topic and sequence, for the listening
+/// task to do on its own connection.
+struct EventRead {
+    wanted: Vec<(Topic, i64)>,
+    reply: oneshot::Sender<StoreResult<Vec<StoredEvent>>>,
 }
 
 /// Whether a `--database` value names PostgreSQL.
@@ -779,9 +788,11 @@ impl PgStore {
         };
         let shared = Arc::new(Shared::new());
         let (games_tx, games_rx) = mpsc::channel(QUEUE);
+        let (reads_tx, reads_rx) = mpsc::channel(QUEUE);
         let store = PgStore {
             pool: pool.clone(),
             games_tx,
+            reads_tx,
             shared: shared.clone(),
             node: node.clone(),
         };
@@ -794,7 +805,7 @@ impl PgStore {
         };
         tokio::spawn(group_writer(batches, games_rx, shared.clone()));
         let listener = listener(&pool).await?;
-        tokio::spawn(listen(pool.clone(), listener, shared, node));
+        tokio::spawn(listen(pool.clone(), listener, reads_rx, shared, node));
         Ok(store)
     }
 
@@ -861,13 +872,18 @@ async fn listener(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
     // A lost connection is reopened by `listen` below, not inside sqlx:
     // the resync must come after the new LISTEN.
     listener.eager_reconnect(false);
+    // Named for pg_stat_activity (its last query is usually a read).
+    sqlx::query("SET application_name = 'chessmerge listener'")
+        .execute(&mut listener)
+        .await?;
     listener.listen(CHANNEL).await?;
     Ok(listener)
 }
 
 /// The node's listening connection: other nodes' events become notices
-/// (topic and sequence; a follower that needs the event reads it by them),
-/// and a lost connection a resync for every follower.
+/// (topic and sequence), the events that a follower on this node needs are
+/// read on the same connection ([`EventRead`], from [`Store::events`]), and
+/// a lost connection becomes a resync for every follower.
 ///
 /// Order matters after a loss: first a new connection that LISTENs again,
 /// then the resync. A notice sent after the new LISTEN arrives; an event
@@ -877,8 +893,15 @@ async fn listener(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
 /// `tests/faults.rs`.) At the loss itself the caches are told
 /// ([`Committed::Interrupted`]): until the resync, a game cached on this
 /// node may be changed by another without a notice, and a `gameFull`
-/// built from it would go back in time.
-async fn listen(pool: PgPool, listener: PgListener, shared: Arc<Shared>, node: Arc<str>) {
+/// built from it would go back in time. While there is no connection,
+/// reads go to the pool.
+async fn listen(
+    pool: PgPool,
+    listener: PgListener,
+    mut reads: mpsc::Receiver<EventRead>,
+    shared: Arc<Shared>,
+    node: Arc<str>,
+) {
     let mut listener = Some(listener);
     loop {
         let Some(l) = listener.as_mut() else {
@@ -890,12 +913,46 @@ async fn listen(pool: PgPool, listener: PgListener, shared: Arc<Shared>, node: A
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot reopen the notification connection; retrying");
-                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    let pause = tokio::time::sleep(Duration::from_millis(500));
+                    tokio::pin!(pause);
+                    loop {
+                        tokio::select! {
+                            _ = &mut pause => break,
+                            Some(read) = reads.recv() => read_on_pool(&pool, &shared, read),
+                        }
+                    }
                 }
             }
             continue;
         };
-        match l.try_recv().await {
+        // Both are cancel-safe (sqlx 0.8.1 made the listener's so); a read
+        // goes first, since its followers wait for it.
+        let received = tokio::select! {
+            biased;
+            Some(read) = reads.recv() => {
+                let got = match sqlx::Acquire::acquire(&mut *l).await {
+                    Ok(c) => read_events(c, &read.wanted, &shared).await,
+                    Err(e) => Err(e.into()),
+                };
+                match got {
+                    Ok(events) => {
+                        let _ = read.reply.send(Ok(events));
+                    }
+                    Err(e) => {
+                        // The connection may have lost notifications with
+                        // it: reopen it and resync; the read goes again on
+                        // the pool.
+                        tracing::warn!(error = %e, "read on the notification connection failed; reopening it");
+                        listener = None;
+                        shared.interrupted();
+                        read_on_pool(&pool, &shared, read);
+                    }
+                }
+                continue;
+            }
+            r = l.try_recv() => r,
+        };
+        match received {
             // This node's own: published at commit.
             Ok(Some(n)) if n.payload().split(' ').next() == Some(&*node) => {}
             Ok(Some(n)) => match parse_notification(n.payload()) {
@@ -920,6 +977,89 @@ async fn listen(pool: PgPool, listener: PgListener, shared: Arc<Shared>, node: A
             }
         }
     }
+}
+
+/// Does `read` on a pooled connection, in a task of its own.
+fn read_on_pool(pool: &PgPool, shared: &Arc<Shared>, read: EventRead) {
+    let (pool, shared) = (pool.clone(), shared.clone());
+    tokio::spawn(async move {
+        let got = match pool.acquire().await {
+            Ok(mut c) => read_events(&mut c, &read.wanted, &shared).await,
+            Err(e) => Err(e.into()),
+        };
+        let _ = read.reply.send(got);
+    });
+}
+
+/// Events by topic and sequence (those not found are left out), in the
+/// order asked, with one query.
+async fn read_events(
+    conn: &mut PgConnection,
+    wanted: &[(Topic, i64)],
+    shared: &Shared,
+) -> StoreResult<Vec<StoredEvent>> {
+    use std::collections::HashMap;
+    let (mut game_ids, mut game_seqs) = (Vec::new(), Vec::new());
+    let (mut user_ids, mut user_seqs) = (Vec::new(), Vec::new());
+    let mut lobby_seqs = Vec::new();
+    for (topic, seq) in wanted {
+        match topic {
+            Topic::Game(id) => {
+                game_ids.push(id.as_str());
+                game_seqs.push(*seq);
+            }
+            Topic::User(id) => {
+                user_ids.push(id.0);
+                user_seqs.push(*seq);
+            }
+            Topic::Lobby => lobby_seqs.push(*seq),
+        }
+    }
+    shared.count(1);
+    // (kind, game id, user id, sequence, payload)
+    let rows: Vec<(String, String, i64, i64, String)> = sqlx::query_as(
+        "SELECT 'g', e.game_id, 0::bigint, e.version, e.payload
+         FROM unnest($1::text[], $2::bigint[]) AS w(game_id, version)
+         JOIN game_events e ON e.game_id = w.game_id AND e.version = w.version
+         UNION ALL
+         SELECT 'u', '', e.user_id, e.seq, e.payload
+         FROM unnest($3::bigint[], $4::bigint[]) AS w(user_id, seq)
+         JOIN user_events e ON e.seq = w.seq AND e.user_id = w.user_id
+         UNION ALL
+         SELECT 'l', '', 0::bigint, seq, payload FROM lobby_events WHERE seq = ANY($5)",
+    )
+    .bind(game_ids)
+    .bind(game_seqs)
+    .bind(user_ids)
+    .bind(user_seqs)
+    .bind(lobby_seqs)
+    .fetch_all(conn)
+    .await?;
+    let mut games: HashMap<(String, i64), Arc<str>> = HashMap::new();
+    let mut users: HashMap<(i64, i64), Arc<str>> = HashMap::new();
+    let mut lobby: HashMap<i64, Arc<str>> = HashMap::new();
+    for (kind, game, user, seq, payload) in rows {
+        match kind.as_str() {
+            "g" => games.insert((game, seq), payload.into()),
+            "u" => users.insert((user, seq), payload.into()),
+            _ => lobby.insert(seq, payload.into()),
+        };
+    }
+    Ok(wanted
+        .iter()
+        .filter_map(|(topic, seq)| {
+            let payload = match topic {
+                Topic::Game(id) => games.get(&(id.to_string(), *seq)),
+                Topic::User(id) => users.get(&(id.0, *seq)),
+                Topic::Lobby => lobby.get(seq),
+            }?;
+            Some(StoredEvent {
+                topic: topic.clone(),
+                seq: *seq,
+                payload: payload.clone(),
+            })
+        })
+        .collect())
 }
 
 /// A notification's node and its events' topics and sequence numbers
@@ -1556,76 +1696,14 @@ impl Store for PgStore {
         wanted: &'a [(Topic, i64)],
     ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>> {
         Box::pin(async move {
-            use std::collections::HashMap;
-            let (mut game_ids, mut game_seqs) = (Vec::new(), Vec::new());
-            let (mut user_ids, mut user_seqs) = (Vec::new(), Vec::new());
-            let mut lobby_seqs = Vec::new();
-            for (topic, seq) in wanted {
-                match topic {
-                    Topic::Game(id) => {
-                        game_ids.push(id.as_str());
-                        game_seqs.push(*seq);
-                    }
-                    Topic::User(id) => {
-                        user_ids.push(id.0);
-                        user_seqs.push(*seq);
-                    }
-                    Topic::Lobby => lobby_seqs.push(*seq),
-                }
-            }
-            let mut games: HashMap<(String, i64), Arc<str>> = HashMap::new();
-            let mut users: HashMap<(i64, i64), Arc<str>> = HashMap::new();
-            let mut lobby: HashMap<i64, Arc<str>> = HashMap::new();
-            if !game_ids.is_empty() {
-                self.read(1);
-                let rows: Vec<(String, i64, String)> = sqlx::query_as(
-                    "SELECT e.game_id, e.version, e.payload
-                     FROM unnest($1::text[], $2::bigint[]) AS w(game_id, version)
-                     JOIN game_events e ON e.game_id = w.game_id AND e.version = w.version",
-                )
-                .bind(game_ids)
-                .bind(game_seqs)
-                .fetch_all(&self.pool)
-                .await?;
-                games.extend(rows.into_iter().map(|(g, v, p)| ((g, v), p.into())));
-            }
-            if !user_ids.is_empty() {
-                self.read(1);
-                let rows: Vec<(i64, i64, String)> = sqlx::query_as(
-                    "SELECT e.user_id, e.seq, e.payload
-                     FROM unnest($1::bigint[], $2::bigint[]) AS w(user_id, seq)
-                     JOIN user_events e ON e.seq = w.seq AND e.user_id = w.user_id",
-                )
-                .bind(user_ids)
-                .bind(user_seqs)
-                .fetch_all(&self.pool)
-                .await?;
-                users.extend(rows.into_iter().map(|(u, s, p)| ((u, s), p.into())));
-            }
-            if !lobby_seqs.is_empty() {
-                self.read(1);
-                let rows: Vec<(i64, String)> =
-                    sqlx::query_as("SELECT seq, payload FROM lobby_events WHERE seq = ANY($1)")
-                        .bind(lobby_seqs)
-                        .fetch_all(&self.pool)
-                        .await?;
-                lobby.extend(rows.into_iter().map(|(s, p)| (s, p.into())));
-            }
-            Ok(wanted
-                .iter()
-                .filter_map(|(topic, seq)| {
-                    let payload = match topic {
-                        Topic::Game(id) => games.get(&(id.to_string(), *seq)),
-                        Topic::User(id) => users.get(&(id.0, *seq)),
-                        Topic::Lobby => lobby.get(seq),
-                    }?;
-                    Some(StoredEvent {
-                        topic: topic.clone(),
-                        seq: *seq,
-                        payload: payload.clone(),
-                    })
-                })
-                .collect())
+            let gone = || StoreError::Unavailable("the notification task has stopped".into());
+            let (reply, got) = oneshot::channel();
+            let read = EventRead {
+                wanted: wanted.to_vec(),
+                reply,
+            };
+            self.reads_tx.send(read).await.map_err(|_| gone())?;
+            got.await.map_err(|_| gone())?
         })
     }
 
@@ -2236,18 +2314,33 @@ mod tests {
     async fn a_lost_notification_connection_interrupts_then_resyncs() {
         let db = TempDb::new("listen").await;
         let s = PgStore::open(&db.url, 2).await.unwrap();
+        let u = s.create_user("alice", "h", 0).await.unwrap();
+        let v = s.create_user("bob", "h", 0).await.unwrap();
+        let g = conformance::start_game(&s, "listen01", u.id, v.id).await;
+        let wanted = [(Topic::Game(g.id.clone()), 1)];
+        let first = |got: StoreResult<Vec<StoredEvent>>| {
+            let got = got.expect("the event reads");
+            assert_eq!(got.len(), 1, "{got:?}");
+            (got[0].seq, got[0].payload.to_string())
+        };
+        let expected = (1, "{\"v\":1}".to_owned());
+        // Read on the listening connection.
+        assert_eq!(first(s.events(&wanted).await), expected);
         let mut feed = s.committed();
         let mut admin = sqlx::postgres::PgConnection::connect(&db.url)
             .await
             .unwrap();
         let cut: Vec<(bool,)> = sqlx::query_as(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+             WHERE datname = current_database() AND application_name = 'chessmerge listener'",
         )
         .fetch_all(&mut admin)
         .await
         .unwrap();
         assert_eq!(cut, vec![(true,)], "one listening connection");
+        // A read meanwhile is answered all the same (on the dead connection
+        // it fails and goes to the pool; or the new connection does it).
+        assert_eq!(first(s.events(&wanted).await), expected);
         let mut seen = Vec::new();
         tokio::time::timeout(Duration::from_secs(10), async {
             while seen.len() < 2 {
@@ -2263,6 +2356,8 @@ mod tests {
             matches!(seen[..], [Committed::Interrupted, Committed::Resync]),
             "{seen:?}"
         );
+        // And on the new connection.
+        assert_eq!(first(s.events(&wanted).await), expected);
     }
 
     /// Two nodes on one database: migrations once, each sees the other's
@@ -2406,8 +2501,8 @@ mod tests {
         let got = b.events(&wanted).await.unwrap();
         assert_eq!(
             b.stats().statements - reads,
-            2,
-            "one read for games, one for users"
+            1,
+            "one read for games and users together"
         );
         let got: Vec<(Topic, i64)> = got.into_iter().map(|e| (e.topic, e.seq)).collect();
         assert_eq!(got, heard, "all found, in the order asked");
