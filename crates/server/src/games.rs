@@ -20,7 +20,7 @@
 //! that the next move here (the reply to another node's move, as a rule)
 //! finds the game current instead of reading it on its way.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -185,6 +185,13 @@ pub struct Games {
     interrupted: AtomicBool,
     /// Games the invalidator dropped, for [`Games::catch_up`].
     catch_up: mpsc::UnboundedSender<GameId>,
+    /// Games that [`Games::catch_up`] brought up to date and that nobody
+    /// here has used since. Another process's next change only drops
+    /// such a game (to `outdated`) instead of reading it again: a node that
+    /// started a game which the balancer sends to another node (by game,
+    /// docs/deploy.md) would otherwise read it at every move there. At
+    /// most `capacity`.
+    caught_up_unused: Mutex<HashSet<GameId>>,
 }
 
 /// At most this many games are caught up with one read.
@@ -387,6 +394,7 @@ impl Games {
             store,
             cache: Mutex::new(HashMap::new()),
             outdated: Mutex::new(HashMap::new()),
+            caught_up_unused: Mutex::new(HashSet::new()),
             capacity: capacity.max(16),
             computer_turns,
             replays: AtomicU64::new(0),
@@ -498,7 +506,26 @@ impl Games {
                 .remove(&id);
             if let Some(g) = old.and_then(|old| advanced(old, &row)) {
                 *guard = Some(g);
+                let mut unused = self
+                    .caught_up_unused
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if unused.len() >= self.capacity {
+                    unused.clear();
+                }
+                unused.insert(id);
             }
+        }
+    }
+
+    /// Notes that `id` was used here (see `caught_up_unused`).
+    fn used(&self, id: &GameId) {
+        let mut unused = self
+            .caught_up_unused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if !unused.is_empty() {
+            unused.remove(id);
         }
     }
 
@@ -555,7 +582,14 @@ impl Games {
             }
             outdated.insert(id.clone(), old);
             drop(outdated);
-            let _ = self.catch_up.send(id.clone());
+            let unused = self
+                .caught_up_unused
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(id);
+            if !unused {
+                let _ = self.catch_up.send(id.clone());
+            }
         }
     }
 
@@ -682,6 +716,7 @@ impl Games {
     async fn locked(&self, id: &GameId) -> GameResult<OwnedMutexGuard<Option<LiveGame>>> {
         let slot = self.slot(id);
         let mut guard = slot.clone().lock_owned().await;
+        self.used(id);
         let loaded_now = guard.is_none();
         if loaded_now {
             match self.load(id).await {
@@ -1134,6 +1169,60 @@ mod tests {
             g.position().fen(),
             rebuild(&g.row).unwrap().position().fen()
         );
+    }
+
+    /// A game caught up here but not used since is not read again at the
+    /// next move elsewhere (its node is the one the balancer sends it to):
+    /// it waits, outdated, for a use, which reads it once and plays only
+    /// the new moves.
+    #[tokio::test]
+    async fn a_caught_up_game_nobody_uses_here_is_not_read_again() {
+        let (here, row, _rx, _dir) = setup("unused").await;
+        let there = another_process(&here);
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        here.play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false)
+            .await
+            .unwrap();
+        let cached_version = || {
+            let slot = here.cache.lock().unwrap().get(&row.id).cloned();
+            slot.and_then(|s| {
+                s.try_lock()
+                    .ok()
+                    .and_then(|g| g.as_ref().map(|g| g.row.version))
+            })
+        };
+        let wait_for = |want: Option<i64>| async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while cached_version() != want {
+                assert!(std::time::Instant::now() < deadline, "never {want:?}");
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        };
+        there
+            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false)
+            .await
+            .unwrap();
+        wait_for(Some(3)).await;
+        // (Both processes share one store, and so its statement count.)
+        there
+            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), false)
+            .await
+            .unwrap();
+        wait_for(None).await;
+        let statements = here.store().stats().statements;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(cached_version(), None, "not caught up again");
+        assert_eq!(here.store().stats().statements, statements, "no read");
+        let replays = here.replays();
+        let moves = here.read(&row.id, |g| g.rules.moves().len()).await.unwrap();
+        assert_eq!(moves, 3);
+        assert_eq!(here.replays(), replays, "no replay");
+        // Used here now: the next move elsewhere is caught up again.
+        there
+            .play_move(&row.id, Actor::User(b), &uci("d7d6"), Some(3), false)
+            .await
+            .unwrap();
+        wait_for(Some(5)).await;
     }
 
     #[tokio::test]
