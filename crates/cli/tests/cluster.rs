@@ -172,13 +172,7 @@ async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
 
     let alice = register(&lb.base, "alice").await;
     let bob = register(&lb.base, "bob").await;
-    let (s, c) = alice
-        .post("/api/challenge/bob", json!({"color": "white"}))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{c}");
-    let id = c["id"].as_str().unwrap().to_owned();
-    let (s, v) = bob.post_empty(&format!("/api/challenge/{id}/accept")).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = white_challenges_black(&alice, &bob, "bob").await;
 
     // Alice watches on node a; Bob plays on node b: the move crosses nodes.
     let mut ws_a = ws_connect(&a.base, Some(&alice.cookie)).await;
@@ -283,6 +277,24 @@ async fn two_nodes_behind_nginx_share_games_and_survive_a_sigkill() {
     drop(lb);
 }
 
+/// A game `white` challenged `black` (named `black_name`) to, accepted:
+/// its id.
+async fn white_challenges_black(white: &Player, black: &Player, black_name: &str) -> String {
+    let (s, c) = white
+        .post(
+            &format!("/api/challenge/{black_name}"),
+            json!({"color": "white"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let id = c["id"].as_str().unwrap().to_owned();
+    let (s, v) = black
+        .post_empty(&format!("/api/challenge/{id}/accept"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    id
+}
+
 /// A node's game commits and followed games (`/api/server/stats`).
 async fn node_counts(node: &Server) -> (i64, i64) {
     let (s, v) = common::get_anonymous(&node.base, "/api/server/stats").await;
@@ -308,13 +320,7 @@ async fn nginx_sends_everything_about_a_game_to_one_node() {
     let bob = register(&lb.base, "bob").await;
     let mut held = Vec::new();
     for _ in 0..4 {
-        let (s, c) = alice
-            .post("/api/challenge/bob", json!({"color": "white"}))
-            .await;
-        assert_eq!(s, StatusCode::OK, "{c}");
-        let id = c["id"].as_str().unwrap().to_owned();
-        let (s, v) = bob.post_empty(&format!("/api/challenge/{id}/accept")).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+        let id = white_challenges_black(&alice, &bob, "bob").await;
 
         let before = [node_counts(&a).await, node_counts(&b).await];
         let socket_url = format!("{}/api/socket?game={id}", lb.base);
