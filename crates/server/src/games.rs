@@ -1072,6 +1072,16 @@ mod tests {
         Games::new(here.store().clone(), 100, tx)
     }
 
+    /// The version of `id` in the idle cache of `games`, if it holds one.
+    fn cached_version(games: &Games, id: &GameId) -> Option<i64> {
+        let slot = games.cache.lock().unwrap().get(id).cloned();
+        slot.and_then(|s| {
+            s.try_lock()
+                .ok()
+                .and_then(|g| g.as_ref().map(|g| g.row.version))
+        })
+    }
+
     fn uci(s: &str) -> UciMove {
         s.parse().unwrap()
     }
@@ -1142,14 +1152,7 @@ mod tests {
             .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false)
             .await
             .unwrap();
-        let cached_version = || {
-            let slot = here.cache.lock().unwrap().get(&row.id).cloned();
-            slot.and_then(|s| {
-                s.try_lock()
-                    .ok()
-                    .and_then(|g| g.as_ref().map(|g| g.row.version))
-            })
-        };
+        let cached_version = || cached_version(&here, &row.id);
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while cached_version() != Some(3) {
             assert!(std::time::Instant::now() < deadline, "never caught up");
@@ -1183,14 +1186,7 @@ mod tests {
         here.play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false)
             .await
             .unwrap();
-        let cached_version = || {
-            let slot = here.cache.lock().unwrap().get(&row.id).cloned();
-            slot.and_then(|s| {
-                s.try_lock()
-                    .ok()
-                    .and_then(|g| g.as_ref().map(|g| g.row.version))
-            })
-        };
+        let cached_version = || cached_version(&here, &row.id);
         let wait_for = |want: Option<i64>| async move {
             let deadline = std::time::Instant::now() + Duration::from_secs(10);
             while cached_version() != want {
