@@ -506,10 +506,7 @@ impl Games {
                 .remove(&id);
             if let Some(g) = old.and_then(|old| advanced(old, &row)) {
                 *guard = Some(g);
-                let mut unused = self
-                    .caught_up_unused
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
+                let mut unused = self.unused();
                 if unused.len() >= self.capacity {
                     unused.clear();
                 }
@@ -520,13 +517,16 @@ impl Games {
 
     /// Notes that `id` was used here (see `caught_up_unused`).
     fn used(&self, id: &GameId) {
-        let mut unused = self
-            .caught_up_unused
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut unused = self.unused();
         if !unused.is_empty() {
             unused.remove(id);
         }
+    }
+
+    fn unused(&self) -> std::sync::MutexGuard<'_, HashSet<GameId>> {
+        self.caught_up_unused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Applies one message of the store's feed to the cache; `false` once
@@ -582,12 +582,7 @@ impl Games {
             }
             outdated.insert(id.clone(), old);
             drop(outdated);
-            let unused = self
-                .caught_up_unused
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(id);
-            if !unused {
+            if !self.unused().remove(id) {
                 let _ = self.catch_up.send(id.clone());
             }
         }

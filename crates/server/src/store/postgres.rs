@@ -925,7 +925,7 @@ async fn listen(
             }
             continue;
         };
-        // Both are cancel-safe (sqlx 0.8.1 made the listener's so); a read
+        // Both are cancel-safe (the listener since sqlx PR #3467); a read
         // goes first, since its followers wait for it.
         let received = tokio::select! {
             biased;
