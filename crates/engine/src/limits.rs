@@ -174,11 +174,15 @@ impl Clock {
         let start = Instant::now();
         let (soft, hard) = match limits.time {
             TimeControl::Infinite => (None, None),
+            // A move's time cannot be saved for later moves, so the whole
+            // of it is searched: no soft budget, iterations go on until the
+            // deadline, and a partial one still counts for its best fully
+            // searched move.
             TimeControl::MoveTime(d) => {
                 let d = d
                     .saturating_sub(Duration::from_millis(5))
                     .max(Duration::from_millis(1));
-                (Some(d), Some(d))
+                (None, Some(d))
             }
             TimeControl::Clock {
                 wtime,
@@ -258,6 +262,18 @@ mod tests {
         ));
         assert!(Limits::parse_go(&[]).unwrap().is_infinite());
         assert!(Limits::parse_go(&["infinite"]).unwrap().is_infinite());
+    }
+
+    #[test]
+    fn a_fixed_move_time_is_searched_to_its_end() {
+        let l = Limits::parse_go(&["movetime", "1000"]).unwrap();
+        let c = Clock::start(&l, Color::White);
+        assert_eq!(
+            c.soft, None,
+            "no iteration may be skipped before the deadline"
+        );
+        assert_eq!(c.hard, Some(Duration::from_millis(995)));
+        assert!(!c.soft_expired());
     }
 
     #[test]

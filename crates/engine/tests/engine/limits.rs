@@ -47,6 +47,12 @@ fn movetime_is_honoured() {
     // by side on two cores), where the thread may wait for a core; a search
     // that ignored its time would run on for seconds.
     assert!(took <= Duration::from_millis(150 + 400), "took {took:?}");
+    // A fixed move time is used to its end (less the 5 ms margin): no
+    // iteration is skipped for fear of not finishing it.
+    assert!(
+        took >= Duration::from_millis(140),
+        "stopped early: {took:?}"
+    );
     assert!(r.depth >= 1);
     assert!(pos.is_legal(r.best.unwrap()));
 }
