@@ -167,7 +167,8 @@ pub const fn pair_correction(fusion: bool, first: usize, second: usize) -> (i32,
 /// tables `PST_*`, [`MOBILITY_MG`] / [`MOBILITY_EG`], [`PASSED_MG`] /
 /// [`PASSED_EG`], [`PAWN_PAIR_RANK_BONUS`], the bishop pair, doubled and
 /// isolated pawns, [`SHIELD_BONUS`], [`CASTLING_RIGHT_BONUS`],
-/// [`PAIR_ATTACKED_PENALTY`], [`TEMPO_BONUS`]); the evaluation reads those
+/// [`PAIR_ATTACKED_PENALTY`], [`TEMPO_BONUS`], the rook files, the knight
+/// outpost, the passed pawn's royal distances); the evaluation reads those
 /// only through `tables::EvalTables`, so the constants here are the
 /// hand-set defaults. A variant not listed plays with the hand-set values.
 /// A set is listed only after a sequential test at a fixed node count
@@ -206,12 +207,38 @@ pub const CARRY_PROMOTION_WEIGHT: i32 = 6;
 pub const DOUBLED_PENALTY: i32 = 12;
 /// Isolated pawn penalty.
 pub const ISOLATED_PENALTY: i32 = 10;
+/// A pawn defended by a pawn of its own or beside one on its rank, by
+/// relative rank (mg and eg).
+pub const CONNECTED_PAWN: [i32; 8] = [0, 4, 6, 10, 18, 30, 50, 0];
+/// A pawn with neighbours on the adjacent files, all of them ahead of it
+/// (none can come to defend it), whose stop square an enemy pawn attacks
+/// (penalty, mg and eg).
+pub const BACKWARD_PAWN: (i32, i32) = (8, 12);
+/// A passed pawn in the endgame gains [`PASSED_KING_THEM`] per square
+/// between the enemy royal unit and the square in front of the pawn, and
+/// loses [`PASSED_KING_US`] per square of its own royal unit's distance
+/// (Chebyshev, capped at 5), each times this factor of the pawn's
+/// relative rank: a far-advanced passer the enemy king cannot reach wins,
+/// one it has caught does not.
+pub const PASSED_KING_RANK_SCALE: [i32; 8] = [0, 0, 0, 1, 3, 6, 8, 0];
+/// See [`PASSED_KING_RANK_SCALE`] (eg, per square and rank factor).
+pub const PASSED_KING_THEM: i32 = 4;
+/// See [`PASSED_KING_RANK_SCALE`].
+pub const PASSED_KING_US: i32 = 2;
 
 // ---------------------------------------------------------------- pieces
 /// Mobility weight per reachable square, by role (mg).
 pub const MOBILITY_MG: [i32; 6] = [0, 4, 4, 2, 1, 0];
 /// Mobility weight per reachable square, by role (eg).
 pub const MOBILITY_EG: [i32; 6] = [0, 3, 4, 4, 2, 0];
+/// A rook (alone or in a pair) on a file without pawns (mg, eg).
+pub const ROOK_OPEN_FILE: (i32, i32) = (30, 15);
+/// A rook (alone or in a pair) on a file without pawns of its own side but
+/// with an enemy pawn (mg, eg).
+pub const ROOK_SEMI_OPEN_FILE: (i32, i32) = (12, 6);
+/// A single knight on an outpost (relative rank 4-6, defended by a pawn
+/// of its own, no enemy pawn left that could ever attack it) (mg, eg).
+pub const KNIGHT_OUTPOST: (i32, i32) = (25, 15);
 /// Bishop pair bonus (two bishops anywhere, mg + eg).
 pub const BISHOP_PAIR_BONUS: i32 = 30;
 /// The bishop pair's endgame bonus.

@@ -44,7 +44,15 @@
 //! - `bishop-pair mg eg`; `doubled mg eg` and `isolated mg eg` (penalties
 //!   per pawn); `shield` (mg, per shield pawn); `castling` (mg, per right
 //!   held); `pair-attacked` (penalty, mg and eg, per attacked pair of two
-//!   non-pawns); `tempo` (to the side to move).
+//!   non-pawns); `tempo` (to the side to move);
+//! - `rook-open-file mg eg`, `rook-semi-open-file mg eg` (a rook alone or
+//!   in a pair on a file without pawns, or without its own side's);
+//!   `knight-outpost mg eg`; `passed-king-them` and `passed-king-us` (eg,
+//!   per square of the enemy's and its own royal unit's distance to a
+//!   passed pawn's stop square, times the rank factor
+//!   [`crate::params::PASSED_KING_RANK_SCALE`]); `connected` (a pawn
+//!   defended by a pawn or beside one, by relative rank 1-8, mg and eg);
+//!   `backward mg eg` (penalty per backward pawn).
 //!
 //! Version 1 files (only `mg`, `eg` and `pair` entries) are still read;
 //! any other entry in a version 1 file is refused, naming its line.
@@ -93,8 +101,24 @@ pub mod idx {
     pub const PAIR_ATTACKED: usize = CASTLING + 1;
     /// Tempo (to the side to move, untapered).
     pub const TEMPO: usize = PAIR_ATTACKED + 1;
+    /// Rook (alone or in a pair) on an open file, mg (eg follows).
+    pub const ROOK_OPEN: usize = TEMPO + 1;
+    /// Rook on a semi-open file, mg (eg follows).
+    pub const ROOK_SEMI_OPEN: usize = ROOK_OPEN + 2;
+    /// Single knight on an outpost, mg (eg follows).
+    pub const OUTPOST: usize = ROOK_SEMI_OPEN + 2;
+    /// Passed pawn: per square of the enemy royal unit's distance to its
+    /// stop square, times the rank factor (eg).
+    pub const PASSED_KING_THEM: usize = OUTPOST + 2;
+    /// Passed pawn: per square of its own royal unit's distance (eg,
+    /// counted negatively).
+    pub const PASSED_KING_US: usize = PASSED_KING_THEM + 1;
+    /// Connected pawn by relative rank (mg and eg).
+    pub const CONNECTED: usize = PASSED_KING_US + 1;
+    /// Backward pawn (penalty), mg (eg follows).
+    pub const BACKWARD: usize = CONNECTED + 8;
     /// Number of weights.
-    pub const N: usize = TEMPO + 1;
+    pub const N: usize = BACKWARD + 2;
 }
 
 /// The roles of pair slot `i` (`a >= b` by role index), in the order
@@ -141,7 +165,7 @@ pub const PARAMS_VERSION: u32 = 2;
 const LETTERS: [char; 6] = ['P', 'N', 'B', 'R', 'Q', 'K'];
 
 /// The plain entries of the file: name, first index, count.
-const ENTRIES: [(&str, usize, usize); 14] = [
+const ENTRIES: [(&str, usize, usize); 21] = [
     ("mg", idx::MG, 5),
     ("eg", idx::EG, 5),
     ("mobility-mg", idx::MOB_MG + 1, 4),
@@ -156,6 +180,13 @@ const ENTRIES: [(&str, usize, usize); 14] = [
     ("castling", idx::CASTLING, 1),
     ("pair-attacked", idx::PAIR_ATTACKED, 1),
     ("tempo", idx::TEMPO, 1),
+    ("rook-open-file", idx::ROOK_OPEN, 2),
+    ("rook-semi-open-file", idx::ROOK_SEMI_OPEN, 2),
+    ("knight-outpost", idx::OUTPOST, 2),
+    ("passed-king-them", idx::PASSED_KING_THEM, 1),
+    ("passed-king-us", idx::PASSED_KING_US, 1),
+    ("connected", idx::CONNECTED, 8),
+    ("backward", idx::BACKWARD, 2),
 ];
 
 /// Whether weight `i` is part of the file (the mobility slots of the pawn
@@ -267,6 +298,13 @@ impl Weights {
         v[idx::CASTLING] = CASTLING_RIGHT_BONUS;
         v[idx::PAIR_ATTACKED] = PAIR_ATTACKED_PENALTY;
         v[idx::TEMPO] = TEMPO_BONUS;
+        (v[idx::ROOK_OPEN], v[idx::ROOK_OPEN + 1]) = ROOK_OPEN_FILE;
+        (v[idx::ROOK_SEMI_OPEN], v[idx::ROOK_SEMI_OPEN + 1]) = ROOK_SEMI_OPEN_FILE;
+        (v[idx::OUTPOST], v[idx::OUTPOST + 1]) = KNIGHT_OUTPOST;
+        v[idx::PASSED_KING_THEM] = PASSED_KING_THEM;
+        v[idx::PASSED_KING_US] = PASSED_KING_US;
+        v[idx::CONNECTED..idx::CONNECTED + 8].copy_from_slice(&CONNECTED_PAWN);
+        (v[idx::BACKWARD], v[idx::BACKWARD + 1]) = BACKWARD_PAWN;
         Weights { variant, v }
     }
 
