@@ -948,9 +948,11 @@ mod tests {
     /// which the extended weight table kept with the same defaults, then
     /// 0x0294_33fe_fc14_2cf5 with standard's set alone), and again when
     /// standard's evaluation gained the rook files, the knight outpost and
-    /// the passed pawn's royal distances (2026-12-05; it was
-    /// 0xfd9d_0bfa_39a1_d045; the merge variants' evaluations are
-    /// unchanged, their shipped sets keep the new terms at 0): any change
+    /// the passed pawn's royal distances, and Fusion's those and connected
+    /// and backward pawns (2026-12-05; it was 0xfd9d_0bfa_39a1_d045, then
+    /// 0x38fc_5e5d_2829_410c with standard's alone; ChessMerge's and
+    /// Chessplus's evaluations are unchanged, their shipped sets keep the
+    /// new terms at 0): any change
     /// to what the evaluation computes, even on one position of these
     /// 11,708, changes it. A change on purpose must record the new value
     /// here and say why in docs/engine.md.
@@ -981,7 +983,7 @@ mod tests {
         );
     }
 
-    const EVAL_SIGNATURE: u64 = 0x38fc_5e5d_2829_410c;
+    const EVAL_SIGNATURE: u64 = 0xd0c5_37ed_a4a1_2eb6;
 
     /// Counts each linear term by side: `[ci][weight] = (mg, eg)`.
     struct Counts(Vec<[(i32, i32); 2]>);
