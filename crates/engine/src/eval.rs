@@ -100,11 +100,17 @@ fn south_fill(mut x: u64) -> u64 {
     x
 }
 
+/// The squares one file left and one file right of those of `x`.
+#[inline]
+fn sideways(x: u64) -> u64 {
+    ((x << 1) & !FILE_A) | ((x >> 1) & !(FILE_A << 7))
+}
+
 /// Every square of the files left and right of the files of `pawns`.
 #[inline]
 fn adjacent_file_fill(pawns: u64) -> u64 {
     let files = north_fill(south_fill(pawns));
-    ((files << 1) & !FILE_A) | ((files >> 1) & !(FILE_A << 7))
+    sideways(files)
 }
 
 /// Pawns of `pawns` with another one on the same file.
@@ -122,7 +128,7 @@ fn passed_blockers(color: Color, enemy_pawns: u64) -> u64 {
         Color::White => south_fill(enemy_pawns >> 8),
         Color::Black => north_fill(enemy_pawns << 8),
     };
-    span | ((span << 1) & !FILE_A) | ((span >> 1) & !(FILE_A << 7))
+    span | sideways(span)
 }
 
 /// The royal unit's distance (king moves, at most 5) from `royal` to `sq`.
@@ -520,7 +526,7 @@ pub fn evaluate_traced<T: Trace>(
         term(s, t, trace, ci, idx::ISOLATED, -isolated, 0);
         term(s, t, trace, ci, idx::ISOLATED + 1, 0, -isolated);
         // Connected: defended by a pawn, or beside one on its rank.
-        let beside = ((pawns << 1) & !FILE_A) | ((pawns >> 1) & !(FILE_A << 7));
+        let beside = sideways(pawns);
         let mut connected = pawns & (pawn_set_attacks(c, pawns) | beside);
         while connected != 0 {
             let rr = relative_rank(c, connected.trailing_zeros() as usize);
@@ -534,7 +540,7 @@ pub fn evaluate_traced<T: Trace>(
             Color::White => (north_fill(pawns), pawn_att[c.other().index()] >> 8),
             Color::Black => (south_fill(pawns), pawn_att[c.other().index()] << 8),
         };
-        let supportable = ((supportable << 1) & !FILE_A) | ((supportable >> 1) & !(FILE_A << 7));
+        let supportable = sideways(supportable);
         let backward = (pawns & neighbours & !supportable & stop_attacked).count_ones() as i32;
         term(s, t, trace, ci, idx::BACKWARD, -backward, 0);
         term(s, t, trace, ci, idx::BACKWARD + 1, 0, -backward);
@@ -573,8 +579,7 @@ pub fn evaluate_traced<T: Trace>(
             Color::White => (0x0000_ffff_ff00_0000u64, south_fill(enemy_pawns >> 8)),
             Color::Black => (0x0000_00ff_ffff_0000u64, north_fill(enemy_pawns << 8)),
         };
-        let enemy_pawn_span =
-            ((enemy_reach << 1) & !FILE_A) | ((enemy_reach >> 1) & !(FILE_A << 7));
+        let enemy_pawn_span = sideways(enemy_reach);
         let outposts = (b.by_role[ci][Role::Knight.index()]
             & !b.pairs
             & ranks
@@ -985,7 +990,7 @@ mod tests {
 
     const EVAL_SIGNATURE: u64 = 0xd0c5_37ed_a4a1_2eb6;
 
-    /// Counts each linear term by side: `[ci][weight] = (mg, eg)`.
+    /// Counts each linear term by side: `[weight][ci] = (mg, eg)`.
     struct Counts(Vec<[(i32, i32); 2]>);
 
     impl Trace for Counts {
