@@ -168,7 +168,8 @@ pub const fn pair_correction(fusion: bool, first: usize, second: usize) -> (i32,
 /// [`PASSED_EG`], [`PAWN_PAIR_RANK_BONUS`], the bishop pair, doubled and
 /// isolated pawns, [`SHIELD_BONUS`], [`CASTLING_RIGHT_BONUS`],
 /// [`PAIR_ATTACKED_PENALTY`], [`TEMPO_BONUS`], the rook files, the knight
-/// outpost, the passed pawn's royal distances); the evaluation reads those
+/// outpost, the passed pawn's royal distances, connected and backward
+/// pawns); the evaluation reads those
 /// only through `tables::EvalTables`, so the constants here are the
 /// hand-set defaults. A variant not listed plays with the hand-set values.
 /// A set is listed only after a sequential test at a fixed node count

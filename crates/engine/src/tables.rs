@@ -1,7 +1,8 @@
 //! The evaluation's weights, one flat table per variant: every weight of
 //! the evaluation's linear terms (material, piece-square tables, pair
 //! corrections, mobility, passed pawns, pawn pairs, pawn structure, bishop
-//! pair, king shield, castling rights, attacked pairs, tempo), which
+//! pair, king shield, castling rights, attacked pairs, tempo, rook files,
+//! knight outposts, the passed pawn's royal distances), which
 //! `chessmerge tune` fits. A variant's defaults are its tuned set shipped
 //! in the binary ([`crate::params::SHIPPED_PARAMS`]) when it has one, else
 //! the hand-set values of [`crate::params`]; a shipped or installed file
