@@ -988,7 +988,7 @@ mod tests {
         );
     }
 
-    const EVAL_SIGNATURE: u64 = 0xd0c5_37ed_a4a1_2eb6;
+    const EVAL_SIGNATURE: u64 = 0x8324_64f6_1607_0b22;
 
     /// Counts each linear term by side: `[weight][ci] = (mg, eg)`.
     struct Counts(Vec<[(i32, i32); 2]>);
