@@ -325,6 +325,14 @@ pub const ASPIRATION_MIN_DEPTH: i32 = 5;
 /// The stop flag and the clock are polled every this many nodes (mask).
 pub const POLL_MASK: u64 = 1023;
 
+/// Stack of every search thread (the UCI search thread and the helpers of
+/// a search with several threads): the recursion goes `MAX_PLY` deep with
+/// a few KiB a frame.
+pub const SEARCH_STACK_BYTES: usize = 16 << 20;
+
+/// Most threads a search may use (UCI `Threads`).
+pub const MAX_THREADS: usize = 64;
+
 // ---------------------------------------------------------------- time
 /// Moves assumed to remain when no `movestogo` is given.
 pub const DEFAULT_MOVES_TO_GO: u64 = 30;

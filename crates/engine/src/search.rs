@@ -12,6 +12,11 @@
 //!
 //! Merges and splits are quiet moves for the search: they are ordered by
 //! history and may be reduced, but never pruned at PV nodes.
+//!
+//! With more than one thread (`Searcher::set_threads`, UCI `Threads`) the
+//! search is "lazy SMP": helper searchers run the same iterative deepening
+//! on the same position, sharing only the transposition table, until the
+//! main searcher, whose result is the answer, has finished.
 
 use crate::eval::{Material, evaluate_with, unit_material, unit_value};
 use crate::limits::{Clock, Limits};
@@ -22,7 +27,7 @@ use crate::tables::{EvalTables, tables};
 use crate::tt::{Bound, TransTable, prefetch};
 use chessmerge_rules::{Color, Move, MoveList, Position, Role, Variant, attacks};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// A score as UCI reports it.
@@ -212,8 +217,17 @@ impl Features {
 /// The searcher. Keep one per game (or per UCI session): its table and
 /// history survive between moves.
 pub struct Searcher {
-    tt: TransTable,
+    tt: Arc<TransTable>,
     stop: Arc<AtomicBool>,
+    /// Helper searchers (threads beyond the first), which share `tt`.
+    helpers: Vec<Searcher>,
+    /// The flag the helpers poll: set once this (main) search ends.
+    helpers_stop: Arc<AtomicBool>,
+    /// Each helper's node count, as it last published it (for `info`).
+    helper_nodes: Vec<Arc<AtomicU64>>,
+    /// In a helper: where it publishes its node count, and its index
+    /// (1, 2, ...; odd helpers search one ply deeper each iteration).
+    published_nodes: Option<(Arc<AtomicU64>, usize)>,
     history: Box<[[[i32; 64]; 64]; 2]>,
     /// Continuation history, `[plies back - 1][side][previous piece-to][piece-to]`
     /// (`piece_to`), within ±`HISTORY_MAX`.
@@ -278,6 +292,11 @@ fn has_fifty_move_rule(v: Variant) -> bool {
 impl Searcher {
     /// A searcher with a `hash_mb` MiB table, stopped by `stop`.
     pub fn new(hash_mb: usize, stop: Arc<AtomicBool>) -> Searcher {
+        Searcher::sharing(Arc::new(TransTable::new(hash_mb)), stop)
+    }
+
+    /// A searcher on an existing table.
+    fn sharing(tt: Arc<TransTable>, stop: Arc<AtomicBool>) -> Searcher {
         let mut lmr = Box::new([[0i32; 64]; 64]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
@@ -285,8 +304,12 @@ impl Searcher {
             }
         }
         Searcher {
-            tt: TransTable::new(hash_mb),
+            tt,
             stop,
+            helpers: Vec::new(),
+            helpers_stop: Arc::new(AtomicBool::new(false)),
+            helper_nodes: Vec::new(),
+            published_nodes: None,
             history: Box::new([[[0; 64]; 64]; 2]),
             cont_history: vec![0; CONT_HISTORY_LEN],
             line_moves: [NO_PIECE_TO; MAX_PLY + 2],
@@ -323,7 +346,31 @@ impl Searcher {
 
     /// Resizes (and empties) the table.
     pub fn resize_tt(&mut self, mb: usize) {
-        self.tt = TransTable::new(mb);
+        self.tt = Arc::new(TransTable::new(mb));
+        let threads = self.threads();
+        self.helpers.clear();
+        self.set_threads(threads);
+    }
+
+    /// The number of threads a search uses (1: this one alone).
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// Sets the number of threads a search uses (at least 1). The helpers
+    /// kept start with empty histories; the table is kept. A searcher with
+    /// `imprecision` (a level) searches alone whatever this says.
+    pub fn set_threads(&mut self, threads: usize) {
+        let want = threads.max(1) - 1;
+        self.helpers.truncate(want);
+        self.helper_nodes.truncate(want);
+        while self.helpers.len() < want {
+            let mut h = Searcher::sharing(self.tt.clone(), self.helpers_stop.clone());
+            let counter = Arc::new(AtomicU64::new(0));
+            h.published_nodes = Some((counter.clone(), self.helpers.len() + 1));
+            self.helpers.push(h);
+            self.helper_nodes.push(counter);
+        }
     }
 
     /// Forgets everything learnt (table, evaluation cache, history,
@@ -332,6 +379,14 @@ impl Searcher {
     /// weights).
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.clear_own();
+        for h in &mut self.helpers {
+            h.clear_own();
+        }
+    }
+
+    /// `clear` but for the (shared) table.
+    fn clear_own(&mut self) {
         self.eval_cache.fill(0);
         self.history
             .iter_mut()
@@ -361,9 +416,20 @@ impl Searcher {
         }
     }
 
-    /// Nodes searched so far by the current (or last) search.
+    /// Nodes searched so far by the current (or last) search, by this
+    /// searcher alone (not its helpers; the result counts them all).
     pub fn nodes(&self) -> u64 {
         self.nodes
+    }
+
+    /// This searcher's nodes and what its helpers last published.
+    fn total_nodes(&self) -> u64 {
+        self.nodes
+            + self
+                .helper_nodes
+                .iter()
+                .map(|n| n.load(Ordering::Relaxed))
+                .sum::<u64>()
     }
 
     /// Searches `pos` under `limits`. `history` holds the Zobrist keys of
@@ -373,7 +439,64 @@ impl Searcher {
     ///
     /// The stop flag is *not* reset here: the caller clears it before
     /// starting (so that a `stop` that arrives early is not lost).
+    ///
+    /// With helpers (`set_threads`), they search beside this thread without
+    /// a limit of their own until this search ends; the node limit counts
+    /// this thread's nodes, and the result's node count all threads'.
     pub fn search(
+        &mut self,
+        pos: &Position,
+        history: &[u64],
+        limits: &Limits,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        self.tt.new_search();
+        if self.helpers.is_empty() || self.imprecision.eval_noise != 0 {
+            return self.iterate(pos, history, limits, on_info);
+        }
+        let mut helpers = std::mem::take(&mut self.helpers);
+        for (h, n) in helpers.iter_mut().zip(&self.helper_nodes) {
+            n.store(0, Ordering::Relaxed);
+            h.features = self.features;
+            h.use_net = self.use_net;
+            let same_net = match (&h.net_file, &self.net_file) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            };
+            if !same_net {
+                h.set_net(self.net_file.clone());
+            }
+        }
+        let helper_limits = Limits {
+            depth: limits.depth,
+            mate: limits.mate,
+            ..Limits::default()
+        };
+        self.helpers_stop.store(false, Ordering::Relaxed);
+        let mut result = std::thread::scope(|scope| {
+            for h in helpers.iter_mut() {
+                let spawned = std::thread::Builder::new()
+                    .name("search helper".into())
+                    .stack_size(SEARCH_STACK_BYTES)
+                    .spawn_scoped(scope, || {
+                        h.iterate(pos, history, &helper_limits, &mut |_| {})
+                    });
+                // Without the thread the search is only weaker, not wrong.
+                if spawned.is_err() {
+                    break;
+                }
+            }
+            let result = self.iterate(pos, history, limits, on_info);
+            self.helpers_stop.store(true, Ordering::Relaxed);
+            result
+        });
+        result.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
+        self.helpers = helpers;
+        result
+    }
+
+    /// One thread's iterative deepening (`search` without the helpers).
+    fn iterate(
         &mut self,
         pos: &Position,
         history: &[u64],
@@ -385,7 +508,6 @@ impl Searcher {
         self.seldepth = 0;
         self.stopped = false;
         self.max_nodes = limits.nodes.unwrap_or(u64::MAX);
-        self.tt.new_search();
         self.killers = [[None; 2]; MAX_PLY + 1];
         for side in self.history.iter_mut() {
             for row in side.iter_mut() {
@@ -429,7 +551,14 @@ impl Searcher {
             .min(limits.mate.map_or(i32::MAX, |m| 2 * m - 1))
             .clamp(1, MAX_PLY as i32 - 8);
         let mut score: i32 = 0;
-        for depth in 1..=max_depth {
+        // Odd helpers search one ply ahead of the others, so that the
+        // threads do not all walk the same tree in step.
+        let skew = self
+            .published_nodes
+            .as_ref()
+            .map_or(0, |(_, i)| (*i % 2) as i32);
+        for iteration in 1..=max_depth {
+            let depth = (iteration + skew).min(max_depth);
             self.root_depth = depth;
             self.seldepth = 0;
             let (mut alpha, mut beta) = (-INFINITY, INFINITY);
@@ -487,7 +616,7 @@ impl Searcher {
                 depth,
                 seldepth: self.seldepth as i32,
                 score,
-                nodes: self.nodes,
+                nodes: self.total_nodes(),
                 time: self.clock.elapsed(),
                 pv: result.pv.clone(),
                 hashfull: self.tt.hashfull(),
@@ -652,10 +781,13 @@ impl Searcher {
             self.stopped = true;
             return true;
         }
-        if self.nodes & POLL_MASK == 0
-            && (self.stop.load(Ordering::Relaxed) || self.clock.hard_expired())
-        {
-            self.stopped = true;
+        if self.nodes & POLL_MASK == 0 {
+            if let Some((published, _)) = &self.published_nodes {
+                published.store(self.nodes, Ordering::Relaxed);
+            }
+            if self.stop.load(Ordering::Relaxed) || self.clock.hard_expired() {
+                self.stopped = true;
+            }
         }
         self.stopped
     }

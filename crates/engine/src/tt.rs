@@ -1,14 +1,20 @@
-//! Transposition table keyed by `Position::zobrist()`.
+//! Transposition table keyed by `Position::zobrist()`, shared by the
+//! threads of one search (`Threads`).
 //!
-//! One entry per slot, 16 bytes:
+//! One entry per slot, 16 bytes: two atomic words, `data` and `key ^ data`.
 //!
 //! ```text
-//!  key   u64   full Zobrist key (verification)
-//!  mv    u32   Move::to_bits(), 0 = none
-//!  score i16   mate scores stored relative to the node (ply-adjusted)
-//!  depth i8    remaining depth of the search that stored it
-//!  meta  u8    bits 0-1 bound (1 upper, 2 lower, 3 exact), bits 2-7 age
+//!  data: mv    u32   Move::to_bits(), 0 = none          (bits 0-31)
+//!        score i16   mate scores stored relative to the node (bits 32-47)
+//!        depth i8    remaining depth of the search that stored it (48-55)
+//!        meta  u8    bits 0-1 bound (1 upper, 2 lower, 3 exact), bits 2-7 age
 //! ```
+//!
+//! Threads read and write slots without locks (relaxed atomics, so plain
+//! moves on x86-64). A slot torn by two writers no longer satisfies
+//! `check ^ data == key`, so it reads as a miss rather than as a mix of
+//! two entries; a move from the table is in any case only played after it
+//! is found among the legal moves.
 //!
 //! Replacement: an entry is overwritten when its key differs and it is from
 //! an older search, or when the new search is at least as deep (minus 2),
@@ -16,6 +22,7 @@
 
 use crate::params::MATE_BOUND;
 use chessmerge_rules::Move;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 /// What a stored score means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +42,45 @@ struct Entry {
     score: i16,
     depth: i8,
     meta: u8,
+}
+
+impl Entry {
+    fn data(self) -> u64 {
+        u64::from(self.mv)
+            | u64::from(self.score as u16) << 32
+            | u64::from(self.depth as u8) << 48
+            | u64::from(self.meta) << 56
+    }
+
+    fn from_data(key: u64, data: u64) -> Entry {
+        Entry {
+            key,
+            mv: data as u32,
+            score: (data >> 32) as u16 as i16,
+            depth: (data >> 48) as u8 as i8,
+            meta: (data >> 56) as u8,
+        }
+    }
+}
+
+/// A slot: an entry's data and its key XOR-ed with that data.
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+impl Slot {
+    fn load(&self) -> Entry {
+        let data = self.data.load(Relaxed);
+        Entry::from_data(self.check.load(Relaxed) ^ data, data)
+    }
+
+    fn save(&self, e: Entry) {
+        let data = e.data();
+        self.data.store(data, Relaxed);
+        self.check.store(e.key ^ data, Relaxed);
+    }
 }
 
 /// A probe's result.
@@ -90,29 +136,37 @@ pub fn prefetch<T>(slot: &T) {
 
 /// The table.
 pub struct TransTable {
-    entries: Vec<Entry>,
-    age: u8,
+    entries: Vec<Slot>,
+    age: AtomicU8,
 }
 
 impl TransTable {
     /// A table of about `mb` MiB (at least one entry).
     pub fn new(mb: usize) -> TransTable {
-        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Entry>()).max(1);
+        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Slot>()).max(1);
         let mut entries = Vec::with_capacity(n);
         advise_huge_pages(&entries);
-        entries.resize(n, Entry::default());
-        TransTable { entries, age: 0 }
+        entries.resize_with(n, Slot::default);
+        TransTable {
+            entries,
+            age: AtomicU8::new(0),
+        }
     }
 
-    /// Empties the table.
-    pub fn clear(&mut self) {
-        self.entries.iter_mut().for_each(|e| *e = Entry::default());
-        self.age = 0;
+    /// Empties the table (not while a search uses it).
+    pub fn clear(&self) {
+        self.entries.iter().for_each(|e| e.save(Entry::default()));
+        self.age.store(0, Relaxed);
     }
 
     /// Marks the start of a new search (older entries become replaceable).
-    pub fn new_search(&mut self) {
-        self.age = (self.age + 1) & 63;
+    /// Called once per search, before its threads start.
+    pub fn new_search(&self) {
+        self.age.store((self.age() + 1) & 63, Relaxed);
+    }
+
+    fn age(&self) -> u8 {
+        self.age.load(Relaxed)
     }
 
     #[inline]
@@ -130,7 +184,7 @@ impl TransTable {
 
     /// Looks `key` up; `ply` converts stored mate scores back to the root.
     pub fn probe(&self, key: u64, ply: usize) -> Option<Hit> {
-        let e = self.entries[self.index(key)];
+        let e = self.entries[self.index(key)].load();
         if e.key != key || e.meta & 3 == 0 {
             return None;
         }
@@ -153,7 +207,7 @@ impl TransTable {
 
     /// Stores a search result.
     pub fn store(
-        &mut self,
+        &self,
         key: u64,
         mv: Option<Move>,
         score: i32,
@@ -161,10 +215,11 @@ impl TransTable {
         bound: Bound,
         ply: usize,
     ) {
-        let i = self.index(key);
-        let e = &mut self.entries[i];
+        let slot = &self.entries[self.index(key)];
+        let e = slot.load();
+        let age = self.age();
         let old_age = e.meta >> 2;
-        let replace = e.key != key && old_age != self.age
+        let replace = e.key != key && old_age != age
             || depth + 2 >= e.depth as i32
             || bound == Bound::Exact
             || e.meta & 3 == 0;
@@ -177,21 +232,23 @@ impl TransTable {
             None if e.key == key => e.mv,
             None => 0,
         };
-        *e = Entry {
+        slot.save(Entry {
             key,
             mv: mv_bits,
             score: score_to_tt(score, ply) as i16,
             depth: depth.clamp(-1, 127) as i8,
-            meta: bound as u8 | (self.age << 2),
-        };
+            meta: bound as u8 | (age << 2),
+        });
     }
 
     /// Permille of a sample of slots filled by the current search.
     pub fn hashfull(&self) -> u32 {
         let n = self.entries.len().min(1000);
+        let age = self.age();
         let used = self.entries[..n]
             .iter()
-            .filter(|e| e.meta & 3 != 0 && e.meta >> 2 == self.age)
+            .map(Slot::load)
+            .filter(|e| e.meta & 3 != 0 && e.meta >> 2 == age)
             .count();
         (used * 1000 / n.max(1)) as u32
     }
@@ -224,7 +281,7 @@ mod tests {
 
     #[test]
     fn stores_and_probes_with_mate_adjustment() {
-        let mut tt = TransTable::new(1);
+        let tt = TransTable::new(1);
         let m = Move::whole(Square::new(12), Square::new(28));
         tt.store(42, Some(m), crate::params::MATE - 10, 5, Bound::Exact, 3);
         let hit = tt.probe(42, 5).unwrap();
@@ -234,6 +291,38 @@ mod tests {
         assert_eq!(hit.bound, Bound::Exact);
         assert!(tt.probe(43, 0).is_none());
         tt.clear();
+        assert!(tt.probe(42, 0).is_none());
+    }
+
+    #[test]
+    fn entries_pack_into_a_word_and_back() {
+        for (mv, score, depth, meta) in [
+            (0, 0, 0, 0),
+            (u32::MAX, -32000, -1, 255),
+            (77, 31999, 127, 9),
+        ] {
+            let e = Entry {
+                key: 0xdead_beef_0123_4567,
+                mv,
+                score,
+                depth,
+                meta,
+            };
+            let back = Entry::from_data(e.key, e.data());
+            assert_eq!(
+                (back.mv, back.score, back.depth, back.meta),
+                (mv, score, depth, meta)
+            );
+        }
+    }
+
+    #[test]
+    fn a_slot_torn_between_two_writers_reads_as_a_miss() {
+        let tt = TransTable::new(1);
+        tt.store(42, None, 10, 3, Bound::Exact, 0);
+        // Another writer's data lands without its check word.
+        let slot = &tt.entries[tt.index(42)];
+        slot.data.store(slot.data.load(Relaxed) ^ 1 << 40, Relaxed);
         assert!(tt.probe(42, 0).is_none());
     }
 }

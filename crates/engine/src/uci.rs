@@ -12,7 +12,7 @@
 
 use crate::limits::Limits;
 use crate::nnue::Network;
-use crate::params::DEFAULT_HASH_MB;
+use crate::params::{DEFAULT_HASH_MB, MAX_THREADS, SEARCH_STACK_BYTES};
 use crate::search::Searcher;
 use chessmerge_rules::{Position, Variant};
 use std::io::{BufRead, Write};
@@ -40,6 +40,7 @@ struct Session<W: Write + Send + 'static> {
     /// Zobrist keys of the positions before `pos` in the game.
     keys: Vec<u64>,
     hash_mb: usize,
+    threads: usize,
     searcher: Option<Searcher>,
     worker: Option<JoinHandle<Searcher>>,
     stop: Arc<AtomicBool>,
@@ -55,6 +56,7 @@ pub fn run_loop<R: BufRead, W: Write + Send + 'static>(input: R, output: W, vari
         pos: Position::new(variant),
         keys: Vec::new(),
         hash_mb: DEFAULT_HASH_MB,
+        threads: 1,
         searcher: Some(Searcher::new(DEFAULT_HASH_MB, stop.clone())),
         worker: None,
         stop,
@@ -86,6 +88,10 @@ impl<W: Write + Send + 'static> Session<W> {
                 send(
                     &self.out,
                     "option name Hash type spin default 32 min 1 max 4096",
+                );
+                send(
+                    &self.out,
+                    &format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
                 );
                 send(&self.out, "option name Clear Hash type button");
                 send(&self.out, "option name UseNNUE type check default true");
@@ -133,6 +139,12 @@ impl<W: Write + Send + 'static> Session<W> {
         true
     }
 
+    fn new_searcher(&self) -> Searcher {
+        let mut s = Searcher::new(self.hash_mb, self.stop.clone());
+        s.set_threads(self.threads);
+        s
+    }
+
     /// Stops a running search and waits for its `bestmove`.
     fn finish_search(&mut self) {
         if let Some(h) = self.worker.take() {
@@ -141,7 +153,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 Ok(s) => self.searcher = Some(s),
                 Err(_) => {
                     self.error("search thread failed; table reset");
-                    self.searcher = Some(Searcher::new(self.hash_mb, self.stop.clone()));
+                    self.searcher = Some(self.new_searcher());
                 }
             }
         }
@@ -166,6 +178,17 @@ impl<W: Write + Send + 'static> Session<W> {
                 }
                 _ => self.error(format!(
                     "setoption Hash: expected 1..4096 (MiB), got {value:?}"
+                )),
+            },
+            "threads" => match value.parse::<usize>() {
+                Ok(n) if (1..=MAX_THREADS).contains(&n) => {
+                    self.threads = n;
+                    if let Some(s) = self.searcher.as_mut() {
+                        s.set_threads(n);
+                    }
+                }
+                _ => self.error(format!(
+                    "setoption Threads: expected 1..{MAX_THREADS}, got {value:?}"
                 )),
             },
             "clear hash" => {
@@ -214,7 +237,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 }
             }
             // Accepted and ignored: common GUI options.
-            "ponder" | "uci_chess960" | "multipv" | "threads" | "move overhead" => {}
+            "ponder" | "uci_chess960" | "multipv" | "move overhead" => {}
             _ => self.error(format!("unknown option {name:?}")),
         }
     }
@@ -258,10 +281,7 @@ impl<W: Write + Send + 'static> Session<W> {
             Err(e) => return self.error(e),
         };
         let infinite = limits.is_infinite() || words.contains(&"ponder");
-        let mut searcher = self
-            .searcher
-            .take()
-            .unwrap_or_else(|| Searcher::new(self.hash_mb, self.stop.clone()));
+        let mut searcher = self.searcher.take().unwrap_or_else(|| self.new_searcher());
         self.stop.store(false, Ordering::SeqCst);
         let pos = self.pos;
         let keys = self.keys.clone();
@@ -269,7 +289,7 @@ impl<W: Write + Send + 'static> Session<W> {
         let stop = self.stop.clone();
         let spawned = std::thread::Builder::new()
             .name("search".into())
-            .stack_size(16 << 20)
+            .stack_size(SEARCH_STACK_BYTES)
             .spawn(move || {
                 let res =
                     searcher.search(&pos, &keys, &limits, &mut |info| send(&out, &info.to_uci()));
@@ -469,6 +489,8 @@ mod tests {
             "go nodes abc",
             "setoption name UCI_Variant value crazyhouse",
             "setoption name Hash value -3",
+            "setoption name Threads value 0",
+            "setoption name Threads value many",
             "setoption",
             "isready",
         ] {
@@ -479,7 +501,7 @@ mod tests {
             .iter()
             .filter(|l| l.starts_with("info string error: "))
             .count();
-        assert_eq!(errors, 9, "{out:#?}");
+        assert_eq!(errors, 11, "{out:#?}");
         assert_eq!(out.last().unwrap(), "readyok");
         d.close();
     }

@@ -134,3 +134,76 @@ fn a_repetition_of_the_game_history_scores_as_a_draw() {
     assert_eq!(r.best.unwrap().to_string(), "a1b1");
     assert_eq!(r.score, 0);
 }
+
+/// Several threads (lazy SMP): the helpers stop with the main search, their
+/// nodes are counted, and what they leave in the shared table is sound.
+#[test]
+fn a_search_with_helper_threads_ends_with_its_limit_and_counts_their_nodes() {
+    for v in Variant::ALL {
+        let pos = Position::new(v);
+        let mut s = Searcher::new(8, Arc::new(AtomicBool::new(false)));
+        s.set_threads(3);
+        assert_eq!(s.threads(), 3);
+        let mut depths = Vec::new();
+        let r = s.search(&pos, &[], &Limits::depth(6), &mut |i| depths.push(i.depth));
+        assert_eq!(r.depth, 6, "{v}");
+        assert_eq!(depths, (1..=6).collect::<Vec<_>>(), "{v}");
+        assert!(pos.is_legal(r.best.unwrap()), "{v}");
+        // A time-limited search with helpers ends on time too, and its
+        // node count holds the helpers' nodes besides the main thread's.
+        let t = Instant::now();
+        let r = s.search(&pos, &[], &Limits::movetime(100), &mut |_| {});
+        assert!(
+            t.elapsed() < Duration::from_millis(100 + 400),
+            "{v}: took {:?}",
+            t.elapsed()
+        );
+        assert!(pos.is_legal(r.best.unwrap()), "{v}");
+        assert!(
+            r.nodes > s.nodes(),
+            "{v}: {} in all, {} by the main thread",
+            r.nodes,
+            s.nodes()
+        );
+        s.set_threads(1);
+        assert_eq!(s.threads(), 1);
+    }
+}
+
+#[test]
+fn helper_threads_find_the_same_mates() {
+    // Mate in 2 (Rd1-d7 ... Bf1-a6 or similar): every thread count finds it.
+    let pos = Position::from_fen(Variant::Standard, "2k5/8/8/2K5/8/8/8/3R1B2 w - - 0 1").unwrap();
+    for threads in [1, 2, 4] {
+        let mut s = Searcher::new(8, Arc::new(AtomicBool::new(false)));
+        s.set_threads(threads);
+        let r = s.search(&pos, &[], &Limits::depth(8), &mut |_| {});
+        assert_eq!(
+            ReportedScore::from_internal(r.score),
+            ReportedScore::Mate(2),
+            "{threads} threads"
+        );
+    }
+}
+
+#[test]
+fn stop_flag_ends_a_search_with_helper_threads() {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let pos = Position::new(Variant::ChessMerge);
+    let t = Instant::now();
+    let h = std::thread::spawn(move || {
+        let mut s = Searcher::new(8, flag);
+        s.set_threads(2);
+        s.search(&pos, &[], &Limits::default(), &mut |_| {})
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    stop.store(true, Ordering::SeqCst);
+    let r = h.join().unwrap();
+    assert!(
+        t.elapsed() < Duration::from_millis(200 + 500),
+        "took {:?}",
+        t.elapsed()
+    );
+    assert!(pos.is_legal(r.best.unwrap()));
+}
