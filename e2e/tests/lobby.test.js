@@ -5,7 +5,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Server, launchBrowser, newPage, shot, signUp, waitStatus } from './harness.js';
+import { Server, apiPost, launchBrowser, newPage, shot, signUp, waitStatus } from './harness.js';
 
 const CUSTOM_FEN = '7k/6pp/P7/2p5/8/8/8/R3K3 w - - 0 1';
 let server, browser;
@@ -95,4 +95,38 @@ test('an open challenge is accepted from the lobby list, live on every lobby', a
   await hank.locator(`#playing [data-game="${id}"]`).waitFor();
   await gina.locator(`#playing [data-game="${id}"]`).waitFor();
   for (const p of [gina, hank, ivy]) assert.deepEqual(p.errors || [], []);
+});
+
+test('leaving the lobby before it has loaded: the next page stays whole, no stale updates, no page error', async () => {
+  const jo = await newPage(browser, server);
+  const kim = await newPage(browser, server);
+  await signUp(jo, 'jo');
+  await signUp(kim, 'kim');
+
+  // Jo's challenge list answers late, so the lobby is still loading when Jo
+  // goes to the import page; its live feed is already following the lobby.
+  let delayed = 0;
+  await jo.route('**/api/challenge', async (route) => {
+    delayed += 1;
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue().catch(() => {});
+  });
+  await jo.goto('/');
+  await jo.locator('h1', { hasText: 'Lobby' }).waitFor();
+  await jo.click('header nav a[href="/import"]');
+  await jo.locator('[data-view=import] h1', { hasText: 'Import a game' }).waitFor();
+
+  // Kim opens a challenge (a lobby event), then the late answer arrives.
+  await apiPost(kim, '/api/challenge/open', { variant: 'chessmerge', color: 'random' });
+  await new Promise((r) => setTimeout(r, 2500));
+  assert.ok(delayed >= 1, 'the lobby asked for its challenges');
+  assert.equal(await jo.locator('[data-view=import]').count(), 1);
+  assert.equal(await jo.locator('#open-list, #incoming, #playing').count(), 0, 'nothing of the lobby on the import page');
+  assert.deepEqual(jo.errors || [], []);
+
+  // The import page still works, and the lobby loads whole when Jo returns.
+  await jo.unroute('**/api/challenge');
+  await jo.click('header nav a[href="/"]');
+  await jo.locator('#open-list li', { hasText: 'kim' }).waitFor();
+  assert.deepEqual(jo.errors || [], []);
 });

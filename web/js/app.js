@@ -53,7 +53,12 @@ function decodeName(seg) {
   try { return decodeURIComponent(seg); } catch { return null; }
 }
 
+// Each route() call's number: a view whose mount finishes after a newer
+// route() began is stale, and is cleaned up at once.
+let routeGen = 0;
+
 async function route() {
+  const gen = ++routeGen;
   if (cleanup) { try { cleanup(); } catch { /* ignore */ } cleanup = null; }
   const path = location.pathname.replace(/\/+$/, '') || '/';
   for (const a of document.querySelectorAll('header nav a')) {
@@ -63,21 +68,34 @@ async function route() {
   }
   app.innerHTML = '';
   document.title = 'ChessMerge';
+  // Each view mounts into an element of its own: one whose mount is still
+  // under way when the address changes again (a click before the lobby has
+  // loaded) then writes into a detached element, not into the next view.
+  const root = document.createElement('div');
+  root.className = 'view';
+  app.append(root);
   let view;
   let m;
   let name;
-  if (path === '/') view = (await currentUser().catch(() => null)) ? (await import('./lobby.js')).mount(app) : (await import('./home.js')).mount(app);
-  else if (path === '/settings') view = (await import('./settings.js')).mount(app);
-  else if (path === '/login' || path === '/signup') view = (await import('./auth.js')).mount(app, path.slice(1));
-  else if (path === '/practice') view = (await import('./practice.js')).mount(app);
-  else if (path === '/import') view = (await import('./import.js')).mount(app);
-  else if (path === '/editor') view = (await import('./editor.js')).mount(app);
-  else if ((m = /^\/analysis(?:\/([A-Za-z0-9]{8}))?$/.exec(path))) view = (await import('./analysisboard.js')).mount(app, m[1]);
-  else if ((m = /^\/rules(?:\/([a-z]+))?$/.exec(path))) view = (await import('./rules.js')).mount(app, m[1] || 'chessmerge');
-  else if ((m = /^\/@\/([^/]+)$/.exec(path)) && (name = decodeName(m[1]))) view = (await import('./profile.js')).mount(app, name);
-  else if ((m = /^\/([A-Za-z0-9]{8})$/.exec(path))) view = (await import('./game.js')).mount(app, m[1]);
-  else notFound(app);
-  cleanup = await view;
+  if (path === '/') view = (await currentUser().catch(() => null)) ? (await import('./lobby.js')).mount(root) : (await import('./home.js')).mount(root);
+  else if (path === '/settings') view = (await import('./settings.js')).mount(root);
+  else if (path === '/login' || path === '/signup') view = (await import('./auth.js')).mount(root, path.slice(1));
+  else if (path === '/practice') view = (await import('./practice.js')).mount(root);
+  else if (path === '/import') view = (await import('./import.js')).mount(root);
+  else if (path === '/editor') view = (await import('./editor.js')).mount(root);
+  else if ((m = /^\/analysis(?:\/([A-Za-z0-9]{8}))?$/.exec(path))) view = (await import('./analysisboard.js')).mount(root, m[1]);
+  else if ((m = /^\/rules(?:\/([a-z]+))?$/.exec(path))) view = (await import('./rules.js')).mount(root, m[1] || 'chessmerge');
+  else if ((m = /^\/@\/([^/]+)$/.exec(path)) && (name = decodeName(m[1]))) view = (await import('./profile.js')).mount(root, name);
+  else if ((m = /^\/([A-Za-z0-9]{8})$/.exec(path))) view = (await import('./game.js')).mount(root, m[1]);
+  else notFound(root);
+  const done = await view;
+  if (gen !== routeGen) {
+    // The address changed while this view was mounting: its live feeds and
+    // timers must not go on writing into a page that is no longer shown.
+    if (done) { try { done(); } catch { /* ignore */ } }
+    return;
+  }
+  cleanup = done;
 }
 
 document.addEventListener('click', (e) => {

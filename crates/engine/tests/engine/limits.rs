@@ -82,14 +82,17 @@ fn clock_is_honoured() {
     assert!(pos.is_legal(r.best.unwrap()));
 }
 
-#[test]
-fn stop_flag_ends_an_infinite_search() {
+/// Starts an infinite search of `variant`'s start on `threads` threads,
+/// sets the stop flag after 200 ms and checks that the search ended soon
+/// after with a legal move.
+fn stop_flag_ends_an_infinite_search_on(variant: Variant, threads: usize) {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
-    let pos = Position::new(Variant::Fusion);
+    let pos = Position::new(variant);
     let t = Instant::now();
     let h = std::thread::spawn(move || {
         let mut s = Searcher::new(8, flag);
+        s.set_threads(threads);
         s.search(&pos, &[], &Limits::default(), &mut |_| {})
     });
     std::thread::sleep(Duration::from_millis(200));
@@ -97,11 +100,16 @@ fn stop_flag_ends_an_infinite_search() {
     let r = h.join().unwrap();
     assert!(
         t.elapsed() < Duration::from_millis(200 + 500),
-        "took {:?}",
+        "{threads} threads: took {:?}",
         t.elapsed()
     );
     assert!(pos.is_legal(r.best.unwrap()));
     assert!(r.depth >= 1);
+}
+
+#[test]
+fn stop_flag_ends_an_infinite_search() {
+    stop_flag_ends_an_infinite_search_on(Variant::Fusion, 1);
 }
 
 #[test]
@@ -188,22 +196,5 @@ fn helper_threads_find_the_same_mates() {
 
 #[test]
 fn stop_flag_ends_a_search_with_helper_threads() {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let pos = Position::new(Variant::ChessMerge);
-    let t = Instant::now();
-    let h = std::thread::spawn(move || {
-        let mut s = Searcher::new(8, flag);
-        s.set_threads(2);
-        s.search(&pos, &[], &Limits::default(), &mut |_| {})
-    });
-    std::thread::sleep(Duration::from_millis(200));
-    stop.store(true, Ordering::SeqCst);
-    let r = h.join().unwrap();
-    assert!(
-        t.elapsed() < Duration::from_millis(200 + 500),
-        "took {:?}",
-        t.elapsed()
-    );
-    assert!(pos.is_legal(r.best.unwrap()));
+    stop_flag_ends_an_infinite_search_on(Variant::ChessMerge, 2);
 }
