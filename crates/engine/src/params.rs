@@ -283,6 +283,11 @@ pub const NULL_MIN_DEPTH: i32 = 3;
 pub const NULL_BASE_R: i32 = 3;
 /// See [`NULL_BASE_R`].
 pub const NULL_DEPTH_DIVISOR: i32 = 4;
+/// With the `nulleval` feature, one more ply of null-move reduction per
+/// this many centipawns the static evaluation stands above beta...
+pub const NULL_EVAL_DIVISOR: i32 = 200;
+/// ...up to this many plies.
+pub const NULL_EVAL_MAX_R: i32 = 3;
 /// Reverse futility pruning: up to this depth.
 pub const RFP_MAX_DEPTH: i32 = 6;
 /// Reverse futility margin per ply of depth.
@@ -352,10 +357,14 @@ pub const GOOD_CAPTURE_SCORE: i32 = 2_000_000;
 /// Base of a promotion (plus the new piece's `ORDER_VALUE`).
 pub const PROMOTION_SCORE: i32 = 1_500_000;
 /// The first killer of a ply; quiet moves with at least
-/// `KILLER_SCORE - SECOND_KILLER_OFFSET` are also reduced less.
+/// `COUNTER_MOVE_SCORE` (the killers and the counter move) are also
+/// reduced less.
 pub const KILLER_SCORE: i32 = 1_000_000;
 /// How far the second killer sorts below the first.
 pub const SECOND_KILLER_OFFSET: i32 = 10;
+/// Ordering score of the counter move (the quiet move that last refuted
+/// the previous move), just below the killers; reduced as little as they.
+pub const COUNTER_MOVE_SCORE: i32 = KILLER_SCORE - 2 * SECOND_KILLER_OFFSET;
 /// Base of a losing capture (plus its MVV-LVA value): after every quiet.
 pub const BAD_CAPTURE_SCORE: i32 = -1_000_000;
 /// MVV-LVA: the victim's value times this, minus the attacker's value.

@@ -152,6 +152,17 @@ pub struct Features {
     /// move at a deep node is searched one ply deeper (and a reduced
     /// search that beats beta without it cuts the node: multi-cut).
     pub singular: bool,
+    /// The transposition table in quiescence: stored results cut non-PV
+    /// nodes, the table move is tried first, and results are stored at
+    /// depth 0.
+    pub qsearch_tt: bool,
+    /// Counter moves: the quiet move that last caused a cutoff after the
+    /// same previous move (piece kind and destination) is tried after the
+    /// killers.
+    pub counter_moves: bool,
+    /// Null-move pruning reduces more the further the static evaluation
+    /// stands above beta (`NULL_EVAL_DIVISOR`).
+    pub null_eval: bool,
 }
 
 impl Default for Features {
@@ -171,6 +182,9 @@ impl Default for Features {
             // continuation history and singular extensions"): `on=` names.
             cont_history: false,
             singular: false,
+            qsearch_tt: false,
+            counter_moves: false,
+            null_eval: false,
         }
     }
 }
@@ -178,7 +192,7 @@ impl Default for Features {
 impl Features {
     /// Switches off the features named in `list` (`+`-separated: `null`,
     /// `lmr`, `rfp`, `futility`, `checkext`, `lmp`, `iir`, `lmrhist`, `see`,
-    /// `seeprune`, `conthist`, `singular`), from the defaults.
+    /// `seeprune`, `conthist`, `singular`, `qtt`, `counter`, `nulleval`), from the defaults.
     pub fn without(list: &str) -> Result<Features, String> {
         let mut f = Features::default();
         f.set(list, false)?;
@@ -202,9 +216,12 @@ impl Features {
                 "seeprune" => &mut self.see_prune,
                 "conthist" => &mut self.cont_history,
                 "singular" => &mut self.singular,
+                "qtt" => &mut self.qsearch_tt,
+                "counter" => &mut self.counter_moves,
+                "nulleval" => &mut self.null_eval,
                 other => {
                     return Err(format!(
-                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist, see, seeprune, conthist, singular)"
+                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist, see, seeprune, conthist, singular, qtt, counter, nulleval)"
                     ));
                 }
             };
@@ -239,6 +256,9 @@ pub struct Searcher {
     /// (`NO_MOVE` for none).
     excluded: [u32; MAX_PLY + 1],
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
+    /// `[side][previous move's piece-to]`: the quiet move (its bits,
+    /// `NO_MOVE` for none) that last cut off after that previous move.
+    counter_moves: Box<[[u32; PIECE_TO]; 2]>,
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     keys: Vec<u64>,
@@ -315,6 +335,7 @@ impl Searcher {
             line_moves: [NO_PIECE_TO; MAX_PLY + 2],
             excluded: [NO_MOVE; MAX_PLY + 1],
             killers: [[None; 2]; MAX_PLY + 1],
+            counter_moves: Box::new([[NO_MOVE; PIECE_TO]; 2]),
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
             keys: Vec::with_capacity(1024),
@@ -394,6 +415,9 @@ impl Searcher {
             .for_each(|row| row.fill(0));
         self.cont_history.fill(0);
         self.killers = [[None; 2]; MAX_PLY + 1];
+        self.counter_moves
+            .iter_mut()
+            .for_each(|side| side.fill(NO_MOVE));
     }
 
     /// Chooses the network for its variant (`None`: the default one, if
@@ -944,7 +968,10 @@ impl Searcher {
                 && has_non_pawn_material(pos)
                 && let Some(null) = pos.null_move()
             {
-                let r = NULL_BASE_R + depth / NULL_DEPTH_DIVISOR;
+                let mut r = NULL_BASE_R + depth / NULL_DEPTH_DIVISOR;
+                if self.features.null_eval {
+                    r += ((static_eval - beta) / NULL_EVAL_DIVISOR).min(NULL_EVAL_MAX_R);
+                }
                 self.keys.push(key);
                 self.line_moves[ply] = NO_PIECE_TO;
                 self.material[ply + 1] = self.material[ply];
@@ -1124,7 +1151,7 @@ impl Searcher {
                     if pv_node {
                         r -= 1;
                     }
-                    if ms >= KILLER_SCORE - SECOND_KILLER_OFFSET {
+                    if ms >= COUNTER_MOVE_SCORE {
                         r -= 1;
                     } else if self.features.lmr_history {
                         // A quiet move's history score (its ordering score
@@ -1225,6 +1252,11 @@ impl Searcher {
             k[1] = k[0];
             k[0] = Some(m);
         }
+        if self.features.counter_moves
+            && let Some(prev) = self.previous_move(ply)
+        {
+            self.counter_moves[us & 1][prev as usize] = m.to_bits();
+        }
         let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
         let h = &mut self.history[us][m.from().index()][m.to().index()];
         *h += bonus - *h * bonus / HISTORY_MAX;
@@ -1271,6 +1303,26 @@ impl Searcher {
         if ply >= MAX_PLY - 1 {
             return self.static_eval(pos, key, ply);
         }
+        // The table: any stored result (a quiescence one is stored at depth
+        // 0) settles a non-PV node whose window its bound decides, and its
+        // move, if tactical, is tried first.
+        let pv_node = beta - alpha > 1;
+        let hit = if self.features.qsearch_tt {
+            self.tt.probe(key, ply)
+        } else {
+            None
+        };
+        if let Some(h) = hit
+            && !pv_node
+            && match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => h.score >= beta,
+                Bound::Upper => h.score <= alpha,
+            }
+        {
+            return h.score;
+        }
+        let tt_move = move_bits(hit.and_then(|h| h.mv));
         // Standing pat is not allowed in check; a stand-pat cutoff needs no
         // move generation. (Stalemate is not detected here: only the moves
         // that capture or promote are generated when not in check.)
@@ -1321,7 +1373,9 @@ impl Searcher {
                     }
                 }
             }
-            let order = if victim.is_some() || m.promotion().is_some() {
+            let order = if m.to_bits() == tt_move {
+                TT_MOVE_SCORE
+            } else if victim.is_some() || m.promotion().is_some() {
                 vv * MVV_WEIGHT - attacker
                     + m.promotion()
                         .map_or(0, |r| ORDER_VALUE[r.index()] * QS_PROMOTION_ORDER_WEIGHT)
@@ -1330,7 +1384,9 @@ impl Searcher {
             };
             scored.push((order, m, gain));
         }
+        let orig_alpha = alpha;
         let mut best = stand_pat;
+        let mut best_move = None;
         if scored.is_empty() {
             // Nothing to search (every move pruned, or none): the line's
             // keys and the check squares are not needed.
@@ -1356,6 +1412,7 @@ impl Searcher {
                 best = score;
                 if score > alpha {
                     alpha = score;
+                    best_move = Some(m);
                     if score >= beta {
                         break;
                     }
@@ -1364,7 +1421,24 @@ impl Searcher {
         }
         self.keys.pop();
         self.bufs[ply] = scored;
+        if self.features.qsearch_tt {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > orig_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt.store(key, best_move, best, 0, bound, ply);
+        }
         best
+    }
+
+    /// The piece-to index of the move that led to `ply` (none at the root
+    /// and after a null move).
+    fn previous_move(&self, ply: usize) -> Option<u16> {
+        let prev = *self.line_moves.get(ply.checked_sub(1)?)?;
+        (prev != NO_PIECE_TO).then_some(prev)
     }
 
     /// What scoring the moves of `pos` at `ply` reads, gathered once per
@@ -1387,6 +1461,12 @@ impl Searcher {
             tt_move: move_bits(tt_move),
             them: pos.units_of(pos.turn().other()).0,
             killers: [move_bits(k[0]), move_bits(k[1])],
+            counter: match self.previous_move(ply) {
+                Some(prev) if self.features.counter_moves => {
+                    self.counter_moves[us & 1][prev as usize]
+                }
+                _ => NO_MOVE,
+            },
             us,
             cont: [row(1), row(2)],
         }
@@ -1428,6 +1508,9 @@ impl Searcher {
         if k[1] == bits {
             return KILLER_SCORE - SECOND_KILLER_OFFSET;
         }
+        if ctx.counter == bits {
+            return COUNTER_MOVE_SCORE;
+        }
         // `& 1`: the side's index is 0 or 1, which spares a bounds check.
         let h = self.history[ctx.us & 1][m.from().index()][m.to().index()];
         if ctx.cont[0] == NO_CONT_ROW && ctx.cont[1] == NO_CONT_ROW {
@@ -1453,6 +1536,8 @@ struct OrderContext {
     /// The opponent's units.
     them: u64,
     killers: [u32; 2],
+    /// The counter move of the previous move (`NO_MOVE` for none).
+    counter: u32,
     /// The side to move's index.
     us: usize,
     /// The continuation-history rows of the moves one and two plies
