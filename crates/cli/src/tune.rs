@@ -147,6 +147,9 @@ impl Trace for Coefs {
     fn term(&mut self, ci: usize, i: usize, mg: i32, eg: i32) {
         self.add(ci == 0, i, mg as f64, eg as f64);
     }
+    fn fraction(&mut self, ci: usize, i: usize, mg: f64, eg: f64) {
+        self.add(ci == 0, i, mg, eg);
+    }
 }
 
 /// The training item of `pos`, with the evaluation of the tables `t` (made
@@ -543,10 +546,13 @@ mod tests {
         // With the default weights, each item's prediction is the
         // evaluation itself; with any other weights (every weight of the
         // file moved at random), the model built from the defaults
-        // predicts the evaluation with those weights to within the
-        // taper's rounding (under 1 cp at each of the two weight sets, so
-        // under 2): the model is the evaluation's linear part, term for
-        // term, in every variant.
+        // predicts the evaluation with those weights to within its
+        // rounding: the taper's (under 1 cp at each of the two weight
+        // sets, so under 2) and that of the five scaled products (king
+        // danger of each side, two threat products of the side to move,
+        // one of the other; each truncated toward zero, so under 1 cp
+        // apart at the two sets): under 7 in all. The model is the
+        // evaluation's linear part, term for term, in every variant.
         for v in Variant::ALL {
             let start = Weights::defaults(v);
             let t0 = EvalTables::new(&start);
@@ -567,7 +573,7 @@ mod tests {
                     let model = it.eval(&to_vector(&w));
                     let real = eval_white(pos, &w);
                     assert!(
-                        (model - real).abs() < 2.0,
+                        (model - real).abs() < 7.0,
                         "{v} {}: model {model}, evaluation {real}",
                         pos.fen()
                     );

@@ -169,27 +169,33 @@ pub fn perft_made(pos: &Position, depth: u32) -> u64 {
         .sum::<u64>()
 }
 
-/// [`bench`]'s node count at depth 5 with 16 MiB tables: 89,094 since
-/// standard's second tuned set (2026-12-05, evening); 90,978 with the
+/// [`bench`]'s node count at depth 5 with 16 MiB tables: 81,101 since
+/// standard's third tuned set (2026-12-06: king danger and threats
+/// tuned); 89,094 with its second (2026-12-05, evening); 90,978 with the
 /// evaluation terms of 2026-12-05 (rook files, knight outpost, the passed
 /// pawn's royal distances in standard; those and connected and backward
 /// pawns in Fusion) before it; 90,582 before those terms.
-pub const SIGNATURE_DEPTH_5: u64 = 89_094;
+pub const SIGNATURE_DEPTH_5: u64 = 81_101;
 /// The same with continuation history and singular extensions switched
-/// on (`on=conthist+singular`, 2026-12-04; off by default; 82,242 before
-/// standard's second tuned set, 80,697 before 2026-12-05's evaluation
-/// terms).
-pub const SIGNATURE_DEPTH_5_WITH_CONTHIST_SINGULAR: u64 = 80_666;
+/// on (`on=conthist+singular`, 2026-12-04; off by default; 80,666 before
+/// standard's third tuned set, 82,242 before its second, 80,697 before
+/// 2026-12-05's evaluation terms).
+pub const SIGNATURE_DEPTH_5_WITH_CONTHIST_SINGULAR: u64 = 73_359;
+/// The same with the table in quiescence, counter moves and the
+/// evaluation-scaled null-move reduction switched on
+/// (`on=qtt+counter+nulleval`, 2026-12-06; off by default).
+pub const SIGNATURE_DEPTH_5_WITH_QTT_COUNTER_NULLEVAL: u64 = 68_193;
 /// The same before static exchange evaluation (`off=see+seeprune`), with
-/// today's weights (85,277 before standard's second tuned set; 84,783 with
+/// today's weights (85,165 before standard's third tuned set, 85,277
+/// before its second; 84,783 with
 /// those of 2026-12-03: standard's tuned set, ChessMerge's second round;
 /// 79,726 before them).
-pub const SIGNATURE_DEPTH_5_BEFORE_SEE: u64 = 85_165;
+pub const SIGNATURE_DEPTH_5_BEFORE_SEE: u64 = 83_149;
 /// The same before late move pruning, internal iterative reduction and
-/// the history-adjusted reductions, with today's weights (152,193 before
-/// standard's second tuned set; 162,632 with those of 2026-12-03, 167,805
+/// the history-adjusted reductions, with today's weights (151,490 before
+/// standard's third tuned set, 152,193 before its second; 162,632 with those of 2026-12-03, 167,805
 /// before them).
-pub const SIGNATURE_DEPTH_5_BEFORE_LMP: u64 = 151_490;
+pub const SIGNATURE_DEPTH_5_BEFORE_LMP: u64 = 154_831;
 
 #[cfg(test)]
 mod tests {
@@ -213,20 +219,24 @@ mod tests {
     /// meant. With late move pruning, internal iterative reduction and
     /// the history-adjusted reductions switched off, the search is the one
     /// from before them, node for node; likewise without SEE (`see`,
-    /// `seeprune`). Continuation history and singular extensions are off
-    /// by default; switched on, the count is recorded too.
+    /// `seeprune`). Continuation history and singular extensions, and the
+    /// table in quiescence, counter moves and the evaluation-scaled null
+    /// move, are off by default; switched on, the counts are recorded too.
     #[test]
     fn bench_node_count_is_the_recorded_signature() {
         let mut with_cont = Features::default();
         with_cont.set("conthist+singular", true).unwrap();
         let before_see = Features::without("see+seeprune").unwrap();
         let before_lmp = Features::without("lmp+iir+lmrhist+see+seeprune").unwrap();
-        // All four at once, so that a change on purpose shows every new count.
+        let mut with_three = Features::default();
+        with_three.set("qtt+counter+nulleval", true).unwrap();
+        // All five at once, so that a change on purpose shows every new count.
         let counts = [
             bench(5, 16, |_, _, _| {}).nodes,
             bench_with(5, 16, with_cont, |_, _, _| {}).nodes,
             bench_with(5, 16, before_see, |_, _, _| {}).nodes,
             bench_with(5, 16, before_lmp, |_, _, _| {}).nodes,
+            bench_with(5, 16, with_three, |_, _, _| {}).nodes,
         ];
         assert_eq!(
             counts,
@@ -235,8 +245,9 @@ mod tests {
                 SIGNATURE_DEPTH_5_WITH_CONTHIST_SINGULAR,
                 SIGNATURE_DEPTH_5_BEFORE_SEE,
                 SIGNATURE_DEPTH_5_BEFORE_LMP,
+                SIGNATURE_DEPTH_5_WITH_QTT_COUNTER_NULLEVAL,
             ],
-            "default, on=conthist+singular, off=see+seeprune, off=lmp+iir+lmrhist+see+seeprune"
+            "default, on=conthist+singular, off=see+seeprune, off=lmp+iir+lmrhist+see+seeprune, on=qtt+counter+nulleval"
         );
     }
 

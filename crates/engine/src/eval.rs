@@ -178,6 +178,14 @@ pub trait Trace {
     /// Side `ci` (white 0, black 1) gained weight `i` ([`idx`]) `mg` times
     /// in its middlegame score and `eg` times in its endgame score.
     fn term(&mut self, ci: usize, i: usize, mg: i32, eg: i32);
+
+    /// As [`Trace::term`] for a weight the evaluation scales before adding
+    /// it (king danger by the attacker's material share, threats per 64 cp
+    /// of threatened material): side `ci` gained weight `i` `mg` and `eg`
+    /// times, fractions allowed. The evaluation rounds each such product
+    /// toward zero, which a linear model of it cannot: it is within a
+    /// centipawn of it per term.
+    fn fraction(&mut self, ci: usize, i: usize, mg: f64, eg: f64);
 }
 
 /// The trace that records nothing (the search's).
@@ -186,6 +194,8 @@ pub struct NoTrace;
 impl Trace for NoTrace {
     #[inline(always)]
     fn term(&mut self, _: usize, _: usize, _: i32, _: i32) {}
+    #[inline(always)]
+    fn fraction(&mut self, _: usize, _: usize, _: f64, _: f64) {}
 }
 
 /// Adds weight `i` of `t`, `mg` and `eg` times, to `s` (side `ci`'s score)
@@ -609,10 +619,16 @@ pub fn evaluate_traced<T: Trace>(
         let them = c.other();
         let royal = b.royal[ci];
         let weight = zone_weight[them.index()];
-        let danger = KING_DANGER[(weight as usize).min(KING_DANGER.len() - 1)];
+        let danger_i = idx::KING_DANGER + (weight as usize).min(15);
         // Scale by the attacker's non-pawn material (no danger without pieces).
         let scale = (non_pawn_material[them.index()]).min(KING_DANGER_FULL_MATERIAL);
-        let mg = -danger * scale / KING_DANGER_FULL_MATERIAL;
+        let mg = -t.w[danger_i] * scale / KING_DANGER_FULL_MATERIAL;
+        trace.fraction(
+            ci,
+            danger_i,
+            -f64::from(scale) / f64::from(KING_DANGER_FULL_MATERIAL),
+            0.0,
+        );
         let shield_rank = match c {
             Color::White => royal / 8 + 1,
             Color::Black => (royal / 8).wrapping_sub(1),
@@ -675,13 +691,17 @@ pub fn evaluate_traced<T: Trace>(
     for c in Color::ALL {
         let ci = c.index();
         let (sum, max) = threat[ci];
-        let pen = if c == stm {
-            // The side to move can save one unit; the rest are likely lost.
-            max * THREAT_WEIGHT / 64 + (sum - max) * THREAT_WEIGHT * THREAT_UNSAVED_FACTOR / 64
+        let tw = t.w[idx::THREAT];
+        // The side to move can save one unit; the rest are likely lost.
+        let (pen, per_weight) = if c == stm {
+            let unsaved = (sum - max) * THREAT_UNSAVED_FACTOR;
+            (max * tw / 64 + unsaved * tw / 64, max + unsaved)
         } else {
-            sum * THREAT_WEIGHT / 64
+            (sum * tw / 64, sum)
         };
         side[ci].add(-pen, -pen);
+        let f = -f64::from(per_weight) / 64.0;
+        trace.fraction(ci, idx::THREAT, f, f);
     }
 
     let phase = material.phase.min(PHASE_MAX);
@@ -988,7 +1008,7 @@ mod tests {
         );
     }
 
-    const EVAL_SIGNATURE: u64 = 0x8324_64f6_1607_0b22;
+    const EVAL_SIGNATURE: u64 = 0xf81a_97dd_3bae_365b;
 
     /// Counts each linear term by side: `[weight][ci] = (mg, eg)`.
     struct Counts(Vec<[(i32, i32); 2]>);
@@ -998,6 +1018,9 @@ mod tests {
             self.0[i][ci].0 += mg;
             self.0[i][ci].1 += eg;
         }
+        /// The scaled terms are not counted here (these tests are about
+        /// the whole-number ones).
+        fn fraction(&mut self, _: usize, _: usize, _: f64, _: f64) {}
     }
 
     /// The linear terms of `fen` in `variant`, counted by side.

@@ -2,15 +2,16 @@
 //! the evaluation's linear terms (material, piece-square tables, pair
 //! corrections, mobility, passed pawns, pawn pairs, pawn structure, bishop
 //! pair, king shield, castling rights, attacked pairs, tempo, rook files,
-//! knight outposts, the passed pawn's royal distances), which
-//! `chessmerge tune` fits. A variant's defaults are its tuned set shipped
+//! knight outposts, the passed pawn's royal distances, king danger by
+//! attack weight, threats), which `chessmerge tune` fits (the last two
+//! enter the evaluation scaled, see [`crate::eval::Trace::fraction`]). A variant's defaults are its tuned set shipped
 //! in the binary ([`crate::params::SHIPPED_PARAMS`]) when it has one, else
 //! the hand-set values of [`crate::params`]; a shipped or installed file
 //! replaces only the entries it gives. The evaluation reads these weights
 //! only from [`EvalTables`] (built from [`Weights`]), never from the
-//! constants. The non-linear terms (king danger by attack weight, the
-//! threats, the carried promotion, the drawish-material rule) keep the
-//! constants of `params.rs` in every variant.
+//! constants. The other non-linear terms (the carried promotion, the
+//! drawish-material rule, the threat terms' shape) keep the constants of
+//! `params.rs` in every variant.
 //!
 //! A table is installed once per process, before the first evaluation of
 //! its variant ([`install`]); until then, and for every variant without an
@@ -53,7 +54,11 @@
 //!   passed pawn's stop square, times the rank factor
 //!   [`crate::params::PASSED_KING_RANK_SCALE`]); `connected` (a pawn
 //!   defended by a pawn or beside one, by relative rank 1-8, mg and eg);
-//!   `backward mg eg` (penalty per backward pawn).
+//!   `backward mg eg` (penalty per backward pawn); `king-danger` and 16
+//!   values (the middlegame penalty by the enemy's summed attack weight on
+//!   the royal unit's zone, 0 to 15 and more, at full enemy material; it
+//!   shrinks with that material); `threat` (penalty per 64 cp of
+//!   threatened material, see the evaluation's threat terms).
 //!
 //! Version 1 files (only `mg`, `eg` and `pair` entries) are still read;
 //! any other entry in a version 1 file is refused, naming its line.
@@ -118,8 +123,15 @@ pub mod idx {
     pub const CONNECTED: usize = PASSED_KING_US + 1;
     /// Backward pawn (penalty), mg (eg follows).
     pub const BACKWARD: usize = CONNECTED + 8;
+    /// King danger (mg penalty) by the enemy's summed attack weight on the
+    /// royal unit's zone (0-15, the last for 15 and more), at full enemy
+    /// material (`KING_DANGER_FULL_MATERIAL`); less material scales it.
+    pub const KING_DANGER: usize = BACKWARD + 2;
+    /// Threats (penalty, mg and eg), per 64 cp of threatened material
+    /// (`eval`'s threat terms).
+    pub const THREAT: usize = KING_DANGER + 16;
     /// Number of weights.
-    pub const N: usize = BACKWARD + 2;
+    pub const N: usize = THREAT + 1;
 }
 
 /// The roles of pair slot `i` (`a >= b` by role index), in the order
@@ -166,7 +178,7 @@ pub const PARAMS_VERSION: u32 = 2;
 const LETTERS: [char; 6] = ['P', 'N', 'B', 'R', 'Q', 'K'];
 
 /// The plain entries of the file: name, first index, count.
-const ENTRIES: [(&str, usize, usize); 21] = [
+const ENTRIES: [(&str, usize, usize); 23] = [
     ("mg", idx::MG, 5),
     ("eg", idx::EG, 5),
     ("mobility-mg", idx::MOB_MG + 1, 4),
@@ -188,6 +200,8 @@ const ENTRIES: [(&str, usize, usize); 21] = [
     ("passed-king-us", idx::PASSED_KING_US, 1),
     ("connected", idx::CONNECTED, 8),
     ("backward", idx::BACKWARD, 2),
+    ("king-danger", idx::KING_DANGER, 16),
+    ("threat", idx::THREAT, 1),
 ];
 
 /// Whether weight `i` is part of the file (the mobility slots of the pawn
@@ -306,6 +320,8 @@ impl Weights {
         v[idx::PASSED_KING_US] = PASSED_KING_US;
         v[idx::CONNECTED..idx::CONNECTED + 8].copy_from_slice(&CONNECTED_PAWN);
         (v[idx::BACKWARD], v[idx::BACKWARD + 1]) = BACKWARD_PAWN;
+        v[idx::KING_DANGER..idx::KING_DANGER + 16].copy_from_slice(&KING_DANGER);
+        v[idx::THREAT] = THREAT_WEIGHT;
         Weights { variant, v }
     }
 
