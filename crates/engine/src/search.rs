@@ -923,15 +923,9 @@ impl Searcher {
             && !pv_node
             && !excluding
             && h.depth >= depth
+            && h.settles(alpha, beta)
         {
-            let cut = match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => h.score >= beta,
-                Bound::Upper => h.score <= alpha,
-            };
-            if cut {
-                return h.score;
-            }
+            return h.score;
         }
 
         let static_eval = if in_check {
@@ -1222,13 +1216,7 @@ impl Searcher {
         if excluding {
             return best;
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > orig_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of_result(best, orig_alpha, beta);
         self.tt.store(key, best_move, best, depth, bound, ply);
         best
     }
@@ -1314,11 +1302,7 @@ impl Searcher {
         };
         if let Some(h) = hit
             && !pv_node
-            && match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => h.score >= beta,
-                Bound::Upper => h.score <= alpha,
-            }
+            && h.settles(alpha, beta)
         {
             return h.score;
         }
@@ -1422,13 +1406,7 @@ impl Searcher {
         self.keys.pop();
         self.bufs[ply] = scored;
         if self.features.qsearch_tt {
-            let bound = if best >= beta {
-                Bound::Lower
-            } else if best > orig_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+            let bound = Bound::of_result(best, orig_alpha, beta);
             self.tt.store(key, best_move, best, 0, bound, ply);
         }
         best

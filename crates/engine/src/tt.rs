@@ -35,6 +35,20 @@ pub enum Bound {
     Exact = 3,
 }
 
+impl Bound {
+    /// What a search's best score `best` in the window (`alpha`, `beta`)
+    /// says about the true score.
+    pub fn of_result(best: i32, alpha: i32, beta: i32) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if best > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct Entry {
     key: u64,
@@ -90,6 +104,18 @@ pub struct Hit {
     pub score: i32,
     pub depth: i32,
     pub bound: Bound,
+}
+
+impl Hit {
+    /// Whether the stored score settles a search of the window (`alpha`,
+    /// `beta`): an exact score, or a bound on the window's far side.
+    pub fn settles(&self, alpha: i32, beta: i32) -> bool {
+        match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.score >= beta,
+            Bound::Upper => self.score <= alpha,
+        }
+    }
 }
 
 /// Asks Linux to back the (still untouched) allocation of `v` with 2 MiB
