@@ -193,8 +193,8 @@ pub const SIGNATURE_DEPTH_5_WITH_QTT_COUNTER_NULLEVAL: u64 = 68_193;
 pub const SIGNATURE_DEPTH_5_BEFORE_SEE: u64 = 83_149;
 /// The same before late move pruning, internal iterative reduction and
 /// the history-adjusted reductions, with today's weights (151,490 before
-/// standard's third tuned set, 152,193 before its second; 162,632 with those of 2026-12-03, 167,805
-/// before them).
+/// standard's third tuned set, 152,193 before its second; 162,632 with
+/// those of 2026-12-03, 167,805 before them).
 pub const SIGNATURE_DEPTH_5_BEFORE_LMP: u64 = 154_831;
 
 #[cfg(test)]

@@ -187,7 +187,8 @@ pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
 /// Fraction (in 1/64) of the value difference charged when a unit is
 /// attacked by an enemy unit worth less than it (a pair under attack risks
 /// both pieces to one capture). Applied to the side not to move in full
-/// and to the side to move for all but its worst threat.
+/// and to the side to move for all but its worst threat. The hand-set
+/// default of the `threat` weight (`tables::idx::THREAT`).
 pub const THREAT_WEIGHT: i32 = 10;
 /// Extra penalty for a pair (of two non-pawns) that is attacked at all.
 pub const PAIR_ATTACKED_PENALTY: i32 = 12;
@@ -266,7 +267,9 @@ pub const TEMPO_BONUS: i32 = 12;
 pub const SHIELD_BONUS: i32 = 12;
 /// Attack weight on the king zone by attacker role.
 pub const KING_ATTACK_WEIGHT: [i32; 6] = [0, 2, 2, 3, 5, 0];
-/// Penalty (mg) indexed by the summed attack weight, capped at the end.
+/// Penalty (mg) indexed by the summed attack weight, capped at the end:
+/// the hand-set default of the `king-danger` weights
+/// (`tables::idx::KING_DANGER`).
 pub const KING_DANGER: [i32; 16] = [
     0, 0, 5, 12, 22, 35, 50, 70, 92, 118, 145, 175, 205, 235, 265, 300,
 ];
