@@ -185,6 +185,10 @@ pub const SIGNATURE_DEPTH_5_WITH_CONTHIST_SINGULAR: u64 = 73_359;
 /// evaluation-scaled null-move reduction switched on
 /// (`on=qtt+counter+nulleval`, 2026-12-06; off by default).
 pub const SIGNATURE_DEPTH_5_WITH_QTT_COUNTER_NULLEVAL: u64 = 68_193;
+/// The same with capture history, the improving-scaled reverse futility
+/// margin and razoring switched on (`on=capthist+rfpimp+razor`,
+/// 2026-12-06; off by default).
+pub const SIGNATURE_DEPTH_5_WITH_CAPTHIST_RFPIMP_RAZOR: u64 = 63_980;
 /// The same before static exchange evaluation (`off=see+seeprune`), with
 /// today's weights (85,165 before standard's third tuned set, 85,277
 /// before its second; 84,783 with
@@ -221,7 +225,9 @@ mod tests {
     /// from before them, node for node; likewise without SEE (`see`,
     /// `seeprune`). Continuation history and singular extensions, and the
     /// table in quiescence, counter moves and the evaluation-scaled null
-    /// move, are off by default; switched on, the counts are recorded too.
+    /// move, and capture history, the improving-scaled reverse futility margin
+    /// and razoring, are off by default; switched on, the counts are
+    /// recorded too.
     #[test]
     fn bench_node_count_is_the_recorded_signature() {
         let mut with_cont = Features::default();
@@ -230,13 +236,16 @@ mod tests {
         let before_lmp = Features::without("lmp+iir+lmrhist+see+seeprune").unwrap();
         let mut with_three = Features::default();
         with_three.set("qtt+counter+nulleval", true).unwrap();
-        // All five at once, so that a change on purpose shows every new count.
+        let mut with_morning = Features::default();
+        with_morning.set("capthist+rfpimp+razor", true).unwrap();
+        // All six at once, so that a change on purpose shows every new count.
         let counts = [
             bench(5, 16, |_, _, _| {}).nodes,
             bench_with(5, 16, with_cont, |_, _, _| {}).nodes,
             bench_with(5, 16, before_see, |_, _, _| {}).nodes,
             bench_with(5, 16, before_lmp, |_, _, _| {}).nodes,
             bench_with(5, 16, with_three, |_, _, _| {}).nodes,
+            bench_with(5, 16, with_morning, |_, _, _| {}).nodes,
         ];
         assert_eq!(
             counts,
@@ -246,8 +255,9 @@ mod tests {
                 SIGNATURE_DEPTH_5_BEFORE_SEE,
                 SIGNATURE_DEPTH_5_BEFORE_LMP,
                 SIGNATURE_DEPTH_5_WITH_QTT_COUNTER_NULLEVAL,
+                SIGNATURE_DEPTH_5_WITH_CAPTHIST_RFPIMP_RAZOR,
             ],
-            "default, on=conthist+singular, off=see+seeprune, off=lmp+iir+lmrhist+see+seeprune, on=qtt+counter+nulleval"
+            "default, on=conthist+singular, off=see+seeprune, off=lmp+iir+lmrhist+see+seeprune, on=qtt+counter+nulleval, on=capthist+rfpimp+razor"
         );
     }
 

@@ -295,6 +295,11 @@ pub const NULL_EVAL_MAX_R: i32 = 3;
 pub const RFP_MAX_DEPTH: i32 = 6;
 /// Reverse futility margin per ply of depth.
 pub const RFP_MARGIN: i32 = 90;
+/// Razoring (the `razor` feature): up to this depth, a node whose static
+/// evaluation is this many centipawns per ply below alpha...
+pub const RAZOR_MAX_DEPTH: i32 = 3;
+/// ...is answered by quiescence search when that confirms it fails low.
+pub const RAZOR_MARGIN: i32 = 250;
 /// Futility pruning of quiet moves at frontier nodes: margin per ply.
 pub const FUTILITY_MARGIN: i32 = 110;
 /// Futility pruning applies up to this depth.

@@ -163,6 +163,17 @@ pub struct Features {
     /// Null-move pruning reduces more the further the static evaluation
     /// stands above beta (`NULL_EVAL_DIVISOR`).
     pub null_eval: bool,
+    /// Capture history: captures are ordered by MVV-LVA plus how the same
+    /// capture (moving unit kind, destination, captured unit kind) did
+    /// before: rewarded when it cut off, penalised when it was searched
+    /// before another move's cutoff.
+    pub capture_history: bool,
+    /// Reverse futility pruning's margin is one ply smaller when the node
+    /// is improving (its static evaluation above the one two plies up).
+    pub rfp_improving: bool,
+    /// Razoring: at shallow non-PV nodes far below alpha, quiescence
+    /// search decides; if it also fails low, its score is returned.
+    pub razoring: bool,
 }
 
 impl Default for Features {
@@ -185,6 +196,9 @@ impl Default for Features {
             qsearch_tt: false,
             counter_moves: false,
             null_eval: false,
+            capture_history: false,
+            rfp_improving: false,
+            razoring: false,
         }
     }
 }
@@ -192,7 +206,8 @@ impl Default for Features {
 impl Features {
     /// Switches off the features named in `list` (`+`-separated: `null`,
     /// `lmr`, `rfp`, `futility`, `checkext`, `lmp`, `iir`, `lmrhist`, `see`,
-    /// `seeprune`, `conthist`, `singular`, `qtt`, `counter`, `nulleval`), from the defaults.
+    /// `seeprune`, `conthist`, `singular`, `qtt`, `counter`, `nulleval`,
+    /// `capthist`, `rfpimp`, `razor`), from the defaults.
     pub fn without(list: &str) -> Result<Features, String> {
         let mut f = Features::default();
         f.set(list, false)?;
@@ -219,9 +234,12 @@ impl Features {
                 "qtt" => &mut self.qsearch_tt,
                 "counter" => &mut self.counter_moves,
                 "nulleval" => &mut self.null_eval,
+                "capthist" => &mut self.capture_history,
+                "rfpimp" => &mut self.rfp_improving,
+                "razor" => &mut self.razoring,
                 other => {
                     return Err(format!(
-                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist, see, seeprune, conthist, singular, qtt, counter, nulleval)"
+                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist, see, seeprune, conthist, singular, qtt, counter, nulleval, capthist, rfpimp, razor)"
                     ));
                 }
             };
@@ -249,6 +267,9 @@ pub struct Searcher {
     /// Continuation history, `[plies back - 1][side][previous piece-to][piece-to]`
     /// (`piece_to`), within ±`HISTORY_MAX`.
     cont_history: Vec<i16>,
+    /// Capture history, `[side][piece-to][captured unit kind]`
+    /// (`capture_index`), within ±`HISTORY_MAX`.
+    capture_history: Vec<i16>,
     /// The piece-to index (`piece_to`) of the move made at each ply of the
     /// current line (`NO_PIECE_TO` for a null move).
     line_moves: [u16; MAX_PLY + 2],
@@ -332,6 +353,7 @@ impl Searcher {
             published_nodes: None,
             history: Box::new([[[0; 64]; 64]; 2]),
             cont_history: vec![0; CONT_HISTORY_LEN],
+            capture_history: vec![0; CAPTURE_HISTORY_LEN],
             line_moves: [NO_PIECE_TO; MAX_PLY + 2],
             excluded: [NO_MOVE; MAX_PLY + 1],
             killers: [[None; 2]; MAX_PLY + 1],
@@ -414,6 +436,7 @@ impl Searcher {
             .flatten()
             .for_each(|row| row.fill(0));
         self.cont_history.fill(0);
+        self.capture_history.fill(0);
         self.killers = [[None; 2]; MAX_PLY + 1];
         self.counter_moves
             .iter_mut()
@@ -542,6 +565,11 @@ impl Searcher {
         }
         if self.features.cont_history {
             for h in self.cont_history.iter_mut() {
+                *h /= HISTORY_AGING_DIVISOR as i16;
+            }
+        }
+        if self.features.capture_history {
+            for h in self.capture_history.iter_mut() {
                 *h /= HISTORY_AGING_DIVISOR as i16;
             }
         }
@@ -947,11 +975,26 @@ impl Searcher {
 
         if !pv_node && !in_check && !excluding && beta.abs() < MATE_BOUND {
             // Reverse futility pruning.
+            let rfp_depth = depth - i32::from(self.features.rfp_improving && improving);
             if self.features.reverse_futility
                 && depth <= RFP_MAX_DEPTH
-                && static_eval - RFP_MARGIN * depth >= beta
+                && static_eval - RFP_MARGIN * rfp_depth >= beta
             {
                 return static_eval;
+            }
+            // Razoring: far below alpha near the leaves, only a tactic can
+            // help, and quiescence search looks for it.
+            if self.features.razoring
+                && depth <= RAZOR_MAX_DEPTH
+                && static_eval + RAZOR_MARGIN * depth < alpha
+            {
+                let s = self.qsearch(pos, alpha, alpha + 1, ply, false);
+                if self.stopped {
+                    return 0;
+                }
+                if s <= alpha {
+                    return s;
+                }
             }
             // Null-move pruning, guarded against zugzwang: the side to move
             // must have a piece other than pawns and its royal unit.
@@ -1055,6 +1098,8 @@ impl Searcher {
         // Quiet moves searched before a cutoff are marked by a 1 in their
         // `scored` entry's third field (the history penalty's list).
         let mut n_quiets = 0;
+        // Likewise captures (and promotions) by a 2, for capture history.
+        let mut n_captures = 0;
         let us = pos.turn().index();
         let can_extend =
             self.features.check_extension && (ply as i32) < EXTENSION_PLY_FACTOR * self.root_depth;
@@ -1197,6 +1242,9 @@ impl Searcher {
                         if !tactical {
                             self.reward_quiet(pos, us, ply, m, depth, cont, &scored[..i]);
                         }
+                        if self.features.capture_history {
+                            self.reward_capture(pos, us, m, depth, &scored[..i]);
+                        }
                         break;
                     }
                 }
@@ -1204,6 +1252,9 @@ impl Searcher {
             if !tactical && n_quiets < MAX_QUIETS_PENALISED {
                 scored[i].2 = 1;
                 n_quiets += 1;
+            } else if tactical && n_captures < MAX_QUIETS_PENALISED {
+                scored[i].2 = 2;
+                n_captures += 1;
             }
         }
         self.keys.pop();
@@ -1219,6 +1270,30 @@ impl Searcher {
         let bound = Bound::of_result(best, orig_alpha, beta);
         self.tt.store(key, best_move, best, depth, bound, ply);
         best
+    }
+
+    /// Capture history after a cutoff by `m`: a capture that cut off gains,
+    /// the captures searched before it (marked by a 2 in `tried`) lose.
+    fn reward_capture(
+        &mut self,
+        pos: &Position,
+        us: usize,
+        m: Move,
+        depth: i32,
+        tried: &[(i32, Move, i32)],
+    ) {
+        let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
+        let mut update = |q: Move, delta: i32| {
+            if let Some(at) = capture_index(pos, us, q) {
+                let h = &mut self.capture_history[at];
+                let v = i32::from(*h);
+                *h = (v + delta - v * bonus / HISTORY_MAX) as i16;
+            }
+        };
+        update(m, bonus);
+        for q in tried.iter().filter(|e| e.2 == 2).map(|e| e.1) {
+            update(q, -bonus);
+        }
     }
 
     /// `tried`: the moves searched before `m`, the quiet ones penalised
@@ -1439,11 +1514,12 @@ impl Searcher {
             tt_move: move_bits(tt_move),
             them: pos.units_of(pos.turn().other()).0,
             killers: [move_bits(k[0]), move_bits(k[1])],
-            counter: match self.previous_move(ply) {
-                Some(prev) if self.features.counter_moves => {
-                    self.counter_moves[us & 1][prev as usize]
-                }
-                _ => NO_MOVE,
+            // The switch is read first: without it the line is not looked at.
+            counter: if self.features.counter_moves {
+                self.previous_move(ply)
+                    .map_or(NO_MOVE, |prev| self.counter_moves[us & 1][prev as usize])
+            } else {
+                NO_MOVE
             },
             us,
             cont: [row(1), row(2)],
@@ -1461,7 +1537,12 @@ impl Searcher {
         {
             let vv = unit_value(v);
             let av = pos.moving_unit(m).map_or(0, unit_value);
-            let mvv_lva = vv * MVV_WEIGHT - av;
+            let mut mvv_lva = vv * MVV_WEIGHT - av;
+            if self.features.capture_history
+                && let Some(at) = capture_index(pos, ctx.us, m)
+            {
+                mvv_lva += i32::from(self.capture_history[at]) / CAPTURE_HISTORY_DIVISOR;
+            }
             let by_see = if self.features.see {
                 see::see_ge(pos, m, 0)
             } else {
@@ -1558,6 +1639,27 @@ fn piece_to(pos: &Position, m: Move) -> u16 {
         }
     };
     (kind.min(PIECE_KINDS - 1) * 64 + m.to().index()) as u16
+}
+
+/// Length of the capture history table: side × piece-to × captured kind.
+const CAPTURE_HISTORY_LEN: usize = 2 * PIECE_TO * PIECE_KINDS;
+
+/// A capture history entry's weight in a capture's ordering score, where
+/// each 100 cp of the victim's value counts `100 * MVV_WEIGHT` (1,600): a
+/// full entry (`HISTORY_MAX`) is worth a bit more than a pawn of victim.
+const CAPTURE_HISTORY_DIVISOR: i32 = 8;
+
+/// The capture history slot of capture `m` by side `us` (`None` if `m`
+/// takes nothing): the moving unit kind and destination (`piece_to`) and
+/// the captured unit's kind (its first role, +6 for a pair).
+#[inline]
+fn capture_index(pos: &Position, us: usize, m: Move) -> Option<usize> {
+    let victim = pos.captured(m)?;
+    let first = victim.roles().next().map_or(0, |r| r.index());
+    let kind = if victim.is_pair() { 6 + first } else { first };
+    Some(
+        ((us & 1) * PIECE_TO + piece_to(pos, m) as usize) * PIECE_KINDS + kind.min(PIECE_KINDS - 1),
+    )
 }
 
 /// The `evals` entry of a position in check (no static evaluation).
