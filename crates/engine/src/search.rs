@@ -1285,9 +1285,7 @@ impl Searcher {
         let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
         let mut update = |q: Move, delta: i32| {
             if let Some(at) = capture_index(pos, us, q) {
-                let h = &mut self.capture_history[at];
-                let v = i32::from(*h);
-                *h = (v + delta - v * bonus / HISTORY_MAX) as i16;
+                nudge(&mut self.capture_history[at], delta, bonus);
             }
         };
         update(m, bonus);
@@ -1334,13 +1332,17 @@ impl Searcher {
             if row == NO_CONT_ROW {
                 continue;
             }
-            let h = &mut self.cont_history[row + piece_to(pos, m) as usize];
-            let v = i32::from(*h);
-            *h = (v + bonus - v * bonus / HISTORY_MAX) as i16;
+            nudge(
+                &mut self.cont_history[row + piece_to(pos, m) as usize],
+                bonus,
+                bonus,
+            );
             for q in tried.iter().filter(|e| e.2 == 1).map(|e| e.1) {
-                let h = &mut self.cont_history[row + piece_to(pos, q) as usize];
-                let v = i32::from(*h);
-                *h = (v - bonus - v * bonus / HISTORY_MAX) as i16;
+                nudge(
+                    &mut self.cont_history[row + piece_to(pos, q) as usize],
+                    -bonus,
+                    bonus,
+                );
             }
         }
     }
@@ -1639,6 +1641,14 @@ fn piece_to(pos: &Position, m: Move) -> u16 {
         }
     };
     (kind.min(PIECE_KINDS - 1) * 64 + m.to().index()) as u16
+}
+
+/// A 16-bit history entry moved by `delta` (± `bonus`), less its own
+/// `bonus / HISTORY_MAX` share, so that it stays within ±`HISTORY_MAX`.
+#[inline]
+fn nudge(h: &mut i16, delta: i32, bonus: i32) {
+    let v = i32::from(*h);
+    *h = (v + delta - v * bonus / HISTORY_MAX) as i16;
 }
 
 /// Length of the capture history table: side × piece-to × captured kind.
