@@ -302,7 +302,7 @@ pub struct Searcher {
     /// line (`NO_EVAL` in check), for the improving flag.
     evals: [i32; MAX_PLY + 2],
     /// Move-ordering buffers, one per ply (kept to avoid allocations).
-    bufs: Vec<Vec<(i32, Move, i32)>>,
+    bufs: Vec<ScoredMoves>,
     /// Where each node's moves are generated before they are scored into
     /// its ordering buffer (boxed: a `MoveList` is 4 KiB).
     move_list: Box<MoveList>,
@@ -372,7 +372,7 @@ impl Searcher {
             material: vec![Material::default(); MAX_PLY + 1],
             tables: tables(Variant::Standard),
             evals: [NO_EVAL; MAX_PLY + 2],
-            bufs: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            bufs: (0..=MAX_PLY).map(|_| ScoredMoves::default()).collect(),
             move_list: Box::new(MoveList::new()),
             net_stack: None,
             net_file: None,
@@ -1089,7 +1089,7 @@ impl Searcher {
         scored.clear();
         let ctx = self.order_context(pos, tt_move, ply);
         for &m in self.move_list.iter() {
-            scored.push((self.move_score(pos, m, &ctx), m, 0));
+            scored.push(self.move_score(pos, m, &ctx), m, 0);
         }
 
         let orig_alpha = alpha;
@@ -1113,8 +1113,8 @@ impl Searcher {
         let lmp_limit = LMP_BASE + depth * depth * (1 + i32::from(improving));
         let mut quiets_seen = 0;
         for i in 0..scored.len() {
-            bring_best_forward(&mut scored, i);
-            let (ms, m, _) = scored[i];
+            scored.bring_best_forward(i);
+            let (ms, m, _) = scored.entries[i];
             if m.to_bits() == excluded {
                 continue;
             }
@@ -1240,20 +1240,20 @@ impl Searcher {
                     self.update_pv(ply, m);
                     if score >= beta {
                         if !tactical {
-                            self.reward_quiet(pos, us, ply, m, depth, cont, &scored[..i]);
+                            self.reward_quiet(pos, us, ply, m, depth, cont, &scored.entries[..i]);
                         }
                         if self.features.capture_history {
-                            self.reward_capture(pos, us, m, depth, &scored[..i]);
+                            self.reward_capture(pos, us, m, depth, &scored.entries[..i]);
                         }
                         break;
                     }
                 }
             }
             if !tactical && n_quiets < MAX_QUIETS_PENALISED {
-                scored[i].2 = 1;
+                scored.entries[i].2 = 1;
                 n_quiets += 1;
             } else if tactical && n_captures < MAX_QUIETS_PENALISED {
-                scored[i].2 = 2;
+                scored.entries[i].2 = 2;
                 n_captures += 1;
             }
         }
@@ -1443,7 +1443,7 @@ impl Searcher {
             } else {
                 QS_QUIET_ORDER + self.history[pos.turn().index()][m.from().index()][m.to().index()]
             };
-            scored.push((order, m, gain));
+            scored.push(order, m, gain);
         }
         let orig_alpha = alpha;
         let mut best = stand_pat;
@@ -1457,8 +1457,8 @@ impl Searcher {
         self.keys.push(key);
         let check_squares = CheckSquares::of(pos);
         for i in 0..scored.len() {
-            bring_best_forward(&mut scored, i);
-            let m = scored[i].1;
+            scored.bring_best_forward(i);
+            let m = scored.entries[i].1;
             let child = pos.play_unchecked(m);
             prefetch(self.eval_slot(child.zobrist()));
             self.set_child_material(ply, pos, m, &child);
@@ -1759,19 +1759,64 @@ fn eval_entry_score(entry: u64, key: u64) -> Option<i32> {
     (entry != 0 && (entry ^ key) >> 32 == 0).then_some(entry as u32 as i32)
 }
 
-/// One step of selection sort: swaps the first of the highest-scored
-/// entries of `scored[i..]` into place `i`. (Moves are picked lazily, since
-/// most nodes cut off after one or two.) Finding the maximum first and then
-/// its first position gives the same choice as a single scan, in two
-/// branch-free passes.
-#[inline]
-fn bring_best_forward(scored: &mut [(i32, Move, i32)], i: usize) {
-    let rest = &scored[i..];
-    let Some(best) = rest.iter().map(|e| e.0).max() else {
-        return;
-    };
-    let at = rest.iter().position(|e| e.0 == best).unwrap_or(0);
-    scored.swap(i, i + at);
+/// A node's moves with their ordering scores, picked best first
+/// (`bring_best_forward`).
+#[derive(Default)]
+struct ScoredMoves {
+    /// (ordering score, move, a field of the node's own: negamax marks the
+    /// moves it tried, quiescence keeps a capture's gain).
+    entries: Vec<(i32, Move, i32)>,
+    /// One sort key an entry (`sort_key`), in a slice of its own so that
+    /// finding the largest is one tight pass over contiguous numbers.
+    keys: Vec<i64>,
+}
+
+impl ScoredMoves {
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.keys.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    #[inline(always)]
+    fn push(&mut self, score: i32, m: Move, field: i32) {
+        self.keys.push(sort_key(score, self.entries.len()));
+        self.entries.push((score, m, field));
+    }
+
+    /// One step of selection sort: swaps the first of the highest-scored
+    /// entries of `i..` into place `i`. (Moves are picked lazily, since most
+    /// nodes cut off after one or two.) The largest key names both the
+    /// highest score and, among equals, the first place: one branch-free
+    /// pass, no second scan for the place.
+    #[inline]
+    fn bring_best_forward(&mut self, i: usize) {
+        if i >= self.keys.len() {
+            return;
+        }
+        let best = self.keys[i..].iter().fold(i64::MIN, |a, &k| a.max(k));
+        let at = !(best as u32) as usize;
+        if at != i {
+            self.entries.swap(i, at);
+            // The entry that left place `i` is now at `at`; `keys[i]` is
+            // not read again.
+            self.keys[at] = sort_key(self.entries[at].0, at);
+        }
+    }
+}
+
+/// An entry's sort key: its score above the complement of its place, so
+/// that keys order by score, then by place, first place highest.
+#[inline(always)]
+fn sort_key(score: i32, place: usize) -> i64 {
+    (i64::from(score) << 32) | i64::from(!(place as u32))
 }
 
 /// Whether the side to move has a piece other than pawns and its royal
