@@ -108,6 +108,15 @@ impl<'a> Board<'a> {
         self.pos.unit_at(Square::new(sq as u8))
     }
 
+    /// White's and black's pawns (a pair's included).
+    #[inline]
+    pub fn pawn_sets(&self) -> [u64; 2] {
+        [
+            self.by_role[0][Role::Pawn.index()],
+            self.by_role[1][Role::Pawn.index()],
+        ]
+    }
+
     /// All occupied squares.
     #[inline]
     pub fn occupied(&self) -> u64 {

@@ -380,6 +380,16 @@ pub fn evaluate_with(pos: &Position, material: &Material) -> i32 {
     evaluate_board(&board, pos.variant(), pos.turn(), material)
 }
 
+/// [`evaluate_with`], the pawn terms read from (or computed into) `cache`:
+/// the same score, cheaper where the pawns were seen before.
+pub fn evaluate_cached(pos: &Position, material: &Material, cache: &mut PawnCache) -> i32 {
+    let b = Board::new(pos);
+    let variant = pos.variant();
+    let t = tables(variant);
+    let pawns = cache.terms(b.pawn_sets(), variant, t);
+    evaluate_inner(&b, variant, pos.turn(), material, t, &mut NoTrace, pawns)
+}
+
 /// Evaluates `pos` for the side to move with the weights of `t` (not
 /// necessarily the ones installed for its variant), telling `trace` every
 /// linear term.
@@ -406,11 +416,164 @@ pub fn evaluate_traced<T: Trace>(
     t: &EvalTables,
     trace: &mut T,
 ) -> i32 {
+    let pawns = pawn_terms(b.pawn_sets(), t, trace);
+    evaluate_inner(b, variant, stm, material, t, trace, &pawns)
+}
+
+/// The evaluation's terms that depend on the two sides' pawn sets alone
+/// (a pair's pawn included), by side: what [`PawnCache`] keeps.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct PawnTerms {
+    /// Doubled, isolated, connected, backward, and passed by rank.
+    score: [(i32, i32); 2],
+    /// The squares the side's pawns attack.
+    attacks: [u64; 2],
+    /// The side's passed pawns.
+    passed: [u64; 2],
+    /// Every square of each file that holds a pawn of the side.
+    files: [u64; 2],
+    /// The squares where a single knight of the side, on relative ranks
+    /// 4-6, stands on an outpost: defended by a pawn, and no enemy pawn
+    /// can ever attack it (none on an adjacent file ahead of it).
+    outposts: [u64; 2],
+}
+
+/// The pawn terms of the pawn sets `pawns` (white's, black's) with the
+/// weights of `t`, told to `trace`.
+fn pawn_terms<T: Trace>(pawns: [u64; 2], t: &EvalTables, trace: &mut T) -> PawnTerms {
+    let mut p = PawnTerms {
+        attacks: [
+            pawn_set_attacks(Color::White, pawns[0]),
+            pawn_set_attacks(Color::Black, pawns[1]),
+        ],
+        ..PawnTerms::default()
+    };
+    for c in Color::ALL {
+        let ci = c.index();
+        let own = pawns[ci];
+        let enemy = pawns[c.other().index()];
+        let mut s = Score::default();
+        // Structure, set-wise: each pawn with another on its file, each
+        // pawn with none on the adjacent files.
+        let doubled = (doubled_pawns(own).count_ones()) as i32;
+        term(&mut s, t, trace, ci, idx::DOUBLED, -doubled, 0);
+        term(&mut s, t, trace, ci, idx::DOUBLED + 1, 0, -doubled);
+        let neighbours = adjacent_file_fill(own);
+        let isolated = (own & !neighbours).count_ones() as i32;
+        term(&mut s, t, trace, ci, idx::ISOLATED, -isolated, 0);
+        term(&mut s, t, trace, ci, idx::ISOLATED + 1, 0, -isolated);
+        // Connected: defended by a pawn, or beside one on its rank.
+        let mut connected = own & (p.attacks[ci] | sideways(own));
+        while connected != 0 {
+            let rr = relative_rank(c, connected.trailing_zeros() as usize);
+            connected &= connected - 1;
+            term(&mut s, t, trace, ci, idx::CONNECTED + rr, 1, 1);
+        }
+        // Backward: not isolated, but every pawn on the adjacent files is
+        // ahead of it (none at its rank or behind can come to defend it),
+        // and an enemy pawn attacks its stop square.
+        let (supportable, stop_attacked) = match c {
+            Color::White => (north_fill(own), p.attacks[1] >> 8),
+            Color::Black => (south_fill(own), p.attacks[0] << 8),
+        };
+        let supportable = sideways(supportable);
+        let backward = (own & neighbours & !supportable & stop_attacked).count_ones() as i32;
+        term(&mut s, t, trace, ci, idx::BACKWARD, -backward, 0);
+        term(&mut s, t, trace, ci, idx::BACKWARD + 1, 0, -backward);
+        let passed = own & !passed_blockers(c, enemy);
+        let mut bb = passed;
+        while bb != 0 {
+            let rr = relative_rank(c, bb.trailing_zeros() as usize);
+            bb &= bb - 1;
+            term(&mut s, t, trace, ci, idx::PASSED_MG + rr, 1, 0);
+            term(&mut s, t, trace, ci, idx::PASSED_EG + rr, 0, 1);
+        }
+        p.passed[ci] = passed;
+        p.files[ci] = north_fill(south_fill(own));
+        let (ranks, enemy_reach) = match c {
+            Color::White => (0x0000_ffff_ff00_0000u64, south_fill(enemy >> 8)),
+            Color::Black => (0x0000_00ff_ffff_0000u64, north_fill(enemy << 8)),
+        };
+        p.outposts[ci] = ranks & p.attacks[ci] & !sideways(enemy_reach);
+        p.score[ci] = (s.mg, s.eg);
+    }
+    p
+}
+
+/// A cache of [`PawnTerms`] by pawn sets and variant: the pawns change in
+/// few moves, so most positions a search evaluates find their pawn terms
+/// here. Each entry holds its own pawn sets, so a hit is never another
+/// position's.
+pub struct PawnCache {
+    entries: Box<[PawnEntry]>,
+}
+
+#[derive(Clone, Copy)]
+struct PawnEntry {
+    /// `None`: empty.
+    variant: Option<Variant>,
+    pawns: [u64; 2],
+    terms: PawnTerms,
+}
+
+/// Entries of a [`PawnCache`] (a power of two).
+const PAWN_CACHE_SIZE: usize = 1 << 12;
+
+impl Default for PawnCache {
+    fn default() -> PawnCache {
+        PawnCache::new()
+    }
+}
+
+impl PawnCache {
+    /// An empty cache.
+    pub fn new() -> PawnCache {
+        let empty = PawnEntry {
+            variant: None,
+            pawns: [0; 2],
+            terms: PawnTerms::default(),
+        };
+        PawnCache {
+            entries: vec![empty; PAWN_CACHE_SIZE].into_boxed_slice(),
+        }
+    }
+
+    /// Empties every entry.
+    pub fn clear(&mut self) {
+        self.entries.iter_mut().for_each(|e| e.variant = None);
+    }
+
+    /// The pawn terms of `pawns` in `variant`, whose weights `t` are.
+    #[inline]
+    fn terms(&mut self, pawns: [u64; 2], variant: Variant, t: &EvalTables) -> &PawnTerms {
+        let mix = (pawns[0] ^ pawns[1].rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let e = &mut self.entries[(mix >> 52) as usize & (PAWN_CACHE_SIZE - 1)];
+        if e.variant != Some(variant) || e.pawns != pawns {
+            *e = PawnEntry {
+                variant: Some(variant),
+                pawns,
+                terms: pawn_terms(pawns, t, &mut NoTrace),
+            };
+        }
+        debug_assert_eq!(e.terms, pawn_terms(pawns, t, &mut NoTrace));
+        &e.terms
+    }
+}
+
+/// [`evaluate_traced`] given the position's pawn terms.
+fn evaluate_inner<T: Trace>(
+    b: &Board,
+    variant: Variant,
+    stm: Color,
+    material: &Material,
+    t: &EvalTables,
+    trace: &mut T,
+    pawns: &PawnTerms,
+) -> i32 {
     let fusion = variant == Variant::Fusion;
     let occ = b.occupied();
     let mut side = [Score::default(); 2];
     let mut attacks = [0u64; 2];
-    let mut pawn_att = [0u64; 2];
     // cheapest attacker class maps: [pawn, minor, rook, queen, king]
     let mut att_class = [[0u64; 5]; 2];
     let non_pawn_material = material.non_pawn;
@@ -421,9 +584,7 @@ pub fn evaluate_traced<T: Trace>(
     ];
     let mut zone_weight = [0i32; 2];
 
-    for c in Color::ALL {
-        pawn_att[c.index()] = pawn_set_attacks(c, b.by_role[c.index()][Role::Pawn.index()]);
-    }
+    let pawn_att = pawns.attacks;
 
     for c in Color::ALL {
         let ci = c.index();
@@ -520,47 +681,16 @@ pub fn evaluate_traced<T: Trace>(
         }
     }
 
-    // Pawns, pawn pairs, carried promotion.
+    // Pawns (their structure from `pawns`), pawn pairs, carried promotion.
     for c in Color::ALL {
         let ci = c.index();
-        let pawns = b.by_role[ci][Role::Pawn.index()];
-        let enemy_pawns = b.by_role[c.other().index()][Role::Pawn.index()];
         let s = &mut side[ci];
-        // Structure, set-wise: each pawn with another on its file, each
-        // pawn with none on the adjacent files.
-        let doubled = (doubled_pawns(pawns).count_ones()) as i32;
-        term(s, t, trace, ci, idx::DOUBLED, -doubled, 0);
-        term(s, t, trace, ci, idx::DOUBLED + 1, 0, -doubled);
-        let neighbours = adjacent_file_fill(pawns);
-        let isolated = (pawns & !neighbours).count_ones() as i32;
-        term(s, t, trace, ci, idx::ISOLATED, -isolated, 0);
-        term(s, t, trace, ci, idx::ISOLATED + 1, 0, -isolated);
-        // Connected: defended by a pawn, or beside one on its rank.
-        let beside = sideways(pawns);
-        let mut connected = pawns & (pawn_set_attacks(c, pawns) | beside);
-        while connected != 0 {
-            let rr = relative_rank(c, connected.trailing_zeros() as usize);
-            connected &= connected - 1;
-            term(s, t, trace, ci, idx::CONNECTED + rr, 1, 1);
-        }
-        // Backward: not isolated, but every pawn on the adjacent files is
-        // ahead of it (none at its rank or behind can come to defend it),
-        // and an enemy pawn attacks its stop square.
-        let (supportable, stop_attacked) = match c {
-            Color::White => (north_fill(pawns), pawn_att[c.other().index()] >> 8),
-            Color::Black => (south_fill(pawns), pawn_att[c.other().index()] << 8),
-        };
-        let supportable = sideways(supportable);
-        let backward = (pawns & neighbours & !supportable & stop_attacked).count_ones() as i32;
-        term(s, t, trace, ci, idx::BACKWARD, -backward, 0);
-        term(s, t, trace, ci, idx::BACKWARD + 1, 0, -backward);
-        let mut passed = pawns & !passed_blockers(c, enemy_pawns);
+        s.add(pawns.score[ci].0, pawns.score[ci].1);
+        let mut passed = pawns.passed[ci];
         while passed != 0 {
             let sq = passed.trailing_zeros() as usize;
             let rr = relative_rank(c, sq);
             passed &= passed - 1;
-            term(s, t, trace, ci, idx::PASSED_MG + rr, 1, 0);
-            term(s, t, trace, ci, idx::PASSED_EG + rr, 0, 1);
             let scale = PASSED_KING_RANK_SCALE[rr];
             if scale != 0 {
                 // The stop square exists: a pawn never stands on its last rank.
@@ -574,31 +704,20 @@ pub fn evaluate_traced<T: Trace>(
         // Rooks (alone or in a pair: the unit moves with the rook's
         // pattern) on files without pawns, or without their own.
         let rooks = b.by_role[ci][Role::Rook.index()];
-        let own_files = north_fill(south_fill(pawns));
-        let enemy_files = north_fill(south_fill(enemy_pawns));
+        let own_files = pawns.files[ci];
+        let enemy_files = pawns.files[c.other().index()];
         let open = (rooks & !own_files & !enemy_files).count_ones() as i32;
         let semi_open = (rooks & !own_files & enemy_files).count_ones() as i32;
         term(s, t, trace, ci, idx::ROOK_OPEN, open, 0);
         term(s, t, trace, ci, idx::ROOK_OPEN + 1, 0, open);
         term(s, t, trace, ci, idx::ROOK_SEMI_OPEN, semi_open, 0);
         term(s, t, trace, ci, idx::ROOK_SEMI_OPEN + 1, 0, semi_open);
-        // Single knights on relative ranks 4-6, defended by a pawn, on a
-        // square no enemy pawn can ever attack (none on an adjacent file
-        // ahead of it).
-        let (ranks, enemy_reach) = match c {
-            Color::White => (0x0000_ffff_ff00_0000u64, south_fill(enemy_pawns >> 8)),
-            Color::Black => (0x0000_00ff_ffff_0000u64, north_fill(enemy_pawns << 8)),
-        };
-        let enemy_pawn_span = sideways(enemy_reach);
-        let outposts = (b.by_role[ci][Role::Knight.index()]
-            & !b.pairs
-            & ranks
-            & pawn_att[ci]
-            & !enemy_pawn_span)
+        // Single knights on their outpost squares.
+        let outposts = (b.by_role[ci][Role::Knight.index()] & !b.pairs & pawns.outposts[ci])
             .count_ones() as i32;
         term(s, t, trace, ci, idx::OUTPOST, outposts, 0);
         term(s, t, trace, ci, idx::OUTPOST + 1, 0, outposts);
-        let mut bb = pawns & b.pawn_pairs;
+        let mut bb = b.by_role[ci][Role::Pawn.index()] & b.pawn_pairs;
         while bb != 0 {
             let sq = bb.trailing_zeros() as usize;
             bb &= bb - 1;
@@ -936,9 +1055,10 @@ mod tests {
     /// passant and promotions all occur), and so the evaluation from them
     /// equals the full evaluation.
     #[test]
-    fn incremental_material_equals_full_on_random_playouts() {
+    fn incremental_material_and_the_pawn_cache_equal_full_on_random_playouts() {
         let mut x = 0x51ED_2701_A3C4_9B17u64;
         let mut moves_checked = 0;
+        let mut pawn_cache = PawnCache::new();
         for v in Variant::ALL {
             for game in 0..40 {
                 let mut pos = Position::new(v);
@@ -954,6 +1074,15 @@ mod tests {
                     material = material.after(tables(v), &pos, m, &child);
                     assert_eq!(material, Material::of(&child), "{v} {pos} {m:?}");
                     assert_eq!(evaluate_with(&child, &material), evaluate(&child));
+                    // The pawn cache, small enough that entries are
+                    // replaced and variants meet in one slot, changes no
+                    // score (its hits are also checked against a fresh
+                    // computation in debug builds).
+                    assert_eq!(
+                        evaluate_cached(&child, &material, &mut pawn_cache),
+                        evaluate(&child),
+                        "{v} {child}"
+                    );
                     moves_checked += 1;
                     pos = child;
                 }

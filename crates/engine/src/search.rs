@@ -18,7 +18,7 @@
 //! on the same position, sharing only the transposition table, until the
 //! main searcher, whose result is the answer, has finished.
 
-use crate::eval::{Material, evaluate_with, unit_material, unit_value};
+use crate::eval::{Material, PawnCache, evaluate_cached, unit_material, unit_value};
 use crate::limits::{Clock, Limits};
 use crate::nnue::{self, NetStack, Network};
 use crate::params::*;
@@ -293,6 +293,8 @@ pub struct Searcher {
     /// Static evaluations by Zobrist key (the raw evaluation, before any
     /// level noise).
     eval_cache: Vec<u64>,
+    /// The evaluation's pawn terms by pawn sets (`eval::PawnCache`).
+    pawn_cache: PawnCache,
     /// The evaluation's additive terms of the position at each ply of the
     /// current line, updated move by move (`Material::after`).
     material: Vec<Material>,
@@ -369,6 +371,7 @@ impl Searcher {
             root_depth: 0,
             lmr,
             eval_cache: vec![0; EVAL_CACHE_SIZE],
+            pawn_cache: PawnCache::new(),
             material: vec![Material::default(); MAX_PLY + 1],
             tables: tables(Variant::Standard),
             evals: [NO_EVAL; MAX_PLY + 2],
@@ -431,6 +434,7 @@ impl Searcher {
     /// `clear` but for the (shared) table.
     fn clear_own(&mut self) {
         self.eval_cache.fill(0);
+        self.pawn_cache.clear();
         self.history
             .iter_mut()
             .flatten()
@@ -872,7 +876,7 @@ impl Searcher {
                     debug_assert_eq!(e, stack.net().evaluate(pos), "{}", pos.fen());
                     e
                 }
-                None => evaluate_with(pos, &self.material[ply]),
+                None => evaluate_cached(pos, &self.material[ply], &mut self.pawn_cache),
             };
             *slot = eval_entry(key, e);
             e
