@@ -423,7 +423,7 @@ pub fn evaluate_traced<T: Trace>(
 /// The evaluation's terms that depend on the two sides' pawn sets alone
 /// (a pair's pawn included), by side: what [`PawnCache`] keeps.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub struct PawnTerms {
+struct PawnTerms {
     /// Doubled, isolated, connected, backward, and passed by rank.
     score: [(i32, i32); 2],
     /// The squares the side's pawns attack.
@@ -516,9 +516,6 @@ struct PawnEntry {
     terms: PawnTerms,
 }
 
-/// Entries of a [`PawnCache`] (a power of two).
-const PAWN_CACHE_SIZE: usize = 1 << 12;
-
 impl Default for PawnCache {
     fn default() -> PawnCache {
         PawnCache::new()
@@ -547,7 +544,9 @@ impl PawnCache {
     #[inline]
     fn terms(&mut self, pawns: [u64; 2], variant: Variant, t: &EvalTables) -> &PawnTerms {
         let mix = (pawns[0] ^ pawns[1].rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let e = &mut self.entries[(mix >> 52) as usize & (PAWN_CACHE_SIZE - 1)];
+        // The product's top bits, the best mixed.
+        let slot = (mix >> (64 - PAWN_CACHE_SIZE.trailing_zeros())) as usize;
+        let e = &mut self.entries[slot];
         if e.variant != Some(variant) || e.pawns != pawns {
             *e = PawnEntry {
                 variant: Some(variant),

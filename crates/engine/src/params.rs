@@ -420,6 +420,9 @@ pub const ASPIRATION_MAX_WINDOW: i32 = 1_000;
 
 /// Evaluation cache entries (8 bytes each; a power of two).
 pub const EVAL_CACHE_SIZE: usize = 1 << 16;
+/// Entries of the evaluation's pawn cache (`eval::PawnCache`; a power of
+/// two): about 416 KiB a searcher.
+pub const PAWN_CACHE_SIZE: usize = 1 << 12;
 
 /// Levels 1-8 (`levels::level_config`): depth limit, node limit, eval noise
 /// amplitude (centipawns), chance of a random move (percent), and wall-clock
