@@ -169,34 +169,44 @@ pub fn perft_made(pos: &Position, depth: u32) -> u64 {
         .sum::<u64>()
 }
 
-/// [`bench`]'s node count at depth 5 with 16 MiB tables: 81,101 since
+/// [`bench`]'s node count at depth 5 with 16 MiB tables: 68,349 since
+/// correction history (2026-12-06, afternoon; `off=corrhist` gives the
+/// search before it, [`SIGNATURE_DEPTH_5_BEFORE_CORRHIST`]); 81,101 since
 /// standard's third tuned set (2026-12-06: king danger and threats
 /// tuned); 89,094 with its second (2026-12-05, evening); 90,978 with the
 /// evaluation terms of 2026-12-05 (rook files, knight outpost, the passed
 /// pawn's royal distances in standard; those and connected and backward
 /// pawns in Fusion) before it; 90,582 before those terms.
-pub const SIGNATURE_DEPTH_5: u64 = 81_101;
+pub const SIGNATURE_DEPTH_5: u64 = 68_349;
+/// The same without correction history (`off=corrhist`): the default
+/// search before it, node for node.
+pub const SIGNATURE_DEPTH_5_BEFORE_CORRHIST: u64 = 81_101;
 /// The same with continuation history and singular extensions switched
 /// on (`on=conthist+singular`, 2026-12-04; off by default; 80,666 before
 /// standard's third tuned set, 82,242 before its second, 80,697 before
-/// 2026-12-05's evaluation terms).
-pub const SIGNATURE_DEPTH_5_WITH_CONTHIST_SINGULAR: u64 = 73_359;
+/// 2026-12-05's evaluation terms; 73,359 before correction history).
+pub const SIGNATURE_DEPTH_5_WITH_CONTHIST_SINGULAR: u64 = 76_418;
 /// The same with the table in quiescence, counter moves and the
 /// evaluation-scaled null-move reduction switched on
-/// (`on=qtt+counter+nulleval`, 2026-12-06; off by default).
-pub const SIGNATURE_DEPTH_5_WITH_QTT_COUNTER_NULLEVAL: u64 = 68_193;
+/// (`on=qtt+counter+nulleval`, 2026-12-06; off by default; 68,193 before
+/// correction history).
+pub const SIGNATURE_DEPTH_5_WITH_QTT_COUNTER_NULLEVAL: u64 = 68_727;
 /// The same with capture history, the improving-scaled reverse futility
 /// margin and razoring switched on (`on=capthist+rfpimp+razor`,
-/// 2026-12-06; off by default).
-pub const SIGNATURE_DEPTH_5_WITH_CAPTHIST_RFPIMP_RAZOR: u64 = 63_980;
-/// The same before static exchange evaluation (`off=see+seeprune`), with
+/// 2026-12-06; off by default; 63,980 before correction history).
+pub const SIGNATURE_DEPTH_5_WITH_CAPTHIST_RFPIMP_RAZOR: u64 = 56_351;
+/// The same with the table-capture reduction and history pruning switched
+/// on (`on=ttcap+histprune`, 2026-12-06; off by default).
+pub const SIGNATURE_DEPTH_5_WITH_TTCAP_HISTPRUNE: u64 = 67_849;
+/// The same before static exchange evaluation (`off=corrhist+see+seeprune`), with
 /// today's weights (85,165 before standard's third tuned set, 85,277
 /// before its second; 84,783 with
 /// those of 2026-12-03: standard's tuned set, ChessMerge's second round;
 /// 79,726 before them).
 pub const SIGNATURE_DEPTH_5_BEFORE_SEE: u64 = 83_149;
 /// The same before late move pruning, internal iterative reduction and
-/// the history-adjusted reductions, with today's weights (151,490 before
+/// the history-adjusted reductions (`off=corrhist+lmp+iir+lmrhist+see+seeprune`),
+/// with today's weights (151,490 before
 /// standard's third tuned set, 152,193 before its second; 162,632 with
 /// those of 2026-12-03, 167,805 before them).
 pub const SIGNATURE_DEPTH_5_BEFORE_LMP: u64 = 154_831;
@@ -220,20 +230,24 @@ mod tests {
     /// The bench's node count at depth 5 (16 MiB tables): the search's
     /// signature. A change of the search's behaviour changes it; record
     /// the new count here (and in docs/engine.md) only when the change is
-    /// meant. With late move pruning, internal iterative reduction and
-    /// the history-adjusted reductions switched off, the search is the one
-    /// from before them, node for node; likewise without SEE (`see`,
-    /// `seeprune`). Continuation history and singular extensions, and the
+    /// meant. With correction history switched off, the search is the one
+    /// from before it, node for node; with it and late move pruning,
+    /// internal iterative reduction and the history-adjusted reductions
+    /// switched off, the one from before those; likewise without SEE
+    /// (`see`, `seeprune`). Continuation history and singular extensions, and the
     /// table in quiescence, counter moves and the evaluation-scaled null
     /// move, and capture history, the improving-scaled reverse futility margin
-    /// and razoring, are off by default; switched on, the counts are
-    /// recorded too.
+    /// and razoring, and the table-capture reduction and history pruning,
+    /// are off by default; switched on, the counts are recorded too.
     #[test]
     fn bench_node_count_is_the_recorded_signature() {
         let mut with_cont = Features::default();
         with_cont.set("conthist+singular", true).unwrap();
-        let before_see = Features::without("see+seeprune").unwrap();
-        let before_lmp = Features::without("lmp+iir+lmrhist+see+seeprune").unwrap();
+        let before_see = Features::without("corrhist+see+seeprune").unwrap();
+        let before_lmp = Features::without("corrhist+lmp+iir+lmrhist+see+seeprune").unwrap();
+        let before_corrhist = Features::without("corrhist").unwrap();
+        let mut with_ttcap_histprune = Features::default();
+        with_ttcap_histprune.set("ttcap+histprune", true).unwrap();
         let mut with_three = Features::default();
         with_three.set("qtt+counter+nulleval", true).unwrap();
         let mut with_morning = Features::default();
@@ -246,6 +260,8 @@ mod tests {
             bench_with(5, 16, before_lmp, |_, _, _| {}).nodes,
             bench_with(5, 16, with_three, |_, _, _| {}).nodes,
             bench_with(5, 16, with_morning, |_, _, _| {}).nodes,
+            bench_with(5, 16, with_ttcap_histprune, |_, _, _| {}).nodes,
+            bench_with(5, 16, before_corrhist, |_, _, _| {}).nodes,
         ];
         assert_eq!(
             counts,
@@ -256,8 +272,10 @@ mod tests {
                 SIGNATURE_DEPTH_5_BEFORE_LMP,
                 SIGNATURE_DEPTH_5_WITH_QTT_COUNTER_NULLEVAL,
                 SIGNATURE_DEPTH_5_WITH_CAPTHIST_RFPIMP_RAZOR,
+                SIGNATURE_DEPTH_5_WITH_TTCAP_HISTPRUNE,
+                SIGNATURE_DEPTH_5_BEFORE_CORRHIST,
             ],
-            "default, on=conthist+singular, off=see+seeprune, off=lmp+iir+lmrhist+see+seeprune, on=qtt+counter+nulleval, on=capthist+rfpimp+razor"
+            "default, on=conthist+singular, off=corrhist+see+seeprune, off=corrhist+lmp+iir+lmrhist+see+seeprune, on=qtt+counter+nulleval, on=capthist+rfpimp+razor, on=ttcap+histprune, off=corrhist"
         );
     }
 

@@ -381,11 +381,17 @@ pub fn evaluate_with(pos: &Position, material: &Material) -> i32 {
 }
 
 /// [`evaluate_with`], the pawn terms read from (or computed into) `cache`:
-/// the same score, cheaper where the pawns were seen before.
-pub fn evaluate_cached(pos: &Position, material: &Material, cache: &mut PawnCache) -> i32 {
+/// the same score, cheaper where the pawns were seen before. `t`: the
+/// tables of `pos`'s variant (`tables(pos.variant())`, which the search
+/// holds for the whole search).
+pub fn evaluate_cached(
+    pos: &Position,
+    material: &Material,
+    t: &EvalTables,
+    cache: &mut PawnCache,
+) -> i32 {
     let b = Board::new(pos);
     let variant = pos.variant();
-    let t = tables(variant);
     let pawns = cache.terms(b.pawn_sets(), variant, t);
     evaluate_inner(&b, variant, pos.turn(), material, t, &mut NoTrace, pawns)
 }
@@ -1078,7 +1084,7 @@ mod tests {
                     // score (its hits are also checked against a fresh
                     // computation in debug builds).
                     assert_eq!(
-                        evaluate_cached(&child, &material, &mut pawn_cache),
+                        evaluate_cached(&child, &material, tables(v), &mut pawn_cache),
                         evaluate(&child),
                         "{v} {child}"
                     );

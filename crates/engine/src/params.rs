@@ -300,6 +300,24 @@ pub const RFP_MARGIN: i32 = 90;
 pub const RAZOR_MAX_DEPTH: i32 = 3;
 /// ...is answered by quiescence search when that confirms it fails low.
 pub const RAZOR_MARGIN: i32 = 250;
+/// Correction history (the `corrhist` feature): entries per side to move,
+/// indexed by the pawn sets' hash (a power of two).
+pub const CORR_HISTORY_SIZE: usize = 16_384;
+/// An entry holds the correction in 1/`CORR_GRAIN` centipawns...
+pub const CORR_GRAIN: i32 = 256;
+/// ...within ±`CORR_MAX_CP` centipawns.
+pub const CORR_MAX_CP: i32 = 64;
+/// Each update moves an entry `min(depth + 1, CORR_MAX_WEIGHT)` /
+/// `CORR_WEIGHT_SCALE` of the way to the node's observed error.
+pub const CORR_MAX_WEIGHT: i32 = 16;
+/// See [`CORR_MAX_WEIGHT`].
+pub const CORR_WEIGHT_SCALE: i32 = 256;
+/// History pruning (the `histprune` feature): up to this depth, at non-PV
+/// nodes...
+pub const HIST_PRUNE_MAX_DEPTH: i32 = 3;
+/// ...a quiet move (not a killer) whose history is below minus this much
+/// per ply of depth is not searched unless it gives check.
+pub const HIST_PRUNE_MARGIN: i32 = 2_000;
 /// Futility pruning of quiet moves at frontier nodes: margin per ply.
 pub const FUTILITY_MARGIN: i32 = 110;
 /// Futility pruning applies up to this depth.

@@ -8,7 +8,9 @@
 //! pruning of quiet moves at frontier nodes, and late move reductions.
 //! Move ordering: TT move, winning/equal captures by MVV-LVA (the victim is
 //! the whole captured unit: a pair counts both pieces), promotions, two
-//! killers per ply, history, losing captures last.
+//! killers per ply, history, losing captures last. The static evaluation
+//! is corrected by the error the search found before in positions of the
+//! same pawn structure (correction history).
 //!
 //! Merges and splits are quiet moves for the search: they are ordered by
 //! history and may be reduced, but never pruned at PV nodes.
@@ -174,6 +176,17 @@ pub struct Features {
     /// Razoring: at shallow non-PV nodes far below alpha, quiescence
     /// search decides; if it also fails low, its score is returned.
     pub razoring: bool,
+    /// Correction history: the static evaluation is corrected by the
+    /// average error the search found before in positions of the same
+    /// pawn structure and side to move.
+    pub corr_history: bool,
+    /// Quiet moves are reduced one ply more when the table move is a
+    /// capture or a promotion (a tactical node, where quiet moves rarely
+    /// matter).
+    pub tt_capture_reduction: bool,
+    /// History pruning: at shallow non-PV nodes, a quiet move with a bad
+    /// enough history is not searched unless it gives check.
+    pub history_pruning: bool,
 }
 
 impl Default for Features {
@@ -189,6 +202,8 @@ impl Default for Features {
             lmr_history: true,
             see: true,
             see_prune: true,
+            // Accepted 2026-12-06 (docs/engine.md, "Correction history").
+            corr_history: true,
             // Off until a match accepts them (docs/engine.md, "Search:
             // continuation history and singular extensions"): `on=` names.
             cont_history: false,
@@ -199,6 +214,8 @@ impl Default for Features {
             capture_history: false,
             rfp_improving: false,
             razoring: false,
+            tt_capture_reduction: false,
+            history_pruning: false,
         }
     }
 }
@@ -207,7 +224,8 @@ impl Features {
     /// Switches off the features named in `list` (`+`-separated: `null`,
     /// `lmr`, `rfp`, `futility`, `checkext`, `lmp`, `iir`, `lmrhist`, `see`,
     /// `seeprune`, `conthist`, `singular`, `qtt`, `counter`, `nulleval`,
-    /// `capthist`, `rfpimp`, `razor`), from the defaults.
+    /// `capthist`, `rfpimp`, `razor`, `corrhist`, `ttcap`, `histprune`), from the
+    /// defaults.
     pub fn without(list: &str) -> Result<Features, String> {
         let mut f = Features::default();
         f.set(list, false)?;
@@ -237,9 +255,12 @@ impl Features {
                 "capthist" => &mut self.capture_history,
                 "rfpimp" => &mut self.rfp_improving,
                 "razor" => &mut self.razoring,
+                "corrhist" => &mut self.corr_history,
+                "ttcap" => &mut self.tt_capture_reduction,
+                "histprune" => &mut self.history_pruning,
                 other => {
                     return Err(format!(
-                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist, see, seeprune, conthist, singular, qtt, counter, nulleval, capthist, rfpimp, razor)"
+                        "unknown search feature {other:?} (null, lmr, rfp, futility, checkext, lmp, iir, lmrhist, see, seeprune, conthist, singular, qtt, counter, nulleval, capthist, rfpimp, razor, corrhist, ttcap, histprune)"
                     ));
                 }
             };
@@ -270,6 +291,10 @@ pub struct Searcher {
     /// Capture history, `[side][piece-to][captured unit kind]`
     /// (`capture_index`), within ±`HISTORY_MAX`.
     capture_history: Vec<i16>,
+    /// Correction history, `[side to move][pawn slot]` (`corr_slot`): the
+    /// search result minus the raw static evaluation, averaged, in
+    /// 1/`CORR_GRAIN` cp.
+    corr_history: Box<[[i32; CORR_HISTORY_SIZE]; 2]>,
     /// The piece-to index (`piece_to`) of the move made at each ply of the
     /// current line (`NO_PIECE_TO` for a null move).
     line_moves: [u16; MAX_PLY + 2],
@@ -356,6 +381,10 @@ impl Searcher {
             history: Box::new([[[0; 64]; 64]; 2]),
             cont_history: vec![0; CONT_HISTORY_LEN],
             capture_history: vec![0; CAPTURE_HISTORY_LEN],
+            corr_history: vec![[0; CORR_HISTORY_SIZE]; 2]
+                .into_boxed_slice()
+                .try_into()
+                .expect("two sides"),
             line_moves: [NO_PIECE_TO; MAX_PLY + 2],
             excluded: [NO_MOVE; MAX_PLY + 1],
             killers: [[None; 2]; MAX_PLY + 1],
@@ -441,6 +470,7 @@ impl Searcher {
             .for_each(|row| row.fill(0));
         self.cont_history.fill(0);
         self.capture_history.fill(0);
+        self.corr_history.iter_mut().for_each(|side| side.fill(0));
         self.killers = [[None; 2]; MAX_PLY + 1];
         self.counter_moves
             .iter_mut()
@@ -876,7 +906,10 @@ impl Searcher {
                     debug_assert_eq!(e, stack.net().evaluate(pos), "{}", pos.fen());
                     e
                 }
-                None => evaluate_cached(pos, &self.material[ply], &mut self.pawn_cache),
+                None => {
+                    debug_assert!(std::ptr::eq(self.tables, tables(pos.variant())));
+                    evaluate_cached(pos, &self.material[ply], self.tables, &mut self.pawn_cache)
+                }
             };
             *slot = eval_entry(key, e);
             e
@@ -960,10 +993,18 @@ impl Searcher {
             return h.score;
         }
 
+        // `raw_eval`: the evaluation itself; `corrected`: after correction
+        // history; `static_eval`: after the table's bound too.
+        let (raw_eval, corrected) = if in_check {
+            (-INFINITY, -INFINITY)
+        } else {
+            let raw = self.static_eval(pos, key, ply);
+            (raw, self.correct(pos, raw))
+        };
         let static_eval = if in_check {
             -INFINITY
         } else {
-            let e = self.static_eval(pos, key, ply);
+            let e = corrected;
             // A TT bound tightens the static estimate.
             match hit {
                 Some(h) if h.bound == Bound::Lower && h.score > e => h.score,
@@ -1116,6 +1157,10 @@ impl Searcher {
         let lmp = self.features.lmp && !pv_node && !in_check && depth <= LMP_MAX_DEPTH;
         let lmp_limit = LMP_BASE + depth * depth * (1 + i32::from(improving));
         let mut quiets_seen = 0;
+        let tt_tactical = self.features.tt_capture_reduction
+            && tt_move.is_some_and(|m| is_capture_of(ctx.them, m) || m.promotion().is_some());
+        let history_prune =
+            self.features.history_pruning && !pv_node && !in_check && depth <= HIST_PRUNE_MAX_DEPTH;
         for i in 0..scored.len() {
             scored.bring_best_forward(i);
             let (ms, m, _) = scored.entries[i];
@@ -1157,7 +1202,11 @@ impl Searcher {
                             SEE_QUIET_MARGIN
                         },
                 ) == Some(false);
-            let futile = futile || late || see_pruned;
+            // History pruning: a quiet move that has mostly failed before
+            // (its ordering score is its history, below the killers').
+            let bad_history =
+                history_prune && !tactical && best > -MATE_BOUND && ms < -HIST_PRUNE_MARGIN * depth;
+            let futile = futile || late || see_pruned || bad_history;
             if futile && !may_check {
                 continue;
             }
@@ -1202,6 +1251,9 @@ impl Searcher {
                         r -= ms / LMR_HISTORY_DIVISOR;
                     }
                     if self.features.lmr_history && !improving {
+                        r += 1;
+                    }
+                    if tt_tactical {
                         r += 1;
                     }
                     r = r.clamp(0, new_depth - 1);
@@ -1272,8 +1324,41 @@ impl Searcher {
             return best;
         }
         let bound = Bound::of_result(best, orig_alpha, beta);
+        // The correction learns from a result the evaluation could have
+        // seen: not in check, no capture or promotion as the best move (at
+        // a fail-low node no move is best), no mate, and a bound that says
+        // on which side of the evaluation the truth lies.
+        if self.features.corr_history
+            && !in_check
+            && best.abs() < MATE_BOUND
+            && (bound == Bound::Upper
+                || best_move.is_none_or(|m| !is_capture_of(ctx.them, m) && m.promotion().is_none()))
+            && !(bound == Bound::Lower && best <= corrected)
+            && !(bound == Bound::Upper && best >= corrected)
+        {
+            self.learn_correction(pos, raw_eval, best, depth);
+        }
         self.tt.store(key, best_move, best, depth, bound, ply);
         best
+    }
+
+    /// `raw` corrected by the correction history of `pos`'s pawn structure
+    /// and side to move (with the `corrhist` feature; else `raw`).
+    #[inline]
+    fn correct(&self, pos: &Position, raw: i32) -> i32 {
+        if !self.features.corr_history {
+            return raw;
+        }
+        raw + self.corr_history[pos.turn().index()][corr_slot(pos)] / CORR_GRAIN
+    }
+
+    /// Moves the correction of `pos`'s pawn structure towards `result -
+    /// raw`, the more the deeper the search that found `result`.
+    fn learn_correction(&mut self, pos: &Position, raw: i32, result: i32, depth: i32) {
+        let entry = &mut self.corr_history[pos.turn().index()][corr_slot(pos)];
+        let weight = (depth + 1).min(CORR_MAX_WEIGHT);
+        let target = (result - raw).clamp(-CORR_MAX_CP, CORR_MAX_CP) * CORR_GRAIN;
+        *entry = (*entry * (CORR_WEIGHT_SCALE - weight) + target * weight) / CORR_WEIGHT_SCALE;
     }
 
     /// Capture history after a cutoff by `m`: a capture that cut off gains,
@@ -1394,7 +1479,8 @@ impl Searcher {
         let stand_pat = if in_check {
             -INFINITY
         } else {
-            self.static_eval(pos, key, ply)
+            let raw = self.static_eval(pos, key, ply);
+            self.correct(pos, raw)
         };
         if stand_pat >= beta {
             return stand_pat;
@@ -1681,6 +1767,16 @@ const NO_EVAL: i32 = i32::MIN;
 
 /// Bits no move has (`Move::to_bits` uses the lower 20).
 const NO_MOVE: u32 = u32::MAX;
+
+/// The correction-history slot of `pos`'s pawn structure (both sides'
+/// pawns, a pair's included).
+#[inline]
+fn corr_slot(pos: &Position) -> usize {
+    let pawns = pos.with_role(Role::Pawn).0;
+    let white = pawns & pos.units_of(Color::White).0;
+    let mix = (white ^ (pawns ^ white).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mix >> (64 - CORR_HISTORY_SIZE.trailing_zeros())) as usize
+}
 
 /// The bits of a move, `NO_MOVE` for none.
 #[inline]
@@ -1973,6 +2069,58 @@ mod tests {
         s.clear();
         assert!(s.eval_cache.iter().all(|&e| e == 0));
         assert!(s.tt.probe(pos.zobrist(), 0).is_none());
+    }
+
+    #[test]
+    fn correction_history_learns_the_error_of_a_pawn_structure_and_side() {
+        let mut s = Searcher::new(1, Arc::new(AtomicBool::new(false)));
+        let start = Position::new(Variant::Standard);
+        // Switched off, nothing is corrected.
+        s.features.set("corrhist", false).unwrap();
+        s.learn_correction(&start, 0, 40, 10);
+        assert_eq!(s.correct(&start, 7), 7);
+        s.features.set("corrhist", true).unwrap();
+        assert_eq!(
+            s.correct(&start, 7),
+            8,
+            "40 x 11/256 cp learnt, in whole cp"
+        );
+        s.clear();
+        // The same pawns and side to move, the pieces elsewhere: one entry.
+        let same_pawns = Position::from_fen(
+            Variant::Standard,
+            "r1bqkb1r/pppppppp/2n2n2/8/8/2N2N2/PPPPPPPP/R1BQKB1R w KQkq - 4 3",
+        )
+        .unwrap();
+        let other_side = start.play_uci("g1f3").unwrap();
+        let base = s.correct(&start, 0);
+        assert_eq!(s.correct(&same_pawns, 0), base);
+        // Each update moves the entry part of the way to the error found;
+        // a deep result moves it further than a shallow one.
+        assert_eq!(base, 0);
+        let entry = |s: &Searcher| s.corr_history[0][corr_slot(&start)];
+        s.learn_correction(&start, 0, 40, 1);
+        let shallow = entry(&s);
+        s.clear();
+        s.learn_correction(&start, 0, 40, 12);
+        let deep = entry(&s);
+        assert!(0 < shallow && shallow < deep, "{shallow} {deep}");
+        for _ in 0..200 {
+            s.learn_correction(&same_pawns, 0, 40, 12);
+        }
+        assert!(
+            (38..=40).contains(&s.correct(&start, 0)),
+            "{}",
+            s.correct(&start, 0)
+        );
+        assert_eq!(s.correct(&other_side, 5), 5, "the other side's entry");
+        // An error is counted within +-CORR_MAX_CP.
+        for _ in 0..200 {
+            s.learn_correction(&start, 100, -900, 12);
+        }
+        assert!((-CORR_MAX_CP..=-CORR_MAX_CP + 2).contains(&s.correct(&start, 0)));
+        s.clear();
+        assert_eq!(s.correct(&start, 0), 0);
     }
 
     #[test]
