@@ -139,6 +139,14 @@ impl<'a> Board<'a> {
     }
 }
 
+/// A well-mixed hash of white's and black's pawn sets: its top bits pick
+/// the slot of a table kept by pawn structure (the pawn cache, the
+/// correction history).
+#[inline]
+pub fn pawn_hash(pawns: [u64; 2]) -> u64 {
+    (pawns[0] ^ pawns[1].rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

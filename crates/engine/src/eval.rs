@@ -24,7 +24,8 @@
 //! The score is from the side to move's point of view.
 
 use crate::board::{
-    Board, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, role_attacks, rook_attacks,
+    Board, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, pawn_hash, role_attacks,
+    rook_attacks,
 };
 use crate::params::*;
 use crate::tables::{EvalTables, idx, tables};
@@ -549,9 +550,8 @@ impl PawnCache {
     /// The pawn terms of `pawns` in `variant`, whose weights `t` are.
     #[inline]
     fn terms(&mut self, pawns: [u64; 2], variant: Variant, t: &EvalTables) -> &PawnTerms {
-        let mix = (pawns[0] ^ pawns[1].rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        // The product's top bits, the best mixed.
-        let slot = (mix >> (64 - PAWN_CACHE_SIZE.trailing_zeros())) as usize;
+        // The hash's top bits, the best mixed.
+        let slot = (pawn_hash(pawns) >> (64 - PAWN_CACHE_SIZE.trailing_zeros())) as usize;
         let e = &mut self.entries[slot];
         if e.variant != Some(variant) || e.pawns != pawns {
             *e = PawnEntry {

@@ -20,6 +20,7 @@
 //! on the same position, sharing only the transposition table, until the
 //! main searcher, whose result is the answer, has finished.
 
+use crate::board::pawn_hash;
 use crate::eval::{Material, PawnCache, evaluate_cached, unit_material, unit_value};
 use crate::limits::{Clock, Limits};
 use crate::nnue::{self, NetStack, Network};
@@ -1774,8 +1775,7 @@ const NO_MOVE: u32 = u32::MAX;
 fn corr_slot(pos: &Position) -> usize {
     let pawns = pos.with_role(Role::Pawn).0;
     let white = pawns & pos.units_of(Color::White).0;
-    let mix = (white ^ (pawns ^ white).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (mix >> (64 - CORR_HISTORY_SIZE.trailing_zeros())) as usize
+    (pawn_hash([white, pawns ^ white]) >> (64 - CORR_HISTORY_SIZE.trailing_zeros())) as usize
 }
 
 /// The bits of a move, `NO_MOVE` for none.
