@@ -193,8 +193,9 @@ pub const SIGNATURE_DEPTH_5_WITH_CONTHIST_SINGULAR: u64 = 76_418;
 pub const SIGNATURE_DEPTH_5_WITH_QTT_COUNTER_NULLEVAL: u64 = 68_727;
 /// The same with capture history, the improving-scaled reverse futility
 /// margin and razoring switched on (`on=capthist+rfpimp+razor`,
-/// 2026-12-06; off by default; 63,980 before correction history).
-pub const SIGNATURE_DEPTH_5_WITH_CAPTHIST_RFPIMP_RAZOR: u64 = 56_351;
+/// 2026-12-06; off by default; 56,351 while a razored node was counted
+/// twice, the same tree; 63,980 before correction history).
+pub const SIGNATURE_DEPTH_5_WITH_CAPTHIST_RFPIMP_RAZOR: u64 = 55_633;
 /// The same with the table-capture reduction and history pruning switched
 /// on (`on=ttcap+histprune`, 2026-12-06; off by default).
 pub const SIGNATURE_DEPTH_5_WITH_TTCAP_HISTPRUNE: u64 = 67_849;

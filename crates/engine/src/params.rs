@@ -458,22 +458,22 @@ pub const LEVELS: [(Option<i32>, Option<u64>, i32, u32, u64); 8] = [
 ];
 
 /// Each level's approximate rating in standard chess (`levels::level_rating`),
-/// measured on 2026-12-05 (build `2dfa667`, standard's second tuned set)
-/// against Debian's Stockfish 15.1 with `UCI_LimitStrength` on its
-/// `UCI_Elo` scale (1350-2850): the fit of 56 games against Stockfish and
-/// 40 of levels 5-8 against the one below (10 a pair), rounded to 50, each within about
-/// ±130-230 (95%). `None`: below 1350, the scale's floor (from the ladder:
-/// the level lost nearly every game to the one above). Commands and
-/// figures: docs/engine.md, "Standard's second tuned set, and Stockfish
-/// once more". Measure again whenever `LEVELS` or the engine's strength
-/// changes.
+/// measured on 2026-12-06 (build `72d7c29`: standard's third tuned set and
+/// correction history) against Debian's Stockfish 15.1 with
+/// `UCI_LimitStrength` on its `UCI_Elo` scale (1350-2850): the fit of 120
+/// games against Stockfish (24 a level) and 39 of levels 5-8 against the
+/// one below, rounded to 50, each within about ±115-130 (95%). `None`:
+/// below 1350, the scale's floor (from the ladder: the level lost nearly
+/// every game to the one above). Commands and figures: docs/engine.md,
+/// "Levels after correction history". Measure again whenever `LEVELS` or
+/// the engine's strength changes.
 pub const LEVEL_RATINGS: [Option<u16>; 8] = [
     None,
     None,
     None,
-    Some(1350),
-    Some(1800),
-    Some(2000),
-    Some(2100),
-    Some(2300),
+    Some(1400),
+    Some(1700),
+    Some(1900),
+    Some(2050),
+    Some(2200),
 ];

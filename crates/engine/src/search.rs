@@ -1034,6 +1034,9 @@ impl Searcher {
                 && depth <= RAZOR_MAX_DEPTH
                 && static_eval + RAZOR_MARGIN * depth < alpha
             {
+                // Quiescence counts this node itself: uncount it here, so
+                // that a razored node is one node, not two.
+                self.nodes -= 1;
                 let s = self.qsearch(pos, alpha, alpha + 1, ply, false);
                 if self.stopped {
                     return 0;
