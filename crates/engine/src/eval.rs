@@ -261,9 +261,31 @@ impl Material {
     #[inline]
     pub fn after(&self, t: &EvalTables, parent: &Position, mv: Move, child: &Position) -> Material {
         let mut m = *self;
-        let changed = (parent.occupied().0 ^ child.occupied().0)
-            | (1u64 << mv.from().index())
-            | (1u64 << mv.to().index());
+        let (from, to) = (mv.from().index(), mv.to().index());
+        let moved = (1u64 << from) | (1u64 << to);
+        let vacated = parent.occupied().0 ^ child.occupied().0;
+        let code = parent.unit_code_at(mv.from());
+        // The common case: a unit goes whole to an empty square and stays
+        // what it was. Only its square terms change (its other terms come
+        // off and go back on).
+        if vacated == moved
+            && child.unit_code_at(mv.to()) == code
+            && parent.unit_code_at(mv.to()) == 0
+        {
+            let ci = usize::from((code >> 1) & 1);
+            let f = usize::from((code >> 2) & 7).min(5);
+            let s = SECOND_OF_CODE[usize::from(code >> 5)];
+            let (first, second) = (&t.piece_square[ci][f], &t.piece_square[ci][s]);
+            let mg =
+                first[to & 63].0 + second[to & 63].0 - first[from & 63].0 - second[from & 63].0;
+            let eg =
+                first[to & 63].1 + second[to & 63].1 - first[from & 63].1 - second[from & 63].1;
+            let cs = if ci == 0 { 1 } else { -1 };
+            m.mg += cs * mg;
+            m.eg += cs * eg;
+            return m;
+        }
+        let changed = vacated | moved;
         let mut bb = changed;
         while bb != 0 {
             let sq = bb.trailing_zeros() as usize;

@@ -376,8 +376,10 @@ pub const DEFAULT_HASH_MB: usize = 32;
 // Move scores sort in bands: the table's move, winning or equal captures
 // (MVV-LVA), promotions, killers, quiet moves by history, losing captures.
 
-/// The transposition table's move.
-pub const TT_MOVE_SCORE: i32 = 10_000_000;
+/// The transposition table's move: above every other band (the best
+/// capture scores below 2,070,000), and within the 22 bits a sort key
+/// holds a score in (both checked where the keys are made, in search.rs).
+pub const TT_MOVE_SCORE: i32 = 2_090_000;
 /// Base of a winning or equal capture (plus its MVV-LVA value).
 pub const GOOD_CAPTURE_SCORE: i32 = 2_000_000;
 /// Base of a promotion (plus the new piece's `ORDER_VALUE`).

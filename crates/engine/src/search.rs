@@ -28,7 +28,9 @@ use crate::params::*;
 use crate::see;
 use crate::tables::{EvalTables, tables};
 use crate::tt::{Bound, TransTable, prefetch};
-use chessmerge_rules::{Color, Move, MoveList, Position, Role, Variant, attacks};
+use chessmerge_rules::{
+    Bitboard, Color, MAX_MOVES, Move, MoveList, MoveSink, Position, Role, Square, Variant, attacks,
+};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -1130,15 +1132,14 @@ impl Searcher {
             }
         }
 
-        pos.legal_moves_into(&mut self.move_list);
-        if self.move_list.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
-        }
+        // Every legal move, scored as the generator gives it.
         let mut scored = std::mem::take(&mut self.bufs[ply]);
         scored.clear();
         let ctx = self.order_context(pos, tt_move, ply);
-        for &m in self.move_list.iter() {
-            scored.push(self.move_score(pos, m, &ctx), m, 0);
+        pos.generate_into(&mut ScoringSink::new(self, pos, &ctx, &mut scored));
+        if scored.is_empty() {
+            self.bufs[ply] = scored;
+            return if in_check { -MATE + ply as i32 } else { 0 };
         }
 
         let orig_alpha = alpha;
@@ -1666,6 +1667,15 @@ impl Searcher {
         if ctx.counter == bits {
             return COUNTER_MOVE_SCORE;
         }
+        self.history_score(pos, m, ctx)
+    }
+
+    /// A quiet move's score below the killers: its history, and with
+    /// continuation history its entries after the moves one and two plies
+    /// before. (`move_score` of a quiet move that is neither the table's
+    /// move, a killer nor the counter move.)
+    #[inline(always)]
+    fn history_score(&self, pos: &Position, m: Move, ctx: &OrderContext) -> i32 {
         // `& 1`: the side's index is 0 or 1, which spares a bounds check.
         let h = self.history[ctx.us & 1][m.from().index()][m.to().index()];
         if ctx.cont[0] == NO_CONT_ROW && ctx.cont[1] == NO_CONT_ROW {
@@ -1680,6 +1690,81 @@ impl Searcher {
             }
         };
         h + c(ctx.cont[0]) + c(ctx.cont[1])
+    }
+}
+
+/// Scores each move as the generator gives it (`Searcher::move_score`)
+/// into a node's `ScoredMoves`, in the generator's order: the same entries
+/// as scoring the list of legal moves, without the list. A batch's quiet
+/// moves (not onto an enemy unit, and not onto the destination of the
+/// table's move, a killer or the counter move) go straight to
+/// `Searcher::history_score`, which is what `move_score` comes to for them.
+struct ScoringSink<'a> {
+    searcher: &'a Searcher,
+    pos: &'a Position,
+    ctx: &'a OrderContext,
+    scored: &'a mut ScoredMoves,
+    /// The squares a batch's move may land on and still score by its
+    /// history alone.
+    quiet: u64,
+}
+
+impl<'a> ScoringSink<'a> {
+    fn new(
+        searcher: &'a Searcher,
+        pos: &'a Position,
+        ctx: &'a OrderContext,
+        scored: &'a mut ScoredMoves,
+    ) -> ScoringSink<'a> {
+        let mut special = 0u64;
+        for bits in [ctx.tt_move, ctx.killers[0], ctx.killers[1], ctx.counter] {
+            if let Some(m) = Move::from_bits(bits) {
+                special |= 1u64 << m.to().index();
+            }
+        }
+        ScoringSink {
+            searcher,
+            pos,
+            ctx,
+            scored,
+            quiet: !(ctx.them | special),
+        }
+    }
+
+    /// Pushes `m`, which lands on `to`, scored.
+    #[inline(always)]
+    fn push_to(&mut self, m: Move, to: usize) {
+        let score = if self.quiet & (1u64 << to) != 0 {
+            self.searcher.history_score(self.pos, m, self.ctx)
+        } else {
+            self.searcher.move_score(self.pos, m, self.ctx)
+        };
+        self.scored.push(score, m, 0);
+    }
+}
+
+impl MoveSink for ScoringSink<'_> {
+    /// A move that comes alone (castling, en passant, a promotion): scored
+    /// in full.
+    #[inline]
+    fn push(&mut self, m: Move) {
+        let score = self.searcher.move_score(self.pos, m, self.ctx);
+        self.scored.push(score, m, 0);
+    }
+
+    #[inline]
+    fn push_targets(&mut self, base: Move, targets: Bitboard) {
+        for to in targets {
+            self.push_to(base.with_to(to), to.index());
+        }
+    }
+
+    #[inline]
+    fn push_shifted(&mut self, targets: Bitboard, delta: i8) {
+        for to in targets {
+            let from = Square::new((to.index() as i8 - delta) as u8);
+            self.push_to(Move::whole(from, to), to.index());
+        }
     }
 }
 
@@ -1870,8 +1955,9 @@ struct ScoredMoves {
     /// moves it tried, quiescence keeps a capture's gain).
     entries: Vec<(i32, Move, i32)>,
     /// One sort key an entry (`sort_key`), in a slice of its own so that
-    /// finding the largest is one tight pass over contiguous numbers.
-    keys: Vec<i64>,
+    /// finding the largest is one tight pass over contiguous numbers (four
+    /// to a vector register).
+    keys: Vec<i32>,
 }
 
 impl ScoredMoves {
@@ -1904,8 +1990,8 @@ impl ScoredMoves {
         if i >= self.keys.len() {
             return;
         }
-        let best = self.keys[i..].iter().fold(i64::MIN, |a, &k| a.max(k));
-        let at = !(best as u32) as usize;
+        let best = self.keys[i..].iter().fold(i32::MIN, |a, &k| a.max(k));
+        let at = (!best & KEY_PLACE_MASK) as usize;
         if at != i {
             self.entries.swap(i, at);
             // The entry that left place `i` is now at `at`; `keys[i]` is
@@ -1915,11 +2001,37 @@ impl ScoredMoves {
     }
 }
 
+/// Bits of a sort key below its score: a place in a list of at most
+/// `MAX_MOVES` (1,024) entries.
+const KEY_PLACE_BITS: u32 = MAX_MOVES.trailing_zeros();
+const KEY_PLACE_MASK: i32 = (1 << KEY_PLACE_BITS) - 1;
+/// The scores a sort key holds (22 bits): every ordering score.
+const KEY_SCORE_MAX: i32 = (1 << (31 - KEY_PLACE_BITS)) - 1;
+const KEY_SCORE_MIN: i32 = -KEY_SCORE_MAX - 1;
+const _: () = {
+    assert!(1 << KEY_PLACE_BITS == MAX_MOVES);
+    // The highest capture score (a good capture of the dearest unit, with
+    // a full capture history) is below the table move's, which fits; the
+    // lowest scores (a bad capture by the dearest unit with the emptiest
+    // capture history, a quiet evasion in quiescence) fit too.
+    let dearest = 2 * ORDER_VALUE[5];
+    assert!(
+        GOOD_CAPTURE_SCORE + dearest * MVV_WEIGHT + HISTORY_MAX / CAPTURE_HISTORY_DIVISOR
+            < TT_MOVE_SCORE
+    );
+    assert!(TT_MOVE_SCORE <= KEY_SCORE_MAX);
+    assert!(BAD_CAPTURE_SCORE - dearest - HISTORY_MAX / CAPTURE_HISTORY_DIVISOR > KEY_SCORE_MIN);
+    assert!(QS_QUIET_ORDER - 3 * HISTORY_MAX > KEY_SCORE_MIN);
+};
+
 /// An entry's sort key: its score above the complement of its place, so
-/// that keys order by score, then by place, first place highest.
+/// that keys order by score, then by place, first place highest. In 32
+/// bits, so that a pass over the keys compares four at once.
 #[inline(always)]
-fn sort_key(score: i32, place: usize) -> i64 {
-    (i64::from(score) << 32) | i64::from(!(place as u32))
+fn sort_key(score: i32, place: usize) -> i32 {
+    debug_assert!((KEY_SCORE_MIN..=KEY_SCORE_MAX).contains(&score));
+    debug_assert!(place < MAX_MOVES);
+    (score << KEY_PLACE_BITS) | (!(place as i32) & KEY_PLACE_MASK)
 }
 
 /// Whether the side to move has a piece other than pawns and its royal

@@ -126,7 +126,7 @@ pub use fen::{
 };
 pub use game::Game;
 pub use illegal::{CastlingSide, IllegalMove, IllegalReason};
-pub use moves::{MAX_MOVES, Move, MoveList};
+pub use moves::{MAX_MOVES, Move, MoveList, MoveSink};
 pub use outcome::Outcome;
 pub use perft::{perft, perft_divide};
 pub use position::Position;

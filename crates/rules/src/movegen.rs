@@ -26,8 +26,11 @@ struct Ctx<'a> {
     theirs: Bitboard,
     occ: Bitboard,
     ksq: Square,
-    /// Squares a non-royal move must end on (all, or block/capture).
+    /// Squares a non-royal move must end on (all, or block/capture), and
+    /// that the sink wants (with the last rank, for promotions).
     target: Bitboard,
+    /// Squares the sink wants moves to (`MoveSink::destinations`).
+    wanted: Bitboard,
     pinned: Bitboard,
     /// Friendly single non-king pieces: what ChessMerge/Chessplus merge onto.
     merge_onto: Bitboard,
@@ -50,6 +53,10 @@ pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
     if checkers.any() {
         sink.in_check();
     }
+    // Constant (every square) for the sinks that want every move.
+    let origins = sink.origins();
+    let royal_wanted = origins.contains(ksq);
+    let wanted = sink.destinations();
     let mut ctx = Ctx {
         pos,
         b,
@@ -59,7 +66,8 @@ pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
         theirs,
         occ,
         ksq,
-        target: Bitboard::FULL,
+        target: wanted | Bitboard::rank(us.last_rank()),
+        wanted,
         pinned: Bitboard::EMPTY,
         merge_onto: if R::PAIRS {
             ours & !b.pairs & !b.role(Role::King)
@@ -68,25 +76,30 @@ pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
         },
         leaper_attacked: Bitboard::EMPTY,
     };
-    if R::FUSION || (attacks::king_attacks(ksq) & !ours).any() {
-        ctx.leaper_attacked = b.leaper_attacks(them);
+    if royal_wanted {
+        if R::FUSION || (attacks::king_attacks(ksq) & !ours).any() {
+            ctx.leaper_attacked = b.leaper_attacks(them);
+        }
+        gen_royal::<R, S>(&ctx, checkers, sink);
     }
-
-    gen_royal::<R, S>(&ctx, checkers, sink);
     if checkers.more_than_one() {
         return;
     }
     if let Some(checker) = checkers.first() {
-        ctx.target = between(ksq, checker) | checkers;
-    } else {
+        ctx.target &= between(ksq, checker) | checkers;
+    } else if royal_wanted {
+        // Castling lands on the back rank.
         let rights = pos.castling & Bitboard::rank(us.back_rank());
-        if rights.any() {
+        if rights.any() && (wanted & Bitboard::rank(us.back_rank())).any() {
             gen_castling(&ctx, rights, sink);
         }
     }
+    let movers = ours & !Bitboard::from_square(ksq) & origins;
+    if movers.is_empty() {
+        return;
+    }
     ctx.pinned = pinned(&ctx);
 
-    let movers = ours & !Bitboard::from_square(ksq);
     let singles = movers & !b.pairs;
     gen_single_pawns::<R, S>(&ctx, singles & b.role(Role::Pawn), sink);
     // One loop per role, so that each attack lookup is inlined. Pinned
@@ -253,7 +266,7 @@ fn gen_single_pawns<R: Rules, S: MoveSink>(ctx: &Ctx, pawns: Bitboard, sink: &mu
 }
 
 /// Pushes pawn moves, expanding promotions on the last rank.
-#[inline]
+#[inline(always)]
 fn push_pawn_moves<R: Rules, S: MoveSink>(
     ctx: &Ctx,
     base: Move,
@@ -374,7 +387,7 @@ fn gen_royal<R: Rules, S: MoveSink>(ctx: &Ctx, checkers: Bitboard, sink: &mut S)
     let b = ctx.b;
     let ksq = ctx.ksq;
     let without_royal = ctx.occ.without(ksq);
-    let candidates = attacks::king_attacks(ksq) & !ctx.ours;
+    let candidates = attacks::king_attacks(ksq) & !ctx.ours & ctx.wanted;
     if !R::FUSION && candidates.is_empty() {
         return;
     }
@@ -403,7 +416,7 @@ fn gen_royal<R: Rules, S: MoveSink>(ctx: &Ctx, checkers: Bitboard, sink: &mut S)
     let mut dests = Bitboard::EMPTY;
     match other {
         Role::Knight => {
-            for to in attacks::knight_attacks(ksq) & !ctx.ours {
+            for to in attacks::knight_attacks(ksq) & !ctx.ours & ctx.wanted {
                 if safe(to, without_royal) {
                     let (i1, i2) = knight_passes(ksq, to);
                     if safe(i1, without_royal) || safe(i2, without_royal) {
@@ -413,7 +426,9 @@ fn gen_royal<R: Rules, S: MoveSink>(ctx: &Ctx, checkers: Bitboard, sink: &mut S)
             }
         }
         _ => {
-            for to in attacks::attacks(other, ctx.us, ksq, ctx.occ) & !ctx.ours & !adjacent {
+            for to in
+                attacks::attacks(other, ctx.us, ksq, ctx.occ) & !ctx.ours & !adjacent & ctx.wanted
+            {
                 if safe(to, without_royal) && between(ksq, to).all_safe(|s| safe(s, without_royal))
                 {
                     dests = dests.with(to);
@@ -427,13 +442,13 @@ fn gen_royal<R: Rules, S: MoveSink>(ctx: &Ctx, checkers: Bitboard, sink: &mut S)
     // component stays on the square, so only a leaving king needs a test.
     if checkers.is_empty() {
         let mut king_split = Bitboard::EMPTY;
-        for to in adjacent & !ctx.occ {
+        for to in adjacent & !ctx.occ & ctx.wanted {
             if safe(to, ctx.occ) {
                 king_split = king_split.with(to);
             }
         }
         sink.push_targets(Move::split_of(Role::King, ksq, ksq), king_split);
-        let other_dests = attacks::attacks(other, ctx.us, ksq, ctx.occ) & !ctx.occ;
+        let other_dests = attacks::attacks(other, ctx.us, ksq, ctx.occ) & !ctx.occ & ctx.wanted;
         sink.push_targets(Move::split_of(other, ksq, ksq), other_dests);
     }
 }
@@ -530,6 +545,11 @@ impl MoveSink for TacticalSink<'_> {
     }
 
     #[inline]
+    fn destinations(&self) -> Bitboard {
+        self.wanted
+    }
+
+    #[inline]
     fn push_targets(&mut self, base: Move, targets: Bitboard) {
         for to in targets & self.wanted {
             self.list.push(base.with_to(to));
@@ -544,5 +564,29 @@ impl MoveSink for TacticalSink<'_> {
     #[inline]
     fn push_promotions(&mut self, base: Move, targets: Bitboard, roles: &[Role]) {
         self.list.push_promotions(base, targets, roles);
+    }
+}
+
+/// Looks for one move among the moves of the unit it starts from (only
+/// that unit's moves are generated): a legality test without the list.
+pub(crate) struct FindSink {
+    pub(crate) wanted: Move,
+    pub(crate) found: bool,
+}
+
+impl MoveSink for FindSink {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        self.found |= m == self.wanted;
+    }
+
+    #[inline]
+    fn origins(&self) -> Bitboard {
+        Bitboard::from_square(self.wanted.from())
+    }
+
+    #[inline]
+    fn destinations(&self) -> Bitboard {
+        Bitboard::from_square(self.wanted.to())
     }
 }

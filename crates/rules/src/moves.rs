@@ -40,8 +40,10 @@ impl Move {
         Move(self.0 | EN_PASSANT)
     }
 
+    /// The same move with destination `to` (a [`MoveSink`] batch's moves
+    /// are its base with each destination).
     #[inline]
-    pub(crate) const fn with_to(self, to: Square) -> Move {
+    pub const fn with_to(self, to: Square) -> Move {
         Move((self.0 & !(63 << 6)) | ((to.index() as u32) << 6))
     }
 
@@ -211,13 +213,41 @@ impl<'a> IntoIterator for &'a MoveList {
     }
 }
 
-/// Where the generator puts moves: a list, or a counter for perft.
-pub(crate) trait MoveSink {
+/// Where the generator puts moves ([`Position::generate_into`]): a list,
+/// a counter for perft, or a caller's own sink (a search scoring each move
+/// as it comes, without a list in between).
+///
+/// The generator calls the batch methods where it has moves in batches;
+/// their default implementations call [`MoveSink::push`] once a move, in
+/// the order of [`Position::legal_moves`], so a sink that overrides one
+/// must keep that order to see the same sequence.
+///
+/// [`Position::generate_into`]: crate::Position::generate_into
+/// [`Position::legal_moves`]: crate::Position::legal_moves
+pub trait MoveSink {
+    /// Takes one legal move.
     fn push(&mut self, m: Move);
 
     /// Told, before any move, that the side to move is in check.
     #[inline]
     fn in_check(&mut self) {}
+
+    /// The squares whose units' moves are wanted: the generator leaves
+    /// every other unit out (a legality test of one move generates the
+    /// moves of its unit alone). Every square unless a sink says less.
+    #[inline]
+    fn origins(&self) -> Bitboard {
+        Bitboard::FULL
+    }
+
+    /// Squares that hold the destination of every move the sink keeps,
+    /// other than en passant captures and promotions (which the generator
+    /// always gives): it may leave out the other moves. Asked after
+    /// [`MoveSink::in_check`]. Every square unless a sink says less.
+    #[inline]
+    fn destinations(&self) -> Bitboard {
+        Bitboard::FULL
+    }
 
     /// One move per destination, each `base` with that destination.
     #[inline]

@@ -6,7 +6,7 @@ use crate::bitboard::Bitboard;
 use crate::board::Board;
 use crate::fen::START_FEN;
 use crate::illegal::IllegalMove;
-use crate::moves::{Move, MoveList};
+use crate::moves::{Move, MoveList, MoveSink};
 use crate::types::{Color, Role, Square, Unit, Variant};
 use crate::uci::UciMove;
 use crate::variant::{Rules, with_rules};
@@ -183,6 +183,14 @@ impl Position {
         with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, list));
     }
 
+    /// Gives every legal move to `sink`, in the order of
+    /// [`Position::legal_moves`] (for a caller that handles each move as it
+    /// comes instead of reading a list).
+    #[inline]
+    pub fn generate_into<S: MoveSink>(&self, sink: &mut S) {
+        with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, sink));
+    }
+
     /// The tactical moves, for quiescence search: when the side to move is
     /// in check, every legal move (all evasions); otherwise the legal
     /// captures (en passant included) and promotions (pair promotions
@@ -197,9 +205,16 @@ impl Position {
         with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, &mut sink));
     }
 
-    /// Whether `m` is one of the legal moves.
+    /// Whether `m` is one of the legal moves. Only the moves of the unit
+    /// on `m`'s origin are generated, so a search can test a remembered
+    /// move cheaply.
     pub fn is_legal(&self, m: Move) -> bool {
-        self.legal_moves().contains(&m)
+        let mut sink = crate::movegen::FindSink {
+            wanted: m,
+            found: false,
+        };
+        with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, &mut sink));
+        sink.found
     }
 
     /// Plays `m` after checking that it is legal here.

@@ -388,3 +388,43 @@ fn is_disambiguated(san: &str) -> bool {
         .replace(['x', '&'], "");
     squares.len() > 2
 }
+
+/// `is_legal` (which generates the moves of one unit only) agrees with
+/// the full list on every legal move and on moves that are not legal
+/// here: the previous position's moves, the moves of the position with
+/// the other side to move, and moves of every shape from random squares.
+#[test]
+fn is_legal_agrees_with_the_legal_move_list() {
+    let mut rng = Rng(31);
+    for variant in Variant::ALL {
+        let mut previous: Vec<Move> = Vec::new();
+        let (mut legal, mut illegal) = (0usize, 0usize);
+        playouts(variant, 40, 200, 37, |pos, _, _| {
+            let all = pos.legal_moves();
+            let mut candidates: Vec<Move> = all.to_vec();
+            candidates.append(&mut previous);
+            if let Some(passed) = pos.null_move() {
+                candidates.extend(passed.legal_moves().iter().copied());
+            }
+            for _ in 0..20 {
+                let from = chessmerge_rules::Square::new(rng.below(64) as u8);
+                let to = chessmerge_rules::Square::new(rng.below(64) as u8);
+                candidates.push(Move::whole(from, to));
+            }
+            for &m in &candidates {
+                let expected = all.contains(&m);
+                assert_eq!(pos.is_legal(m), expected, "{variant} {} {m}", pos.fen());
+                if expected {
+                    legal += 1;
+                } else {
+                    illegal += 1;
+                }
+            }
+            previous = all.to_vec();
+        });
+        assert!(
+            legal > 10_000 && illegal > 10_000,
+            "{variant}: {legal}/{illegal}"
+        );
+    }
+}
