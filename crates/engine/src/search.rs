@@ -1707,6 +1707,9 @@ struct ScoringSink<'a> {
     /// The squares a batch's move may land on and still score by its
     /// history alone.
     quiet: u64,
+    /// Whether that score is the main history's entry alone (continuation
+    /// history is off, or has no move to follow).
+    history_alone: bool,
 }
 
 impl<'a> ScoringSink<'a> {
@@ -1728,6 +1731,7 @@ impl<'a> ScoringSink<'a> {
             ctx,
             scored,
             quiet: !(ctx.them | special),
+            history_alone: ctx.cont == [NO_CONT_ROW; 2],
         }
     }
 
@@ -1754,16 +1758,41 @@ impl MoveSink for ScoringSink<'_> {
 
     #[inline]
     fn push_targets(&mut self, base: Move, targets: Bitboard) {
+        if !self.history_alone {
+            for to in targets {
+                self.push_to(base.with_to(to), to.index());
+            }
+            return;
+        }
+        // Without continuation history a quiet move's score is its entry
+        // in one row of the main history: the batch's origin's.
+        let row = &self.searcher.history[self.ctx.us & 1][base.from().index()];
         for to in targets {
-            self.push_to(base.with_to(to), to.index());
+            let m = base.with_to(to);
+            let i = to.index();
+            let score = if self.quiet & (1u64 << i) != 0 {
+                row[i]
+            } else {
+                self.searcher.move_score(self.pos, m, self.ctx)
+            };
+            self.scored.push(score, m, 0);
         }
     }
 
     #[inline]
     fn push_shifted(&mut self, targets: Bitboard, delta: i8) {
+        let side = &self.searcher.history[self.ctx.us & 1];
         for to in targets {
-            let from = Square::new((to.index() as i8 - delta) as u8);
-            self.push_to(Move::whole(from, to), to.index());
+            let (i, from) = (to.index(), (to.index() as i8 - delta) as usize & 63);
+            let m = Move::whole(Square::new(from as u8), to);
+            let score = if self.history_alone && self.quiet & (1u64 << i) != 0 {
+                side[from][i]
+            } else if self.quiet & (1u64 << i) != 0 {
+                self.searcher.history_score(self.pos, m, self.ctx)
+            } else {
+                self.searcher.move_score(self.pos, m, self.ctx)
+            };
+            self.scored.push(score, m, 0);
         }
     }
 }
