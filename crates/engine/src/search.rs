@@ -1735,15 +1735,15 @@ impl<'a> ScoringSink<'a> {
         }
     }
 
-    /// Pushes `m`, which lands on `to`, scored.
+    /// The score of `m`, which lands on `to`: a quiet move's by its
+    /// history alone, any other's in full.
     #[inline(always)]
-    fn push_to(&mut self, m: Move, to: usize) {
-        let score = if self.quiet & (1u64 << to) != 0 {
+    fn score(&self, m: Move, to: usize) -> i32 {
+        if self.quiet & (1u64 << to) != 0 {
             self.searcher.history_score(self.pos, m, self.ctx)
         } else {
             self.searcher.move_score(self.pos, m, self.ctx)
-        };
-        self.scored.push(score, m, 0);
+        }
     }
 }
 
@@ -1756,20 +1756,23 @@ impl MoveSink for ScoringSink<'_> {
         self.scored.push(score, m, 0);
     }
 
+    /// Without continuation history a quiet move's score is one entry of
+    /// the main history's row of the batch's origin, read directly.
     #[inline]
     fn push_targets(&mut self, base: Move, targets: Bitboard) {
+        // Two loops, so that the quiet test is the only branch of the
+        // common one.
         if !self.history_alone {
             for to in targets {
-                self.push_to(base.with_to(to), to.index());
+                let (m, i) = (base.with_to(to), to.index());
+                let score = self.score(m, i);
+                self.scored.push(score, m, 0);
             }
             return;
         }
-        // Without continuation history a quiet move's score is its entry
-        // in one row of the main history: the batch's origin's.
         let row = &self.searcher.history[self.ctx.us & 1][base.from().index()];
         for to in targets {
-            let m = base.with_to(to);
-            let i = to.index();
+            let (m, i) = (base.with_to(to), to.index());
             let score = if self.quiet & (1u64 << i) != 0 {
                 row[i]
             } else {
@@ -1779,6 +1782,7 @@ impl MoveSink for ScoringSink<'_> {
         }
     }
 
+    /// As `push_targets`, each pawn's own row.
     #[inline]
     fn push_shifted(&mut self, targets: Bitboard, delta: i8) {
         let side = &self.searcher.history[self.ctx.us & 1];
@@ -1787,10 +1791,8 @@ impl MoveSink for ScoringSink<'_> {
             let m = Move::whole(Square::new(from as u8), to);
             let score = if self.history_alone && self.quiet & (1u64 << i) != 0 {
                 side[from][i]
-            } else if self.quiet & (1u64 << i) != 0 {
-                self.searcher.history_score(self.pos, m, self.ctx)
             } else {
-                self.searcher.move_score(self.pos, m, self.ctx)
+                self.score(m, i)
             };
             self.scored.push(score, m, 0);
         }
