@@ -171,7 +171,7 @@ impl Position {
     /// The legal moves, without duplicates.
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
-        with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, &mut list));
+        self.generate_into(&mut list);
         list
     }
 
@@ -180,7 +180,7 @@ impl Position {
     /// returning a 4 KiB list by value (for search loops).
     pub fn legal_moves_into(&self, list: &mut MoveList) {
         list.clear();
-        with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, list));
+        self.generate_into(list);
     }
 
     /// Gives every legal move to `sink`, in the order of
@@ -202,18 +202,18 @@ impl Position {
             list,
             wanted: self.board.color(self.turn.other()),
         };
-        with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, &mut sink));
+        self.generate_into(&mut sink);
     }
 
     /// Whether `m` is one of the legal moves. Only the moves of the unit
-    /// on `m`'s origin are generated, so a search can test a remembered
-    /// move cheaply.
+    /// on `m`'s origin (towards its destination) are generated, so a check
+    /// of one move costs a fraction of the whole list.
     pub fn is_legal(&self, m: Move) -> bool {
         let mut sink = crate::movegen::FindSink {
             wanted: m,
             found: false,
         };
-        with_rules!(self.variant, R => crate::movegen::generate::<R, _>(self, &mut sink));
+        self.generate_into(&mut sink);
         sink.found
     }
 
