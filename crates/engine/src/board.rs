@@ -39,10 +39,19 @@ pub fn pawn_attacks(color: Color, sq: usize) -> u64 {
     rules_attacks::pawn_attacks(color, Square::new(sq as u8)).0
 }
 
-/// Squares a piece of `role` and `color` on `sq` attacks.
-#[inline]
+/// Squares a piece of `role` and `color` on `sq` attacks. (The rules
+/// crate's `attacks` by role, inlined here: the evaluation asks it for
+/// every piece of every pair.)
+#[inline(always)]
 pub fn role_attacks(role: Role, color: Color, sq: usize, occ: u64) -> u64 {
-    rules_attacks::attacks(role, color, Square::new(sq as u8), Bitboard(occ)).0
+    match role {
+        Role::Pawn => pawn_attacks(color, sq),
+        Role::Knight => knight_attacks(sq),
+        Role::Bishop => bishop_attacks(sq, occ),
+        Role::Rook => rook_attacks(sq, occ),
+        Role::Queen => rook_attacks(sq, occ) | bishop_attacks(sq, occ),
+        Role::King => king_attacks(sq),
+    }
 }
 
 /// Squares a unit on `sq` attacks (the union of its pieces' patterns).

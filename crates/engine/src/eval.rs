@@ -64,6 +64,46 @@ pub fn unit_material(unit: Unit, fusion: bool) -> i32 {
     v
 }
 
+/// [`unit_value`] and [`unit_material`] (not Fusion, Fusion) by mailbox
+/// byte (`Position::unit_code_at`: bit 1 colour, bits 2-4 first role,
+/// bits 5-7 second role + 1), 0 for an empty square: the search's move
+/// loops read a unit's worth without decoding it.
+pub static VALUE_OF_CODE: [i32; 256] = worth_of_codes(None);
+pub static MATERIAL_OF_CODE: [[i32; 256]; 2] =
+    [worth_of_codes(Some(false)), worth_of_codes(Some(true))];
+
+/// `unit_value` (`fusion` `None`) or `unit_material` of every mailbox byte.
+const fn worth_of_codes(fusion: Option<bool>) -> [i32; 256] {
+    let mut t = [0; 256];
+    let mut code = 1;
+    while code < 256 {
+        let first = (code >> 2) & 7;
+        let second = code >> 5;
+        if code & 1 == 1 && first < 6 && second < 7 {
+            t[code] = match fusion {
+                None => {
+                    ORDER_VALUE[first]
+                        + if second > 0 {
+                            ORDER_VALUE[second - 1]
+                        } else {
+                            0
+                        }
+                }
+                Some(fusion) => {
+                    MG_VALUE[first]
+                        + if second > 0 {
+                            MG_VALUE[second - 1] + pair_correction(fusion, first, second - 1).0
+                        } else {
+                            0
+                        }
+                }
+            };
+        }
+        code += 1;
+    }
+    t
+}
+
 const FILE_A: u64 = 0x0101_0101_0101_0101;
 
 #[inline]
@@ -265,12 +305,17 @@ impl Material {
         let moved = (1u64 << from) | (1u64 << to);
         let vacated = parent.occupied().0 ^ child.occupied().0;
         let code = parent.unit_code_at(mv.from());
-        // The common case: a unit goes whole to an empty square and stays
-        // what it was. Only its square terms change (its other terms come
-        // off and go back on).
-        if vacated == moved
-            && child.unit_code_at(mv.to()) == code
-            && parent.unit_code_at(mv.to()) == 0
+        // The common cases: a unit goes whole to an empty square, or
+        // captures, and stays what it was. Only its square terms change
+        // (its other terms come off and go back on), and a captured unit's
+        // terms come off.
+        let victim = parent.unit_code_at(mv.to());
+        if child.unit_code_at(mv.to()) == code
+            && (if victim == 0 {
+                vacated == moved
+            } else {
+                vacated == 1u64 << from
+            })
         {
             let ci = usize::from((code >> 1) & 1);
             let f = usize::from((code >> 2) & 7).min(5);
@@ -283,6 +328,9 @@ impl Material {
             let cs = if ci == 0 { 1 } else { -1 };
             m.mg += cs * mg;
             m.eg += cs * eg;
+            if victim != 0 {
+                m.add_code(t, victim, to, -1);
+            }
             return m;
         }
         let changed = vacated | moved;
@@ -1082,7 +1130,7 @@ mod tests {
     /// passant and promotions all occur), and so the evaluation from them
     /// equals the full evaluation.
     #[test]
-    fn incremental_material_and_the_pawn_cache_equal_full_on_random_playouts() {
+    fn incremental_material_the_pawn_cache_and_worth_tables_equal_full_on_random_playouts() {
         let mut x = 0x51ED_2701_A3C4_9B17u64;
         let mut moves_checked = 0;
         let mut pawn_cache = PawnCache::new();
@@ -1110,11 +1158,25 @@ mod tests {
                         evaluate(&child),
                         "{v} {child}"
                     );
+                    // The worth tables by mailbox byte agree with the
+                    // units' own.
+                    for sq in child.occupied() {
+                        let (code, u) = (child.unit_code_at(sq), child.unit_at(sq).unwrap());
+                        assert_eq!(VALUE_OF_CODE[usize::from(code)], unit_value(u), "{u:?}");
+                        for fusion in [false, true] {
+                            assert_eq!(
+                                MATERIAL_OF_CODE[usize::from(fusion)][usize::from(code)],
+                                unit_material(u, fusion),
+                                "{u:?}"
+                            );
+                        }
+                    }
                     moves_checked += 1;
                     pos = child;
                 }
             }
         }
+        assert_eq!((VALUE_OF_CODE[0], MATERIAL_OF_CODE[0][0]), (0, 0));
         assert!(moves_checked > 10_000, "{moves_checked}");
     }
 

@@ -21,7 +21,7 @@
 //! main searcher, whose result is the answer, has finished.
 
 use crate::board::pawn_hash;
-use crate::eval::{Material, PawnCache, evaluate_cached, unit_material, unit_value};
+use crate::eval::{MATERIAL_OF_CODE, Material, PawnCache, VALUE_OF_CODE, evaluate_cached};
 use crate::limits::{Clock, Limits};
 use crate::nnue::{self, NetStack, Network};
 use crate::params::*;
@@ -1146,7 +1146,7 @@ impl Searcher {
         let mut best = -INFINITY;
         let mut best_move = None;
         // Quiet moves searched before a cutoff are marked by a 1 in their
-        // `scored` entry's third field (the history penalty's list).
+        // `scored` entry's second field (the history penalty's list).
         let mut n_quiets = 0;
         // Likewise captures (and promotions) by a 2, for capture history.
         let mut n_captures = 0;
@@ -1166,9 +1166,17 @@ impl Searcher {
             && tt_move.is_some_and(|m| is_capture_of(ctx.them, m) || m.promotion().is_some());
         let history_prune =
             self.features.history_pruning && !pv_node && !in_check && depth <= HIST_PRUNE_MAX_DEPTH;
+        // What of the futility and SEE pruning tests below holds for the
+        // whole node, found once.
+        let futility_node =
+            self.features.futility && !pv_node && !in_check && depth <= FUTILITY_MAX_DEPTH;
+        let futility_eval = static_eval + FUTILITY_MARGIN * depth;
+        let see_node =
+            self.features.see_prune && !pv_node && !in_check && depth <= SEE_PRUNE_MAX_DEPTH;
+        let see_margins = (-depth * SEE_CAPTURE_MARGIN, -depth * SEE_QUIET_MARGIN);
         for i in 0..scored.len() {
             scored.bring_best_forward(i);
-            let (ms, m, _) = scored.entries[i];
+            let (ms, m) = (scored.score(i), scored.entries[i].0);
             if m.to_bits() == excluded {
                 continue;
             }
@@ -1177,35 +1185,25 @@ impl Searcher {
             // give check. A move that cannot give check is pruned without
             // being made, and its child is not tested for check.
             let may_check = check_squares.may_check(m);
-            let futile = self.features.futility
-                && !pv_node
-                && !in_check
-                && !tactical
-                && depth <= FUTILITY_MAX_DEPTH
-                && best > -MATE_BOUND
-                && static_eval + FUTILITY_MARGIN * depth <= alpha;
+            let futile = futility_node && !tactical && best > -MATE_BOUND && futility_eval <= alpha;
             let late = lmp && !tactical && best > -MATE_BOUND && quiets_seen >= lmp_limit;
             if !tactical {
                 quiets_seen += 1;
             }
             // SEE pruning: a move whose exchange on its square loses more
             // than a margin that grows with depth (where SEE applies).
-            let see_pruned = !futile
+            let see_pruned = see_node
+                && !futile
                 && !late
-                && self.features.see_prune
-                && !pv_node
-                && !in_check
-                && depth <= SEE_PRUNE_MAX_DEPTH
                 && best > -MATE_BOUND
                 && see::see_ge(
                     pos,
                     m,
-                    -depth
-                        * if tactical {
-                            SEE_CAPTURE_MARGIN
-                        } else {
-                            SEE_QUIET_MARGIN
-                        },
+                    if tactical {
+                        see_margins.0
+                    } else {
+                        see_margins.1
+                    },
                 ) == Some(false);
             // History pruning: a quiet move that has mostly failed before
             // (its ordering score is its history, below the killers').
@@ -1311,10 +1309,10 @@ impl Searcher {
                 }
             }
             if !tactical && n_quiets < MAX_QUIETS_PENALISED {
-                scored.entries[i].2 = 1;
+                scored.entries[i].1 = 1;
                 n_quiets += 1;
             } else if tactical && n_captures < MAX_QUIETS_PENALISED {
-                scored.entries[i].2 = 2;
+                scored.entries[i].1 = 2;
                 n_captures += 1;
             }
         }
@@ -1374,7 +1372,7 @@ impl Searcher {
         us: usize,
         m: Move,
         depth: i32,
-        tried: &[(i32, Move, i32)],
+        tried: &[(Move, i32)],
     ) {
         let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
         let mut update = |q: Move, delta: i32| {
@@ -1383,13 +1381,13 @@ impl Searcher {
             }
         };
         update(m, bonus);
-        for q in tried.iter().filter(|e| e.2 == 2).map(|e| e.1) {
+        for q in tried.iter().filter(|e| e.1 == 2).map(|e| e.0) {
             update(q, -bonus);
         }
     }
 
     /// `tried`: the moves searched before `m`, the quiet ones penalised
-    /// marked by a 1 in the third field.
+    /// marked by a 1 in the second field.
     /// `cont`: the node's continuation-history rows (`OrderContext::cont`).
     #[allow(clippy::too_many_arguments)]
     fn reward_quiet(
@@ -1400,7 +1398,7 @@ impl Searcher {
         m: Move,
         depth: i32,
         cont: (usize, usize),
-        tried: &[(i32, Move, i32)],
+        tried: &[(Move, i32)],
     ) {
         let k = &mut self.killers[ply];
         if k[0] != Some(m) {
@@ -1415,7 +1413,7 @@ impl Searcher {
         let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
         let h = &mut self.history[us][m.from().index()][m.to().index()];
         *h += bonus - *h * bonus / HISTORY_MAX;
-        for q in tried.iter().filter(|e| e.2 == 1).map(|e| e.1) {
+        for q in tried.iter().filter(|e| e.1 == 1).map(|e| e.0) {
             let h = &mut self.history[us][q.from().index()][q.to().index()];
             *h -= bonus + *h * bonus / HISTORY_MAX;
         }
@@ -1431,7 +1429,7 @@ impl Searcher {
                 bonus,
                 bonus,
             );
-            for q in tried.iter().filter(|e| e.2 == 1).map(|e| e.1) {
+            for q in tried.iter().filter(|e| e.1 == 1).map(|e| e.0) {
                 nudge(
                     &mut self.cont_history[row + piece_to(pos, q) as usize],
                     -bonus,
@@ -1498,13 +1496,15 @@ impl Searcher {
         let them = pos.turn().other();
         let mut scored = std::mem::take(&mut self.bufs[ply]);
         scored.clear();
+        let theirs = pos.units_of(them).0;
+        let material_of_code = &MATERIAL_OF_CODE[usize::from(pos.variant() == Variant::Fusion)];
         for &m in self.move_list.iter() {
-            let victim = pos.captured(m);
-            let gain = victim.map_or(0, |u| unit_material(u, pos.variant() == Variant::Fusion))
+            let victim = captured_code(pos, theirs, m);
+            let gain = material_of_code[victim]
                 + m.promotion()
                     .map_or(0, |r| MG_VALUE[r.index()] - MG_VALUE[0]);
-            let attacker = pos.moving_unit(m).map_or(0, unit_value);
-            let vv = victim.map_or(0, unit_value);
+            let attacker = moving_value(pos, m);
+            let vv = VALUE_OF_CODE[victim];
             if !in_check {
                 // Delta pruning: even winning this unit cannot reach alpha.
                 if stand_pat + gain + DELTA_MARGIN <= alpha {
@@ -1531,7 +1531,7 @@ impl Searcher {
             }
             let order = if m.to_bits() == tt_move {
                 TT_MOVE_SCORE
-            } else if victim.is_some() || m.promotion().is_some() {
+            } else if victim != 0 || m.promotion().is_some() {
                 vv * MVV_WEIGHT - attacker
                     + m.promotion()
                         .map_or(0, |r| ORDER_VALUE[r.index()] * QS_PROMOTION_ORDER_WEIGHT)
@@ -1553,7 +1553,7 @@ impl Searcher {
         let check_squares = CheckSquares::of(pos);
         for i in 0..scored.len() {
             scored.bring_best_forward(i);
-            let m = scored.entries[i].1;
+            let m = scored.entries[i].0;
             let child = pos.play_unchecked(m);
             prefetch(self.eval_slot(child.zobrist()));
             self.set_child_material(ply, pos, m, &child);
@@ -1629,11 +1629,10 @@ impl Searcher {
         if bits == ctx.tt_move {
             return TT_MOVE_SCORE;
         }
-        if is_capture_of(ctx.them, m)
-            && let Some(v) = pos.captured(m)
-        {
-            let vv = unit_value(v);
-            let av = pos.moving_unit(m).map_or(0, unit_value);
+        let victim = captured_code(pos, ctx.them, m);
+        if victim != 0 {
+            let vv = VALUE_OF_CODE[victim];
+            let av = moving_value(pos, m);
             let mut mvv_lva = vv * MVV_WEIGHT - av;
             if self.features.capture_history
                 && let Some(at) = capture_index(pos, ctx.us, m)
@@ -1771,15 +1770,16 @@ impl MoveSink for ScoringSink<'_> {
             return;
         }
         let row = &self.searcher.history[self.ctx.us & 1][base.from().index()];
-        for to in targets {
+        let (searcher, pos, ctx, quiet) = (self.searcher, self.pos, self.ctx, self.quiet);
+        self.scored.push_batch(targets, |to| {
             let (m, i) = (base.with_to(to), to.index());
-            let score = if self.quiet & (1u64 << i) != 0 {
+            let score = if quiet & (1u64 << i) != 0 {
                 row[i]
             } else {
-                self.searcher.move_score(self.pos, m, self.ctx)
+                searcher.move_score(pos, m, ctx)
             };
-            self.scored.push(score, m, 0);
-        }
+            (score, m)
+        });
     }
 
     /// As `push_targets`, each pawn's own row.
@@ -1982,12 +1982,12 @@ fn eval_entry_score(entry: u64, key: u64) -> Option<i32> {
 /// (`bring_best_forward`).
 #[derive(Default)]
 struct ScoredMoves {
-    /// (ordering score, move, a field of the node's own: negamax marks the
-    /// moves it tried, quiescence keeps a capture's gain).
-    entries: Vec<(i32, Move, i32)>,
-    /// One sort key an entry (`sort_key`), in a slice of its own so that
-    /// finding the largest is one tight pass over contiguous numbers (four
-    /// to a vector register).
+    /// (move, a field of the node's own: negamax marks the moves it tried,
+    /// quiescence keeps a capture's gain).
+    entries: Vec<(Move, i32)>,
+    /// One sort key an entry (`sort_key`: its ordering score and place), in
+    /// a slice of its own so that finding the largest is one tight pass
+    /// over contiguous numbers (four to a vector register).
     keys: Vec<i32>,
 }
 
@@ -2008,7 +2008,43 @@ impl ScoredMoves {
     #[inline(always)]
     fn push(&mut self, score: i32, m: Move, field: i32) {
         self.keys.push(sort_key(score, self.entries.len()));
-        self.entries.push((score, m, field));
+        self.entries.push((m, field));
+    }
+
+    /// Pushes one scored move a square of `targets` (`batch` scores the
+    /// move to the square; a field of 0 each), with one capacity check for
+    /// the batch instead of one a move.
+    #[inline(always)]
+    fn push_batch(&mut self, targets: Bitboard, mut batch: impl FnMut(Square) -> (i32, Move)) {
+        let n = targets.len();
+        self.keys.reserve(n);
+        self.entries.reserve(n);
+        let start = self.entries.len();
+        let (keys, entries) = (self.keys.as_mut_ptr(), self.entries.as_mut_ptr());
+        let mut end = start;
+        for to in targets {
+            let (score, m) = batch(to);
+            assert!(end < start + n, "a bitboard gives one square a bit");
+            // SAFETY: `end` is below `start + n`, and both vectors have room
+            // for `n` more entries past `start` (reserved above).
+            unsafe {
+                keys.add(end).write(sort_key(score, end));
+                entries.add(end).write((m, 0));
+            }
+            end += 1;
+        }
+        // SAFETY: the entries up to `end` were written above.
+        unsafe {
+            self.keys.set_len(end);
+            self.entries.set_len(end);
+        }
+    }
+
+    /// The ordering score of the entry at `i`, once `bring_best_forward(i)`
+    /// has put it there.
+    #[inline]
+    fn score(&self, i: usize) -> i32 {
+        key_score(self.keys[i])
     }
 
     /// One step of selection sort: swaps the first of the highest-scored
@@ -2025,9 +2061,10 @@ impl ScoredMoves {
         let at = (!best & KEY_PLACE_MASK) as usize;
         if at != i {
             self.entries.swap(i, at);
-            // The entry that left place `i` is now at `at`; `keys[i]` is
-            // not read again.
-            self.keys[at] = sort_key(self.entries[at].0, at);
+            // The entry that left place `i` is now at `at`, and is keyed
+            // by its new place.
+            self.keys[at] = sort_key(key_score(self.keys[i]), at);
+            self.keys[i] = best;
         }
     }
 }
@@ -2063,6 +2100,39 @@ fn sort_key(score: i32, place: usize) -> i32 {
     debug_assert!((KEY_SCORE_MIN..=KEY_SCORE_MAX).contains(&score));
     debug_assert!(place < MAX_MOVES);
     (score << KEY_PLACE_BITS) | (!(place as i32) & KEY_PLACE_MASK)
+}
+
+/// The ordering score a sort key holds (the shift is arithmetic, so a
+/// negative score comes back whole).
+#[inline]
+fn key_score(key: i32) -> i32 {
+    key >> KEY_PLACE_BITS
+}
+
+/// The mailbox byte (an index of `VALUE_OF_CODE` and `MATERIAL_OF_CODE`)
+/// of the unit `m` captures, 0 for none (`Position::captured`); `them`:
+/// the opponent's units.
+#[inline]
+fn captured_code(pos: &Position, them: u64, m: Move) -> usize {
+    let at = if m.is_en_passant() {
+        // The victim stands beside the pawn's origin.
+        Square::new((m.from().index() as u8 & !7) | (m.to().index() as u8 & 7))
+    } else if !m.is_castle() && them & (1u64 << m.to().index()) != 0 {
+        m.to()
+    } else {
+        return 0;
+    };
+    usize::from(pos.unit_code_at(at))
+}
+
+/// The ordering value (`unit_value`) of the unit `m` moves: the whole unit,
+/// or the piece that splits off (`Position::moving_unit`).
+#[inline]
+fn moving_value(pos: &Position, m: Move) -> i32 {
+    match m.split() {
+        Some(r) => ORDER_VALUE[r.index()],
+        None => VALUE_OF_CODE[usize::from(pos.unit_code_at(m.from()))],
+    }
 }
 
 /// Whether the side to move has a piece other than pawns and its royal

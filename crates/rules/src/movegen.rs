@@ -37,7 +37,7 @@ struct Ctx<'a> {
     /// Squares the enemy's pawn, knight and king patterns attack (they do
     /// not depend on the occupancy), for the royal unit's and castling's
     /// safety tests. Computed only when the royal unit has a square to go
-    /// to (else empty; castling then computes its own).
+    /// to that the sink wants (else empty; castling then computes its own).
     leaper_attacked: Bitboard,
 }
 
@@ -77,7 +77,7 @@ pub(crate) fn generate<R: Rules, S: MoveSink>(pos: &Position, sink: &mut S) {
         leaper_attacked: Bitboard::EMPTY,
     };
     if royal_wanted {
-        if R::FUSION || (attacks::king_attacks(ksq) & !ours).any() {
+        if R::FUSION || (attacks::king_attacks(ksq) & !ours & wanted).any() {
             ctx.leaper_attacked = b.leaper_attacks(them);
         }
         gen_royal::<R, S>(&ctx, checkers, sink);
