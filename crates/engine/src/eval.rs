@@ -669,7 +669,8 @@ fn evaluate_inner<T: Trace>(
         // Where a piece's move counts for mobility: not onto its own units,
         // not onto squares the enemy pawns attack.
         let mob_area = !own & !pawn_att[them];
-        let (mut mob_mg, mut mob_eg) = (0i32, 0i32);
+        // Mobility by role index, weighed once per role below.
+        let mut mobility = [0i32; 6];
         let mut att = 0u64;
         let mut class = [0u64; 5];
         let mut zw = 0i32;
@@ -691,8 +692,7 @@ fn evaluate_inner<T: Trace>(
             class[ROLE_CLASS[ri]] |= a;
             if ri != Role::Pawn.index() && ri != Role::King.index() {
                 let mob = (a & mob_area).count_ones() as i32 - MOBILITY_BASELINE;
-                mob_mg += t.w[idx::MOB_MG + ri] * mob;
-                mob_eg += t.w[idx::MOB_EG + ri] * mob;
+                mobility[ri] += mob;
                 trace.term(ci, idx::MOB_MG + ri, mob, 0);
                 trace.term(ci, idx::MOB_EG + ri, 0, mob);
             }
@@ -742,6 +742,11 @@ fn evaluate_inner<T: Trace>(
         attacks[ci] = att;
         att_class[ci] = class;
         zone_weight[ci] = zw;
+        let (mut mob_mg, mut mob_eg) = (0, 0);
+        for ri in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen].map(Role::index) {
+            mob_mg += t.w[idx::MOB_MG + ri] * mobility[ri];
+            mob_eg += t.w[idx::MOB_EG + ri] * mobility[ri];
+        }
         side[ci].add(mob_mg, mob_eg);
         let s = &mut side[ci];
         let corners = match c {

@@ -1179,6 +1179,8 @@ impl Searcher {
         let see_node =
             self.features.see_prune && !pv_node && !in_check && depth <= SEE_PRUNE_MAX_DEPTH;
         let see_margins = (-depth * SEE_CAPTURE_MARGIN, -depth * SEE_QUIET_MARGIN);
+        // Every pruning below needs a node off the PV and out of check.
+        let pruning_node = !pv_node && !in_check;
         for i in 0..scored.len() {
             scored.bring_best_forward(i);
             let (ms, m) = (scored.score(i), scored.entries[i].0);
@@ -1190,31 +1192,29 @@ impl Searcher {
             // give check. A move that cannot give check is pruned without
             // being made, and its child is not tested for check.
             let may_check = check_squares.may_check(m);
-            let futile = futility_node && !tactical && best > -MATE_BOUND && futility_eval <= alpha;
-            let late = lmp && !tactical && best > -MATE_BOUND && quiets_seen >= lmp_limit;
+            // Late move pruning: quiet moves after the first `lmp_limit`.
+            // SEE pruning: a move whose exchange on its square loses more
+            // than a margin that grows with depth (where SEE applies).
+            // History pruning: a quiet move that has mostly failed before
+            // (its ordering score is its history, below the killers').
+            let futile = pruning_node
+                && best > -MATE_BOUND
+                && ((futility_node && !tactical && futility_eval <= alpha)
+                    || (lmp && !tactical && quiets_seen >= lmp_limit)
+                    || (see_node
+                        && see::see_ge(
+                            pos,
+                            m,
+                            if tactical {
+                                see_margins.0
+                            } else {
+                                see_margins.1
+                            },
+                        ) == Some(false))
+                    || (history_prune && !tactical && ms < -HIST_PRUNE_MARGIN * depth));
             if !tactical {
                 quiets_seen += 1;
             }
-            // SEE pruning: a move whose exchange on its square loses more
-            // than a margin that grows with depth (where SEE applies).
-            let see_pruned = see_node
-                && !futile
-                && !late
-                && best > -MATE_BOUND
-                && see::see_ge(
-                    pos,
-                    m,
-                    if tactical {
-                        see_margins.0
-                    } else {
-                        see_margins.1
-                    },
-                ) == Some(false);
-            // History pruning: a quiet move that has mostly failed before
-            // (its ordering score is its history, below the killers').
-            let bad_history =
-                history_prune && !tactical && best > -MATE_BOUND && ms < -HIST_PRUNE_MARGIN * depth;
-            let futile = futile || late || see_pruned || bad_history;
             if futile && !may_check {
                 continue;
             }
@@ -2026,22 +2026,23 @@ impl ScoredMoves {
         self.entries.reserve(n);
         let start = self.entries.len();
         let (keys, entries) = (self.keys.as_mut_ptr(), self.entries.as_mut_ptr());
-        let mut end = start;
-        for to in targets {
+        let mut bits = targets.0;
+        for place in start..start + n {
+            // `bits` has `n` squares, so one is left at each of `n` steps.
+            let to = Square::new(bits.trailing_zeros() as u8);
+            bits &= bits - 1;
             let (score, m) = batch(to);
-            assert!(end < start + n, "a bitboard gives one square a bit");
-            // SAFETY: `end` is below `start + n`, and both vectors have room
-            // for `n` more entries past `start` (reserved above).
+            // SAFETY: `place` is below `start + n`, and both vectors have
+            // room for `n` entries past `start` (reserved above).
             unsafe {
-                keys.add(end).write(sort_key(score, end));
-                entries.add(end).write((m, 0));
+                keys.add(place).write(sort_key(score, place));
+                entries.add(place).write((m, 0));
             }
-            end += 1;
         }
-        // SAFETY: the entries up to `end` were written above.
+        // SAFETY: the `n` entries past `start` were written above.
         unsafe {
-            self.keys.set_len(end);
-            self.entries.set_len(end);
+            self.keys.set_len(start + n);
+            self.entries.set_len(start + n);
         }
     }
 
