@@ -51,17 +51,39 @@ pub(crate) const fn pst_entry(r: usize, i: usize) -> (i32, i32) {
 /// that the royal unit sorts as the most valuable).
 #[inline]
 pub fn unit_value(unit: Unit) -> i32 {
-    ORDER_VALUE[unit.first.index()] + unit.second.map_or(0, |r| ORDER_VALUE[r.index()])
+    value_of_roles(unit.first.index(), unit.second.map_or(NO_ROLE, Role::index))
 }
 
 /// Material value of a unit (middlegame), pair correction included, king
 /// counted as zero. Used by the threat terms and by level noise.
 pub fn unit_material(unit: Unit, fusion: bool) -> i32 {
-    let mut v = MG_VALUE[unit.first.index()];
-    if let Some(s) = unit.second {
-        v += MG_VALUE[s.index()] + pair_correction(fusion, unit.first.index(), s.index()).0;
-    }
-    v
+    material_of_roles(
+        unit.first.index(),
+        unit.second.map_or(NO_ROLE, Role::index),
+        fusion,
+    )
+}
+
+/// [`unit_value`] of a unit of role indices `first` and `second`
+/// (`NO_ROLE`: a single piece).
+const fn value_of_roles(first: usize, second: usize) -> i32 {
+    ORDER_VALUE[first]
+        + if second == NO_ROLE {
+            0
+        } else {
+            ORDER_VALUE[second]
+        }
+}
+
+/// [`unit_material`] of a unit of role indices `first` and `second`
+/// (`NO_ROLE`: a single piece).
+const fn material_of_roles(first: usize, second: usize, fusion: bool) -> i32 {
+    MG_VALUE[first]
+        + if second == NO_ROLE {
+            0
+        } else {
+            MG_VALUE[second] + pair_correction(fusion, first, second).0
+        }
 }
 
 /// [`unit_value`] and [`unit_material`] (not Fusion, Fusion) by mailbox
@@ -78,25 +100,16 @@ const fn worth_of_codes(fusion: Option<bool>) -> [i32; 256] {
     let mut code = 1;
     while code < 256 {
         let first = (code >> 2) & 7;
-        let second = code >> 5;
-        if code & 1 == 1 && first < 6 && second < 7 {
+        // Bits 5-7: 0 for a single piece (`NO_ROLE`), else the role + 1.
+        let second = match code >> 5 {
+            0 => NO_ROLE,
+            s => s - 1,
+        };
+        // Occupied, with roles that exist (other bytes never occur).
+        if code & 1 == 1 && first < NO_ROLE && code >> 5 <= NO_ROLE {
             t[code] = match fusion {
-                None => {
-                    ORDER_VALUE[first]
-                        + if second > 0 {
-                            ORDER_VALUE[second - 1]
-                        } else {
-                            0
-                        }
-                }
-                Some(fusion) => {
-                    MG_VALUE[first]
-                        + if second > 0 {
-                            MG_VALUE[second - 1] + pair_correction(fusion, first, second - 1).0
-                        } else {
-                            0
-                        }
-                }
+                None => value_of_roles(first, second),
+                Some(fusion) => material_of_roles(first, second, fusion),
             };
         }
         code += 1;

@@ -1501,10 +1501,9 @@ impl Searcher {
         let them = pos.turn().other();
         let mut scored = std::mem::take(&mut self.bufs[ply]);
         scored.clear();
-        let theirs = pos.units_of(them).0;
         let material_of_code = &MATERIAL_OF_CODE[usize::from(pos.variant() == Variant::Fusion)];
         for &m in self.move_list.iter() {
-            let victim = captured_code(pos, theirs, m);
+            let victim = usize::from(pos.captured_code(m));
             let gain = material_of_code[victim]
                 + m.promotion()
                     .map_or(0, |r| MG_VALUE[r.index()] - MG_VALUE[0]);
@@ -1634,7 +1633,7 @@ impl Searcher {
         if bits == ctx.tt_move {
             return TT_MOVE_SCORE;
         }
-        let victim = captured_code(pos, ctx.them, m);
+        let victim = usize::from(pos.captured_code(m));
         if victim != 0 {
             let vv = VALUE_OF_CODE[victim];
             let av = moving_value(pos, m);
@@ -2113,22 +2112,6 @@ fn sort_key(score: i32, place: usize) -> i32 {
 #[inline]
 fn key_score(key: i32) -> i32 {
     key >> KEY_PLACE_BITS
-}
-
-/// The mailbox byte (an index of `VALUE_OF_CODE` and `MATERIAL_OF_CODE`)
-/// of the unit `m` captures, 0 for none (`Position::captured`); `them`:
-/// the opponent's units.
-#[inline]
-fn captured_code(pos: &Position, them: u64, m: Move) -> usize {
-    let at = if m.is_en_passant() {
-        // The victim stands beside the pawn's origin.
-        Square::new((m.from().index() as u8 & !7) | (m.to().index() as u8 & 7))
-    } else if !m.is_castle() && them & (1u64 << m.to().index()) != 0 {
-        m.to()
-    } else {
-        return 0;
-    };
-    usize::from(pos.unit_code_at(at))
 }
 
 /// The ordering value (`unit_value`) of the unit `m` moves: the whole unit,

@@ -256,6 +256,27 @@ impl Position {
         self.board.unit_at(m.to()).filter(|u| u.color != self.turn)
     }
 
+    /// [`Position::captured`] as the captured unit's mailbox byte
+    /// ([`Position::unit_code_at`]), 0 for none: for callers that index
+    /// tables by it instead of decoding the unit.
+    #[inline]
+    pub fn captured_code(&self, m: Move) -> u8 {
+        if m.is_castle() {
+            return 0;
+        }
+        let at = if m.is_en_passant() {
+            ep_victim(m)
+        } else {
+            m.to()
+        };
+        let code = self.board.code(at);
+        if code.is_empty() || code.color() == self.turn {
+            0
+        } else {
+            code.0
+        }
+    }
+
     #[inline]
     pub fn is_capture(&self, m: Move) -> bool {
         self.captured(m).is_some()

@@ -428,3 +428,38 @@ fn is_legal_agrees_with_the_legal_move_list() {
         );
     }
 }
+
+/// `captured_code` names the unit `captured` gives, by its mailbox byte:
+/// the byte of the square the captured unit stands on (beside the pawn's
+/// origin for en passant), 0 when nothing is captured.
+#[test]
+fn captured_code_is_the_captured_units_mailbox_byte() {
+    for variant in Variant::ALL {
+        let mut captures = 0usize;
+        playouts(variant, 20, 200, 43, |pos, _, _| {
+            for &m in pos.legal_moves().iter() {
+                let at = if m.is_en_passant() {
+                    chessmerge_rules::Square::from_coords(m.to().file(), m.from().rank())
+                        .expect("on the board")
+                } else {
+                    m.to()
+                };
+                let expected = match pos.captured(m) {
+                    Some(u) => {
+                        assert_eq!(pos.unit_at(at), Some(u), "{variant} {} {m}", pos.fen());
+                        captures += 1;
+                        pos.unit_code_at(at)
+                    }
+                    None => 0,
+                };
+                assert_eq!(
+                    pos.captured_code(m),
+                    expected,
+                    "{variant} {} {m}",
+                    pos.fen()
+                );
+            }
+        });
+        assert!(captures > 1_000, "{variant}: {captures}");
+    }
+}
