@@ -1542,7 +1542,7 @@ impl Searcher {
             } else {
                 QS_QUIET_ORDER + self.history[pos.turn().index()][m.from().index()][m.to().index()]
             };
-            scored.push(order, m, gain);
+            scored.push(order, m, 0);
         }
         let orig_alpha = alpha;
         let mut best = stand_pat;
@@ -1986,8 +1986,8 @@ fn eval_entry_score(entry: u64, key: u64) -> Option<i32> {
 /// (`bring_best_forward`).
 #[derive(Default)]
 struct ScoredMoves {
-    /// (move, a field of the node's own: negamax marks the moves it tried,
-    /// quiescence keeps a capture's gain).
+    /// (move, a field of the node's own: negamax marks the moves it
+    /// tried; 0 elsewhere).
     entries: Vec<(Move, i32)>,
     /// One sort key an entry (`sort_key`: its ordering score and place), in
     /// a slice of its own so that finding the largest is one tight pass

@@ -7,7 +7,7 @@ use crate::board::Board;
 use crate::fen::START_FEN;
 use crate::illegal::IllegalMove;
 use crate::moves::{Move, MoveList, MoveSink};
-use crate::types::{Color, Role, Square, Unit, Variant};
+use crate::types::{Color, Role, Square, Unit, UnitCode, Variant};
 use crate::uci::UciMove;
 use crate::variant::{Rules, with_rules};
 use crate::zobrist;
@@ -247,13 +247,7 @@ impl Position {
     /// The unit a move captures (en passant included), if any.
     #[inline]
     pub fn captured(&self, m: Move) -> Option<Unit> {
-        if m.is_castle() {
-            return None;
-        }
-        if m.is_en_passant() {
-            return self.board.unit_at(ep_victim(m));
-        }
-        self.board.unit_at(m.to()).filter(|u| u.color != self.turn)
+        UnitCode(self.captured_code(m)).unit()
     }
 
     /// [`Position::captured`] as the captured unit's mailbox byte
