@@ -163,6 +163,44 @@ fn engine_bench_prints_nodes_and_nps() {
         again.lines().last().unwrap().split_whitespace().next(),
         Some(words[0])
     );
+    // Rounds: a rate each, their median, and the same last line.
+    let rounds = Command::new(BIN)
+        .args([
+            "bench",
+            "--depth",
+            "3",
+            "--perft-depth",
+            "2",
+            "--rounds",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert!(rounds.status.success());
+    let rounds = String::from_utf8(rounds.stdout).unwrap();
+    let rates = rounds
+        .lines()
+        .filter(|l| l.starts_with("search/perft per-node rate: "))
+        .count();
+    assert_eq!(rates, 3, "{rounds}");
+    assert!(
+        rounds
+            .lines()
+            .any(|l| l.starts_with("median search/perft per-node rate of 3 rounds: ")),
+        "{rounds}"
+    );
+    assert_eq!(
+        rounds.lines().last().unwrap().split_whitespace().next(),
+        Some(words[0])
+    );
+    // Zero rounds is refused with the option's range.
+    let none = Command::new(BIN)
+        .args(["bench", "--rounds", "0"])
+        .output()
+        .unwrap();
+    assert!(!none.status.success());
+    let err = String::from_utf8(none.stderr).unwrap();
+    assert!(err.contains("--rounds"), "{err}");
 }
 
 /// Our own engine as an external UCI opponent in standard chess: it starts
