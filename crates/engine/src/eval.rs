@@ -1183,10 +1183,8 @@ mod tests {
         }
     }
 
-    /// The incremental terms equal the full sum after every move of random
-    /// playouts in every variant (captures, merges, splits, castling, en
-    /// passant and promotions all occur), and so the evaluation from them
-    /// equals the full evaluation.
+    /// A pair's pattern masks give each role's attacks, for every role,
+    /// colour and square, on random boards.
     #[test]
     fn role_pattern_gives_each_roles_attacks() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
@@ -1205,6 +1203,10 @@ mod tests {
         }
     }
 
+    /// The incremental terms equal the full sum after every move of random
+    /// playouts in every variant (captures, merges, splits, castling, en
+    /// passant and promotions all occur), and so the evaluation from them
+    /// equals the full evaluation.
     #[test]
     fn incremental_material_the_pawn_cache_and_worth_tables_equal_full_on_random_playouts() {
         let mut x = 0x51ED_2701_A3C4_9B17u64;
