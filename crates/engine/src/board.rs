@@ -39,10 +39,10 @@ pub fn pawn_attacks(color: Color, sq: usize) -> u64 {
     rules_attacks::pawn_attacks(color, Square::new(sq as u8)).0
 }
 
-/// Squares a piece of `role` and `color` on `sq` attacks. (The rules
-/// crate's `attacks` by role, inlined here: the evaluation asks it for
-/// every piece of every pair.)
-#[inline(always)]
+/// Squares a piece of `role` and `color` on `sq` attacks: the rules
+/// crate's `attacks` by role. The evaluation finds a pair's pieces by
+/// pattern masks instead (`eval::role_pattern`), checked against this.
+#[inline]
 pub fn role_attacks(role: Role, color: Color, sq: usize, occ: u64) -> u64 {
     match role {
         Role::Pawn => pawn_attacks(color, sq),
@@ -52,16 +52,6 @@ pub fn role_attacks(role: Role, color: Color, sq: usize, occ: u64) -> u64 {
         Role::Queen => rook_attacks(sq, occ) | bishop_attacks(sq, occ),
         Role::King => king_attacks(sq),
     }
-}
-
-/// Squares a unit on `sq` attacks (the union of its pieces' patterns).
-#[inline]
-pub fn unit_attacks(unit: Unit, sq: usize, occ: u64) -> u64 {
-    let mut a = role_attacks(unit.first, unit.color, sq, occ);
-    if let Some(s) = unit.second {
-        a |= role_attacks(s, unit.color, sq, occ);
-    }
-    a
 }
 
 /// Bitboards of one position, taken from the position's own sets (no
@@ -130,21 +120,6 @@ impl<'a> Board<'a> {
     #[inline]
     pub fn occupied(&self) -> u64 {
         self.by_color[0] | self.by_color[1]
-    }
-
-    /// Squares attacked by `color`.
-    pub fn attacked_by(&self, color: Color) -> u64 {
-        let occ = self.occupied();
-        let mut a = 0;
-        let mut bb = self.by_color[color.index()];
-        while bb != 0 {
-            let sq = bb.trailing_zeros() as usize;
-            bb &= bb - 1;
-            if let Some(u) = self.unit(sq) {
-                a |= unit_attacks(u, sq, occ);
-            }
-        }
-        a
     }
 }
 
