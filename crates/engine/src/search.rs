@@ -2205,32 +2205,44 @@ mod tests {
     /// of random playouts in every variant (merges, splits, pairs moving
     /// whole, castling, en passant, discovered checks) that gives check is
     /// one it says may. And it spares most moves the making.
-    #[test]
-    fn may_check_holds_every_move_that_gives_check() {
-        let mut x = 0x0C4E_C5C4_A12E_5EEDu64;
-        let (mut checks, mut moves_seen, mut spared) = (0u32, 0u32, 0u32);
+    /// Calls `visit` with every position (and its legal moves) of `games`
+    /// random playouts of up to 160 plies in every variant, from `seed`.
+    fn for_each_playout_position(
+        seed: u64,
+        games: u64,
+        mut visit: impl FnMut(&Position, &MoveList),
+    ) {
+        let mut x = seed;
         for v in Variant::ALL {
-            for game in 0..40 {
+            for game in 0..games {
                 let mut pos = Position::new(v);
                 for _ in 0..160 {
                     let moves = pos.legal_moves();
                     if moves.is_empty() {
                         break;
                     }
-                    let squares = CheckSquares::of(&pos);
-                    for &m in moves.iter() {
-                        let gives = pos.play_unchecked(m).is_check();
-                        let may = squares.may_check(m);
-                        assert!(may || !gives, "{v} {pos} {m}: gives check");
-                        checks += u32::from(gives);
-                        spared += u32::from(!may);
-                        moves_seen += 1;
-                    }
+                    visit(&pos, &moves);
                     x = splitmix(x ^ game);
                     pos = pos.play_unchecked(moves[(x % moves.len() as u64) as usize]);
                 }
             }
         }
+    }
+
+    #[test]
+    fn may_check_holds_every_move_that_gives_check() {
+        let (mut checks, mut moves_seen, mut spared) = (0u32, 0u32, 0u32);
+        for_each_playout_position(0x0C4E_C5C4_A12E_5EED, 40, |pos, moves| {
+            let squares = CheckSquares::of(pos);
+            for &m in moves.iter() {
+                let gives = pos.play_unchecked(m).is_check();
+                let may = squares.may_check(m);
+                assert!(may || !gives, "{} {pos} {m}: gives check", pos.variant());
+                checks += u32::from(gives);
+                spared += u32::from(!may);
+                moves_seen += 1;
+            }
+        });
         assert!(checks > 1_000, "{checks} checks in {moves_seen} moves");
         assert!(spared > moves_seen / 3, "{spared} of {moves_seen} spared");
         // Checks the playouts hardly meet: castling whose rook gives
@@ -2250,6 +2262,32 @@ mod tests {
                 assert!(CheckSquares::of(&pos).may_check(m), "{v} {fen}");
             }
         }
+    }
+
+    /// `moving_value` (the mailbox byte's worth, or a splitting piece's)
+    /// is the ordering value of `Position::moving_unit` for every legal
+    /// move of random playouts in every variant: whole units, pairs moving
+    /// whole, splits, castling, en passant, promotions.
+    #[test]
+    fn moving_value_is_the_worth_of_the_unit_that_moves() {
+        let (mut splits, mut pairs_whole) = (0u32, 0u32);
+        for_each_playout_position(0x5EED_0F7A_1E00_0001, 20, |pos, moves| {
+            for &m in moves.iter() {
+                let unit = pos.moving_unit(m).expect("a unit on the origin");
+                assert_eq!(
+                    moving_value(pos, m),
+                    crate::eval::unit_value(unit),
+                    "{} {pos} {m}",
+                    pos.variant()
+                );
+                splits += u32::from(m.split().is_some());
+                pairs_whole += u32::from(m.split().is_none() && unit.is_pair());
+            }
+        });
+        assert!(
+            splits > 1_000 && pairs_whole > 1_000,
+            "{splits} splits, {pairs_whole} pairs"
+        );
     }
 
     /// `clear` empties the evaluation cache as well as the table: keys
