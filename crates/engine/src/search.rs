@@ -2201,10 +2201,6 @@ mod tests {
         }
     }
 
-    /// `CheckSquares::may_check` never misses a check: every legal move
-    /// of random playouts in every variant (merges, splits, pairs moving
-    /// whole, castling, en passant, discovered checks) that gives check is
-    /// one it says may. And it spares most moves the making.
     /// Calls `visit` with every position (and its legal moves) of `games`
     /// random playouts of up to 160 plies in every variant, from `seed`.
     fn for_each_playout_position(
@@ -2229,6 +2225,10 @@ mod tests {
         }
     }
 
+    /// `CheckSquares::may_check` never misses a check: every legal move
+    /// of random playouts in every variant (merges, splits, pairs moving
+    /// whole, castling, en passant, discovered checks) that gives check is
+    /// one it says may. And it spares most moves the making.
     #[test]
     fn may_check_holds_every_move_that_gives_check() {
         let (mut checks, mut moves_seen, mut spared) = (0u32, 0u32, 0u32);
