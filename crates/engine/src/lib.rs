@@ -26,6 +26,8 @@ pub mod levels;
 pub mod limits;
 pub mod nnue;
 pub mod params;
+#[cfg(test)]
+mod playouts;
 pub mod search;
 pub mod see;
 pub mod tables;

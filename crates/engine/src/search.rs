@@ -2154,6 +2154,7 @@ pub fn search_once(pos: &Position, history: &[u64], limits: &Limits) -> SearchRe
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::playouts::for_each_playout_position;
 
     /// Issue 11: the root loop counted each root child once more on top of
     /// the child's own count. Here the root has one legal move (Ka7), and
@@ -2201,30 +2202,6 @@ mod tests {
         }
     }
 
-    /// Calls `visit` with every position (and its legal moves) of `games`
-    /// random playouts of up to 160 plies in every variant, from `seed`.
-    fn for_each_playout_position(
-        seed: u64,
-        games: u64,
-        mut visit: impl FnMut(&Position, &MoveList),
-    ) {
-        let mut x = seed;
-        for v in Variant::ALL {
-            for game in 0..games {
-                let mut pos = Position::new(v);
-                for _ in 0..160 {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
-                    }
-                    visit(&pos, &moves);
-                    x = splitmix(x ^ game);
-                    pos = pos.play_unchecked(moves[(x % moves.len() as u64) as usize]);
-                }
-            }
-        }
-    }
-
     /// `CheckSquares::may_check` never misses a check: every legal move
     /// of random playouts in every variant (merges, splits, pairs moving
     /// whole, castling, en passant, discovered checks) that gives check is
@@ -2232,7 +2209,7 @@ mod tests {
     #[test]
     fn may_check_holds_every_move_that_gives_check() {
         let (mut checks, mut moves_seen, mut spared) = (0u32, 0u32, 0u32);
-        for_each_playout_position(0x0C4E_C5C4_A12E_5EED, 40, |pos, moves| {
+        for_each_playout_position(0x0C4E_C5C4_A12E_5EED, 40, 160, |pos, moves| {
             let squares = CheckSquares::of(pos);
             for &m in moves.iter() {
                 let gives = pos.play_unchecked(m).is_check();
@@ -2271,7 +2248,7 @@ mod tests {
     #[test]
     fn moving_value_is_the_worth_of_the_unit_that_moves() {
         let (mut splits, mut pairs_whole) = (0u32, 0u32);
-        for_each_playout_position(0x5EED_0F7A_1E00_0001, 20, |pos, moves| {
+        for_each_playout_position(0x5EED_0F7A_1E00_0001, 20, 160, |pos, moves| {
             for &m in moves.iter() {
                 let unit = pos.moving_unit(m).expect("a unit on the origin");
                 assert_eq!(

@@ -321,29 +321,17 @@ mod tests {
     /// random playouts' moves (every kind of position of every variant).
     #[test]
     fn see_ge_is_consistent_on_playouts() {
-        let mut x = 0x5EE5_EE5E_u64;
         let mut answered = 0;
-        for v in Variant::ALL {
-            for game in 0..20u64 {
-                let mut pos = Position::new(v);
-                for _ in 0..120 {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
-                    }
-                    for &m in moves.iter() {
-                        if let Some(val) = see_value(&pos, m) {
-                            answered += 1;
-                            assert!(val <= SEE_VALUE[4] * 2, "{} {m}", pos.fen());
-                            assert_eq!(see_ge(&pos, m, val), Some(true));
-                            assert_eq!(see_ge(&pos, m, val + 1), Some(false));
-                        }
-                    }
-                    x = crate::search::splitmix(x ^ game);
-                    pos = pos.play_unchecked(moves[(x % moves.len() as u64) as usize]);
+        crate::playouts::for_each_playout_position(0x5EE5_EE5E, 20, 120, |pos, moves| {
+            for &m in moves.iter() {
+                if let Some(val) = see_value(pos, m) {
+                    answered += 1;
+                    assert!(val <= SEE_VALUE[4] * 2, "{} {m}", pos.fen());
+                    assert_eq!(see_ge(pos, m, val), Some(true));
+                    assert_eq!(see_ge(pos, m, val + 1), Some(false));
                 }
             }
-        }
+        });
         assert!(answered > 10_000, "{answered}");
     }
 }
