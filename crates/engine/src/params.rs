@@ -467,7 +467,7 @@ pub const LEVELS: [(Option<i32>, Option<u64>, i32, u32, u64); 8] = [
 /// one below, rounded to 50, each within about ±115-130 (95%). `None`:
 /// below 1350, the scale's floor (from the ladder: the level lost nearly
 /// every game to the one above). Commands and figures: docs/engine.md,
-/// "Levels after correction history". Measure again whenever `LEVELS` or
+/// "Levels: ratings against Stockfish". Measure again whenever `LEVELS` or
 /// the engine's strength changes.
 pub const LEVEL_RATINGS: [Option<u16>; 8] = [
     None,

@@ -205,10 +205,11 @@ impl Default for Features {
             lmr_history: true,
             see: true,
             see_prune: true,
-            // Accepted 2026-12-06 (docs/engine.md, "Correction history").
+            // Accepted 2026-12-06 (docs/log/engine-strength-2026-11-30-to-12-06.md,
+            // "Correction history").
             corr_history: true,
-            // Off until a match accepts them (docs/engine.md, "Search:
-            // continuation history and singular extensions"): `on=` names.
+            // Off until a match accepts them (docs/engine.md, "Switches"):
+            // `on=` names.
             cont_history: false,
             singular: false,
             qsearch_tt: false,
