@@ -1,7 +1,8 @@
 //! The `chessmerge` command line: a thin layer over the workspace crates.
 // mimalloc instead of glibc's malloc: malloc and free were about 16% of a
 // loaded server's CPU samples, and the server's CPU per move fell by 8-10%
-// with it (docs/benchmarks.md, "mimalloc").
+// with it (docs/log/benchmarks-server-2026-11-30-to-12-05.md, "Paced
+// players: mimalloc, ...").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
