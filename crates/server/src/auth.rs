@@ -109,6 +109,18 @@ pub struct AuthUser {
 }
 
 impl AuthUser {
+    /// The credential it was authenticated with, which its live
+    /// connections follow (they end when it is revoked).
+    pub fn credential(&self) -> crate::live::Credential {
+        crate::live::Credential {
+            token_hash: self.token_hash.clone(),
+            kind: match self.via {
+                AuthVia::Bearer => crate::store::TokenKind::Api,
+                AuthVia::Cookie => crate::store::TokenKind::Session,
+            },
+        }
+    }
+
     /// The public name of the credential ([`crate::store::token_id`]).
     pub fn token_id(&self) -> String {
         crate::store::token_id(&self.token_hash).to_owned()

@@ -62,6 +62,9 @@ pub struct ConnectionLimits {
     pub shutdown_grace: Duration,
     /// The largest request body read (larger: 413).
     pub max_body: usize,
+    /// Paths that take larger bodies, and their limit (PGN import: a long
+    /// game, form-encoded).
+    pub large_bodies: &'static [(&'static str, usize)],
 }
 
 /// File descriptors kept back for the database, logs and the listener.
@@ -369,12 +372,11 @@ async fn read_body(
         return Ok(req.map(Body::new));
     }
     let (parts, body) = req.into_parts();
-    // PGN import takes larger bodies (a long game, form-encoded).
-    let max_body = if parts.uri.path() == "/api/import" {
-        limits.max_body.max(crate::api::import::BODY_LIMIT)
-    } else {
-        limits.max_body
-    };
+    let max_body = limits
+        .large_bodies
+        .iter()
+        .find(|(path, _)| *path == parts.uri.path())
+        .map_or(limits.max_body, |&(_, large)| limits.max_body.max(large));
     let limited = http_body_util::Limited::new(body, max_body);
     match tokio::time::timeout(limits.body_timeout, limited.collect()).await {
         Ok(Ok(collected)) => Ok(Request::from_parts(parts, Body::from(collected.to_bytes()))),
@@ -622,6 +624,7 @@ mod tests {
             max_connections: 1,
             shutdown_grace: Duration::from_secs(1),
             max_body: 1,
+            large_bodies: &[],
         };
         let clock = Arc::new(ConnectionClock::new());
         let idle = clock.deadline(&limits).unwrap();

@@ -13,6 +13,7 @@ use crate::challenges::ChallengeError;
 use crate::games::GameError;
 use crate::live::FeedError;
 use crate::model::ParseError;
+use crate::review::ReviewError;
 use crate::store::StoreError;
 
 /// An error answered to a client.
@@ -213,6 +214,18 @@ impl From<StoreError> for ApiError {
 impl From<BlockingError> for ApiError {
     fn from(e: BlockingError) -> Self {
         ApiError::Blocking(e)
+    }
+}
+
+impl From<ReviewError> for ApiError {
+    fn from(e: ReviewError) -> ApiError {
+        match e {
+            ReviewError::Ongoing => ApiError::Conflict(e.to_string()),
+            ReviewError::OnePerUser(_) => ApiError::TooManyRequests(e.to_string()),
+            ReviewError::Busy => ApiError::Unavailable(e.to_string()),
+            ReviewError::Game(e) => ApiError::Game(e),
+            ReviewError::Store(e) => ApiError::Store(e),
+        }
     }
 }
 

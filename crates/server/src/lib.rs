@@ -40,6 +40,7 @@ pub mod presence;
 pub mod profile;
 pub mod ratings;
 pub mod review;
+pub mod shutdown;
 pub mod store;
 pub mod views;
 mod web;
@@ -469,6 +470,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         max_connections: connections::fit_file_limit(limits.max_connections.max(1)),
         shutdown_grace: Duration::from_secs(limits.shutdown_grace_secs),
         max_body: api::BODY_LIMIT,
+        large_bodies: api::LARGE_BODIES,
     };
     connections::serve(
         listener,
@@ -476,7 +478,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         connection_limits,
         args.trusted_proxies.clone(),
         async move {
-            shutdown_signal().await;
+            shutdown::shutdown_signal().await;
             tracing::info!("shutting down");
             let _ = shutdown_tx.send(true);
         },
@@ -525,31 +527,5 @@ async fn prune_events(store: Arc<dyn Store>) {
             Ok(n) => tracing::debug!(deleted = n, "old allowances and lapsed leases pruned"),
             Err(e) => tracing::warn!(error = %e, "cannot prune allowances and leases"),
         }
-    }
-}
-
-/// Resolves once the server is shutting down.
-pub async fn stopped(rx: &mut watch::Receiver<bool>) {
-    let _ = rx.wait_for(|s| *s).await.map(|_| ());
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
     }
 }

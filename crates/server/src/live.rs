@@ -358,17 +358,6 @@ pub struct Credential {
 }
 
 impl Credential {
-    /// The credential a request was authenticated with.
-    pub fn of(user: &crate::auth::AuthUser) -> Credential {
-        Credential {
-            token_hash: user.token_hash.clone(),
-            kind: match user.via {
-                crate::auth::AuthVia::Bearer => crate::store::TokenKind::Api,
-                crate::auth::AuthVia::Cookie => crate::store::TokenKind::Session,
-            },
-        }
-    }
-
     fn is(&self, id: &str) -> bool {
         crate::store::token_id(&self.token_hash) == id
     }
@@ -450,7 +439,7 @@ async fn next_or_keepalive(
             Ok(None) => None,
             Err(_) => Some(None),
         },
-        _ = crate::stopped(shutdown) => None,
+        _ = crate::shutdown::stopped(shutdown) => None,
     }
 }
 
@@ -676,7 +665,7 @@ impl Feeds {
         loop {
             let next = tokio::select! {
                 m = sub.recv() => m,
-                _ = crate::stopped(&mut shutdown) => return Ok(()),
+                _ = crate::shutdown::stopped(&mut shutdown) => return Ok(()),
             };
             let Some(msg) = next else {
                 return Ok(());

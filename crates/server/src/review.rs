@@ -29,10 +29,10 @@ use tokio::sync::mpsc;
 use utoipa::ToSchema;
 
 use crate::blocking::{BlockingError, Bounded};
-use crate::error::ApiError;
 use crate::games::{self, GameError, Games};
 use crate::model::{GameId, UserId};
 use crate::store::{Store, StoreError};
+pub use crate::views::{JudgmentJson, PlyAnalysisJson};
 
 /// Positions searched per position of the game, by default.
 pub const ANALYSIS_NODES: u64 = 200_000;
@@ -59,18 +59,6 @@ pub enum ReviewError {
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-impl From<ReviewError> for ApiError {
-    fn from(e: ReviewError) -> ApiError {
-        match e {
-            ReviewError::Ongoing => ApiError::Conflict(e.to_string()),
-            ReviewError::OnePerUser(_) => ApiError::TooManyRequests(e.to_string()),
-            ReviewError::Busy => ApiError::Unavailable(e.to_string()),
-            ReviewError::Game(e) => ApiError::Game(e),
-            ReviewError::Store(e) => ApiError::Store(e),
-        }
-    }
 }
 
 /// One position of a game, as the page draws it when stepping through.
@@ -318,38 +306,6 @@ pub fn accuracy(moves: &[f64]) -> Option<f64> {
     let mean = moves.iter().sum::<f64>() / n;
     let harmonic = n / moves.iter().map(|a| 1.0 / a.max(1.0)).sum::<f64>();
     Some((mean + harmonic) / 2.0)
-}
-
-/// A marked move in the JSON views.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct JudgmentJson {
-    /// `Inaccuracy`, `Mistake` or `Blunder`.
-    pub name: &'static str,
-    /// `Blunder. Nf3 was best.`
-    pub comment: String,
-}
-
-/// One ply of an analysis, as lichess's export writes it: the evaluation
-/// after the move (White's view), and for a marked move the better move and
-/// the mark.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PlyAnalysisJson {
-    /// Centipawns, White's view.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub eval: Option<i32>,
-    /// Mate in this many moves (positive: White mates; 0: the side to move is checkmated).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mate: Option<i32>,
-    /// The better move (Merge-UCI), where the move is marked.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub best: Option<String>,
-    /// The better move in readable notation (not in lichess's export).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub best_san: Option<String>,
-    /// The mark.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub judgment: Option<JudgmentJson>,
 }
 
 /// A player's marks and accuracy.

@@ -718,7 +718,7 @@ pub struct ExportJson {
     /// The computer analysis, one entry per ply, when the game has one
     /// (`GET /game/export/{id}` only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub analysis: Option<Vec<crate::review::PlyAnalysisJson>>,
+    pub analysis: Option<Vec<PlyAnalysisJson>>,
 }
 
 /// An opponent, in the list of ongoing games.
@@ -1131,4 +1131,36 @@ mod tests {
             assert_eq!(&*completed, whole, "{}", pos.fen());
         }
     }
+}
+
+/// A marked move in the JSON views.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct JudgmentJson {
+    /// `Inaccuracy`, `Mistake` or `Blunder`.
+    pub name: &'static str,
+    /// `Blunder. Nf3 was best.`
+    pub comment: String,
+}
+
+/// One ply of an analysis, as lichess's export writes it: the evaluation
+/// after the move (White's view), and for a marked move the better move and
+/// the mark.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlyAnalysisJson {
+    /// Centipawns, White's view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval: Option<i32>,
+    /// Mate in this many moves (positive: White mates; 0: the side to move is checkmated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
+    /// The better move (Merge-UCI), where the move is marked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best: Option<String>,
+    /// The better move in readable notation (not in lichess's export).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_san: Option<String>,
+    /// The mark.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judgment: Option<JudgmentJson>,
 }

@@ -28,6 +28,10 @@ use crate::{AppState, auth, web};
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 16 * 1024;
 
+/// The paths whose bodies may be larger than [`BODY_LIMIT`], for the
+/// connection layer (which reads bodies before routing).
+pub const LARGE_BODIES: &[(&str, usize)] = &[("/api/import", import::BODY_LIMIT)];
+
 /// The OpenAPI description of the API.
 #[derive(OpenApi)]
 #[openapi(

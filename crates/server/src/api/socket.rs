@@ -233,7 +233,7 @@ async fn run(state: AppState, auth: Option<AuthUser>, mut socket: WebSocket) {
     // the session is ended (logout, on any node), and the socket closes.
     let mut user_task = auth
         .as_ref()
-        .map(|u| spawn_user(&state.feeds, u.user.id, Credential::of(u), out_tx.clone()));
+        .map(|u| spawn_user(&state.feeds, u.user.id, u.credential(), out_tx.clone()));
     let user = auth.map(|u| u.user);
     let hello = serde_json::json!({"t": "hello", "user": user.as_ref().map(LightUser::from)});
     let mut shutdown = state.shutdown.clone();
@@ -279,7 +279,7 @@ async fn run(state: AppState, auth: Option<AuthUser>, mut socket: WebSocket) {
                     break;
                 }
             }
-            _ = crate::stopped(&mut shutdown) => {
+            _ = crate::shutdown::stopped(&mut shutdown) => {
                 let _ = socket.send(Message::Close(None)).await;
                 break;
             }

@@ -13,7 +13,7 @@ use crate::AppState;
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::Path;
-use crate::live::{Credential, FeedItem};
+use crate::live::FeedItem;
 use crate::model::GameId;
 use crate::views::{GameFullJson, GameStateJson};
 
@@ -91,7 +91,7 @@ pub async fn game_stream(
 pub async fn event_stream(State(state): State<AppState>, user: AuthUser) -> Response {
     let (tx, rx) = mpsc::channel(16);
     let uid = user.user.id;
-    let credential = Credential::of(&user);
+    let credential = user.credential();
     let feeds = state.feeds.clone();
     let online = state.presence.connect(uid);
     tokio::spawn(async move {
