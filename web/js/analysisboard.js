@@ -6,8 +6,8 @@
 
 import { api, esc } from './api.js';
 import { Board } from './board.js';
-import { VARIANTS } from './fen.js';
-import { resultText } from './game.js';
+import { showPositionResult } from './common.js';
+import { knownVariant } from './fen.js';
 import { winningChances } from './graph.js';
 import { bindKeys, plyFromHash } from './review.js';
 import { Tree, renderTree } from './tree.js';
@@ -85,6 +85,7 @@ export function mount(root, gameId) {
 
   // The live engine: at most one stream; a new position stops the old one first.
   let engineGen = 0;
+  /** @type {AbortController | null} */
   let engineCtrl = null;
   let engineRuns = false;
 
@@ -138,10 +139,7 @@ export function mount(root, gameId) {
     board.setLastMove(v.lastMove);
     board.setCheck(v.check);
     board.setLegal(v.legalMoves);
-    const res = resultText({ status: v.status, winner: v.winner, reason: v.reason });
-    $('#result').classList.toggle('hidden', !res);
-    if (res) $('#result').innerHTML = `<strong>${esc(res.head)}</strong>${esc(res.why)}`;
-    $('#status').textContent = res ? 'Game over' : `${v.turn === 'white' ? 'White' : 'Black'} to move${v.check ? ' — check!' : ''}`;
+    showPositionResult($('#result'), $('#status'), v);
     renderTree($('#tree'), tree, current, (n) => show(n));
     $('#nav-prev').disabled = !current.parent;
     $('#nav-first').disabled = !current.parent;
@@ -260,7 +258,7 @@ export function mount(root, gameId) {
         await show(node);
       } else {
         const q = new URLSearchParams(location.search);
-        variant = VARIANTS.some((x) => x.key === q.get('variant')) ? q.get('variant') : 'chessmerge';
+        variant = knownVariant(q.get('variant'));
         tree = new Tree(q.get('fen') || '');
         const moves = (q.get('moves') || '').split(/[\s,]+/).filter(Boolean);
         const v = await api('POST', '/api/analysis', { variant, fen: tree.initialFen || undefined, moves });

@@ -1,14 +1,21 @@
 // Talking to the server: JSON in, JSON out; errors carry the server's reason.
 
 export class ApiError extends Error {
+  /** @param {number} status the HTTP status (0: the server was not reached) @param {string} message */
   constructor(status, message) {
     super(message);
     this.status = status;
   }
 }
 
-/** `api('POST', '/api/...', {body})`: the JSON answer, or throws ApiError. */
+/**
+ * `api('POST', '/api/...', {body})`: the JSON answer, or throws ApiError.
+ * @param {string} method @param {string} path @param {unknown} [body]
+ * @param {Record<string, string>} [headers]
+ * @returns {Promise<any>} the answer, whose shape the caller knows (see types.js)
+ */
 export async function api(method, path, body, headers = {}) {
+  /** @type {RequestInit & { headers: Record<string, string> }} */
   const init = { method, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin' };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
@@ -21,15 +28,20 @@ export async function api(method, path, body, headers = {}) {
     throw new ApiError(0, 'cannot reach the server');
   }
   const text = await resp.text();
+  /** @type {any} */
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = { raw: text }; }
   if (!resp.ok) throw new ApiError(resp.status, (data && data.error) || `HTTP ${resp.status}`);
   return data;
 }
 
+/** @type {import('./types.js').Account | null | undefined} */
 let me; // undefined: not asked yet; null: signed out
 
-/** The signed-in account, or null. */
+/**
+ * The signed-in account, or null.
+ * @returns {Promise<import('./types.js').Account | null>}
+ */
 export async function currentUser(refresh = false) {
   if (me !== undefined && !refresh) return me;
   try {
@@ -38,9 +50,10 @@ export async function currentUser(refresh = false) {
     if (e.status === 401) me = null;
     else throw e;
   }
-  return me;
+  return /** @type {import('./types.js').Account | null} */ (me);
 }
 
+/** @param {import('./types.js').Account | null} u */
 export function setCurrentUser(u) { me = u; }
 
 /** Shows a short message at the bottom of the page. */

@@ -10,7 +10,8 @@
 import { api, currentUser, setCurrentUser, esc, toast } from './api.js';
 import { followUser, loadPrefs } from './site.js';
 
-const app = document.getElementById('app');
+const app = /** @type {HTMLElement} */ (document.getElementById('app'));
+/** @type {(() => void) | null} */
 let cleanup = null;
 
 /** The not-found view, with an optional extra paragraph (HTML). */
@@ -28,13 +29,13 @@ export function navigate(path, replace = false) {
 }
 
 async function renderWho() {
-  const who = document.getElementById('who');
+  const who = /** @type {HTMLElement} */ (document.getElementById('who'));
   const me = await currentUser().catch(() => null);
   followUser(me);
   loadPrefs(me);
   if (me) {
     who.innerHTML = `<span>Signed in as <strong id="me-name"><a href="/@/${encodeURIComponent(me.username)}" data-link title="your profile">${esc(me.username)}</a></strong>${me.guest ? ' <span class="tag">guest</span>' : ''}</span>${me.guest ? '<a href="/signup" data-link id="keep-account">Keep this account</a>' : ''}<a href="/settings" data-link id="settings-link">Settings</a><button type="button" id="signout">Sign out</button>`;
-    who.querySelector('#signout').onclick = async () => {
+    /** @type {HTMLElement} */ (who.querySelector('#signout')).onclick = async () => {
       if (me.guest && !confirm('A guest account has no password: once signed out, it and its games cannot be signed in to again. Sign out?')) return;
       try { await api('POST', '/api/account/logout'); } catch (e) { toast(e.message); }
       setCurrentUser(null);
@@ -63,7 +64,7 @@ async function route() {
   const path = location.pathname.replace(/\/+$/, '') || '/';
   for (const a of document.querySelectorAll('header nav a')) {
     const href = a.getAttribute('href');
-    a.toggleAttribute('aria-current', href === '/' ? path === '/' : path.startsWith(href));
+    a.toggleAttribute('aria-current', href === '/' ? path === '/' : !!href && path.startsWith(href));
     if (a.hasAttribute('aria-current')) a.setAttribute('aria-current', 'page');
   }
   app.innerHTML = '';
@@ -99,7 +100,7 @@ async function route() {
 }
 
 document.addEventListener('click', (e) => {
-  const a = e.target.closest('a[data-link]');
+  const a = /** @type {Element} */ (e.target).closest('a[data-link]');
   if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
   e.preventDefault();
   navigate(a.getAttribute('href'));

@@ -6,17 +6,25 @@
 
 import { FILES, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
 import { unitHtml, pieceSvg, ROLE_NAMES, compoundOf } from './pieces.js';
+import { cap } from './common.js';
 
-const cap = (s) => s[0].toUpperCase() + s.slice(1);
+/** A unit on a square: one piece or a pair (roles in Merge-FEN order). @typedef {{ color: 'w' | 'b', roles: string[] }} Unit */
+
+/**
+ * @typedef {object} BoardOptions
+ * @property {'white' | 'black'} [orientation]
+ * @property {boolean} [interactive]
+ * @property {boolean} [small]
+ * @property {string} [label] the board's accessible name
+ * @property {(uci: string) => void} [onMove] called with a legal Merge-UCI move the player chose
+ * @property {(from: string, to: string) => void} [onIllegal] a drop on a square no legal move reaches
+ * @property {(unit: Unit, square: string) => boolean} [canPick] whether the player may pick up this unit
+ */
 
 export class Board {
   /**
-   * @param {HTMLElement} root
-   * @param {object} opts
-   *   orientation: 'white'|'black'; interactive: bool; small: bool;
-   *   onMove(uci): called with a legal Merge-UCI move the player chose;
-   *   onIllegal(from, to): a drop on a square no legal move reaches;
-   *   canPick(unit, square): whether the player may pick up this unit.
+   * @param {Element} root
+   * @param {BoardOptions} opts
    */
   constructor(root, opts = {}) {
     this.root = root;
@@ -156,8 +164,9 @@ export class Board {
     this.el.addEventListener('pointerdown', (e) => this.onPointerDown(e));
     this.el.addEventListener('keydown', (e) => this.onKey(e));
     this.el.addEventListener('focusin', (e) => {
-      const s = e.target.closest && e.target.closest('[data-square]');
-      if (s && this.focusSq !== s.dataset.square) {
+      const t = /** @type {HTMLElement} */ (e.target);
+      const s = t.closest && /** @type {HTMLElement | null} */ (t.closest('[data-square]'));
+      if (s && s.dataset.square && this.focusSq !== s.dataset.square) {
         this.focusSq = s.dataset.square;
         for (const [k, d] of Object.entries(this.squares)) d.tabIndex = k === this.focusSq ? 0 : -1;
       }
@@ -166,8 +175,8 @@ export class Board {
 
   squareAt(x, y) {
     const el = document.elementFromPoint(x, y);
-    const s = el && el.closest && el.closest('.board [data-square]');
-    return s && this.el.contains(s) ? s.dataset.square : null;
+    const s = el && el.closest && /** @type {HTMLElement | null} */ (el.closest('.board [data-square]'));
+    return s && this.el.contains(s) ? s.dataset.square || null : null;
   }
 
   canPick(s) {
@@ -212,6 +221,8 @@ export class Board {
     // Drag: follow the pointer with a copy of the unit.
     const startX = e.clientX, startY = e.clientY;
     const from = s;
+    /** @type {HTMLDivElement | null} */
+    /** @type {HTMLDivElement | null} */
     let ghost = null;
     const move = (ev) => {
       if (!ghost && Math.hypot(ev.clientX - startX, ev.clientY - startY) > 6) {
@@ -281,7 +292,7 @@ export class Board {
   /** The move(s) from `from` to `to`: play it, or offer the readings. */
   choose(from, to, cands) {
     this.selected = null;
-    if (cands.length === 1) { this.render(); this.opts.onMove(cands[0].uci); return; }
+    if (cands.length === 1) { this.render(); if (this.opts.onMove) this.opts.onMove(cands[0].uci); return; }
     this.render();
     this.openChooser(from, to, cands);
   }
@@ -333,12 +344,12 @@ export class Board {
     let armed = false;
     box.addEventListener('pointerdown', () => { armed = true; });
     box.addEventListener('click', (e) => {
-      const b = e.target.closest('button');
+      const b = /** @type {Element} */ (e.target).closest('button');
       if (!b) return;
       if (!armed && e.detail !== 0) { e.preventDefault(); return; }
       const keep = box.contains(document.activeElement);
       this.closeChooser(keep);
-      if (b.dataset.uci) this.opts.onMove(b.dataset.uci);
+      if (b.dataset.uci && this.opts.onMove) this.opts.onMove(b.dataset.uci);
       else this.render();
     });
     this.el.append(box);

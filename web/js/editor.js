@@ -11,7 +11,7 @@
 
 import { api, esc, toast } from './api.js';
 import { Board } from './board.js';
-import { VARIANTS, START_FEN, sq, fileOf, rankOf, parseFen, describeUnit } from './fen.js';
+import { VARIANTS, START_FEN, knownVariant, sq, fileOf, rankOf, parseFen, describeUnit } from './fen.js';
 import { pieceSvg, ROLE_NAMES } from './pieces.js';
 
 const ORDER = 'KQRBNP';
@@ -58,7 +58,7 @@ export function place(unit, tool, join) {
 export function mount(root) {
   document.title = 'Board editor · ChessMerge';
   const q = new URLSearchParams(location.search);
-  const variant0 = VARIANTS.some((v) => v.key === q.get('variant')) ? q.get('variant') : 'chessmerge';
+  const variant0 = knownVariant(q.get('variant'));
   let start = q.get('fen') || START_FEN;
   let parsed;
   try { parsed = parseFen(start); } catch { start = START_FEN; parsed = parseFen(start); }
@@ -69,8 +69,10 @@ export function mount(root) {
     turn: parsed.turn === 'b' ? 'b' : 'w',
     castling: fields[2] && fields[2] !== '-' ? fields[2] : '',
     ep: fields[3] && fields[3] !== '-' ? fields[3] : '',
+    /** @type {{ color?: string, role?: string, erase?: boolean }} */
     tool: { color: 'w', role: 'P' },
     focus: 'e4',
+    /** @type {{ fen?: string, status?: string, error?: string } | null} */
     checked: null, // the server's answer for the current FEN: {fen} or {error}
     seq: 0,
   };
@@ -224,7 +226,7 @@ export function mount(root) {
     }
   });
   $('#palette').addEventListener('click', (e) => {
-    const b = e.target.closest('.tool');
+    const b = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest('.tool'));
     if (!b) return;
     st.tool = b.dataset.erase ? { erase: true } : { color: b.dataset.color, role: b.dataset.role };
     render();

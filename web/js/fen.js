@@ -7,8 +7,16 @@ export const VARIANTS = [
   { key: 'fusion', name: 'Fusion Chess' },
   { key: 'standard', name: 'Standard' },
 ];
+/** The variants as a <select>'s options. */
+export const VARIANT_OPTIONS = VARIANTS.map((v) => `<option value="${v.key}">${v.name}</option>`).join('');
 export const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+/** @param {string} key */
 export const variantName = (key) => (VARIANTS.find((v) => v.key === key) || { name: key }).name;
+/**
+ * A variant's key from an address's `?variant=`: a known one, else `chessmerge`.
+ * @param {string | null} key @returns {string}
+ */
+export const knownVariant = (key) => (key !== null && VARIANTS.some((v) => v.key === key) ? key : 'chessmerge');
 
 /** Square name of file 0-7, rank 0-7. */
 export const sq = (f, r) => FILES[f] + (r + 1);

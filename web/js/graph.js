@@ -37,6 +37,9 @@ export function evalText(entry) {
 /**
  * Draws the graph into `host`. `analysis`: one entry per ply; `whiteFirst`:
  * White made the first move; `current`: the ply shown; `onPick(ply)`.
+ * @param {HTMLElement} host
+ * @param {import('./types.js').AnalysisEntry[]} analysis
+ * @param {{ whiteFirst: boolean, current: number, onPick: (ply: number) => void, sans?: string[] }} opts
  */
 export function drawGraph(host, analysis, { whiteFirst, current, onPick, sans = [] }) {
   const n = analysis.length;
@@ -49,8 +52,8 @@ export function drawGraph(host, analysis, { whiteFirst, current, onPick, sans = 
   const line = pts.map((p) => `${p.cx.toFixed(1)},${p.cy.toFixed(1)}`).join(' ');
   const area = n ? `M0,${H / 2} L${pts.map((p) => `${p.cx.toFixed(1)},${p.cy.toFixed(1)}`).join(' L')} L${W},${H / 2} Z` : '';
   const markCls = { Inaccuracy: 'inaccuracy', Mistake: 'mistake', Blunder: 'blunder' };
-  const dots = pts.filter((p) => p.e.judgment).map((p) =>
-    `<circle class="mark ${markCls[p.e.judgment.name]}" cx="${p.cx.toFixed(1)}" cy="${p.cy.toFixed(1)}" r="4"></circle>`).join('');
+  const dots = pts.map((p) => (p.e.judgment ?
+    `<circle class="mark ${markCls[p.e.judgment.name]}" cx="${p.cx.toFixed(1)}" cy="${p.cy.toFixed(1)}" r="4"></circle>` : '')).join('');
   const titles = pts.map((p) => {
     const w = n <= 1 ? W : W / (n - 1);
     const san = sans[p.ply - 1] || '';
@@ -64,7 +67,7 @@ export function drawGraph(host, analysis, { whiteFirst, current, onPick, sans = 
     <polyline class="line" points="${line}"></polyline>
     ${dots}${cur}${titles}
   </svg>`;
-  const svg = host.querySelector('svg');
+  const svg = /** @type {SVGSVGElement} */ (host.querySelector('svg'));
   const plyAt = (ev) => {
     const r = svg.getBoundingClientRect();
     const fx = (ev.clientX - r.left) / r.width;

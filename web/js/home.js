@@ -52,7 +52,8 @@ export async function mount(root) {
   const board = new Board(root.querySelector('#home-board'), { label: 'a short merge chess line, played in a loop' });
   const caption = root.querySelector('#home-caption');
   let alive = true;
-  let timer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
   positions().then((steps) => {
     let i = 0;
     const show = () => {

@@ -9,6 +9,14 @@ export class Live {
   // socket's address (`?game=`), where a load balancer that routes by game
   // can read it and send both players to one node (docs/deploy.md); the
   // server ignores it and follows whatever the page subscribes to.
+  /**
+   * @param {object} [handlers]
+   * @param {(event: any) => void} [handlers.onEvent] a user event (`d` of `{"t":"event"}`), or `{type: 'hello'}`
+   * @param {(id: string, type: 'gameFull' | 'gameState', version: number, data: any) => void} [handlers.onGame]
+   * @param {(up: boolean) => void} [handlers.onStatus] the socket opened or dropped
+   * @param {(data: any) => void} [handlers.onLobby] the open challenges' list, then each change
+   * @param {string} [handlers.game]
+   */
   constructor({ onEvent, onGame, onStatus, onLobby, game } = {}) {
     this.game = game || null;
     this.onEvent = onEvent || (() => {});
@@ -49,7 +57,7 @@ export class Live {
         if (last == null || msg.v > last) this.subs.set(msg.id, msg.v);
         this.onGame(msg.id, msg.t, msg.v, msg.d);
       } else if ((msg.t === 'ack' || msg.t === 'error') && msg.a != null && this.acks.has(msg.a)) {
-        const w = this.acks.get(msg.a);
+        const w = /** @type {{ resolve: (msg: any) => void, reject: (e: Error) => void }} */ (this.acks.get(msg.a));
         this.acks.delete(msg.a);
         if (msg.t === 'ack') w.resolve(msg);
         else w.reject(Object.assign(new Error(msg.error || 'refused'), { status: msg.status }));
@@ -85,11 +93,12 @@ export class Live {
    * (sends nothing) when the socket is not open.
    */
   request(obj) {
-    if (!this.up) return null;
+    const ws = this.ws;
+    if (!ws || !this.up) return null;
     const a = this.nextAck++;
     return new Promise((resolve, reject) => {
       this.acks.set(a, { resolve, reject });
-      this.ws.send(JSON.stringify({ ...obj, a }));
+      ws.send(JSON.stringify({ ...obj, a }));
     });
   }
 
@@ -100,7 +109,10 @@ export class Live {
 
   sendSub(id, v) { this.send(v == null ? { t: 'sub', id } : { t: 'sub', id, v }); }
 
-  /** Follows a game from version `v` (the last one the page has). */
+  /**
+   * Follows a game from version `v` (the last one the page has).
+   * @param {string} id @param {number | null} [v]
+   */
   subscribe(id, v = null) {
     this.subs.set(id, v);
     this.sendSub(id, v);

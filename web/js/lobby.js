@@ -7,25 +7,16 @@ import { diagramHtml } from './diagram.js';
 import { api, botTag, currentUser, esc, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
-import { VARIANTS, variantName } from './fen.js';
+import { finishedText } from './common.js';
+import { VARIANT_OPTIONS, variantName } from './fen.js';
 import { Live } from './live.js';
 import { ago } from './site.js';
 import { diffHtml, ratingHtml, userHtml, userLink } from './users.js';
 
-const variantOptions = VARIANTS.map((v) => `<option value="${v.key}">${v.name}</option>`).join('');
-
-/** A finished game's result for the player: "won by checkmate", "draw by agreement", "aborted". */
-export function finishedText(g, youWhite) {
-  if (g.status === 'aborted') return 'aborted';
-  const how = { mate: 'by checkmate', resign: 'by resignation', stalemate: 'by stalemate', timeout: 'on time', outoftime: 'on time' }[g.status];
-  if (g.winner) return `${((g.winner === 'white') === youWhite) ? 'won' : 'lost'}${how ? ` ${how}` : ''}`;
-  if (g.status === 'stalemate') return 'draw by stalemate';
-  return 'draw';
-}
-
 export async function mount(root) {
-  const me = await currentUser().catch(() => null);
-  if (!me) return (await import('./home.js')).mount(root);
+  const signedIn = await currentUser().catch(() => null);
+  if (!signedIn) return (await import('./home.js')).mount(root);
+  const me = signedIn;
   // The ways to play first (they open the form, preset); then the games
   // where it is my move; cards with nothing in them fold away.
   root.innerHTML = `
@@ -48,7 +39,7 @@ export async function mount(root) {
           <label class="field" id="dest-field">Player name <input name="dest" id="dest" autocomplete="off"></label>
           <label class="field" id="level-field">Computer level
             <select name="level" id="level">${[1, 2, 3, 4, 5, 6, 7, 8].map((l) => `<option value="${l}">Level ${l}</option>`).join('')}</select></label>
-          <label class="field">Variant <select name="variant" id="variant">${variantOptions}</select></label>
+          <label class="field">Variant <select name="variant" id="variant">${VARIANT_OPTIONS}</select></label>
           <label class="field">Your colour
             <select name="color" id="color"><option value="random">Random</option><option value="white">White</option><option value="black">Black</option></select></label>
         </div>
@@ -184,7 +175,7 @@ export async function mount(root) {
       const share = mine ? `<a class="share" href="/${c.id}" data-link>${esc(location.origin)}/${c.id}</a>` : '';
       li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${c.rated ? 'rated' : 'casual'} · ${openColour(c)}</span>${share}${fen}</span>
         ${mine ? '<button data-act="cancel">Cancel</button>' : '<button class="primary" data-act="join">Accept</button>'}`;
-      const btn = li.querySelector('button');
+      const btn = /** @type {HTMLButtonElement} */ (li.querySelector('button'));
       btn.onclick = async () => {
         btn.disabled = true;
         try {
@@ -243,10 +234,10 @@ export async function mount(root) {
       li.dataset.challenge = c.id;
       li.innerHTML = `<span>${userHtml(c.challenger)} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span>
         <span class="row"><button class="primary" data-act="accept">Accept</button><button data-act="decline">Decline</button></span>`;
-      li.querySelector('[data-act=accept]').onclick = async () => {
+      /** @type {HTMLElement} */ (li.querySelector('[data-act=accept]')).onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/accept`); navigate(`/${c.id}`); } catch (e) { toast(e.message); refreshChallenges(); }
       };
-      li.querySelector('[data-act=decline]').onclick = async () => {
+      /** @type {HTMLElement} */ (li.querySelector('[data-act=decline]')).onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/decline`, { reason: 'generic' }); } catch (e) { toast(e.message); }
         refreshChallenges();
       };
@@ -262,7 +253,7 @@ export async function mount(root) {
       li.dataset.challenge = c.id;
       const to = `To ${userHtml(c.destUser)}`;
       li.innerHTML = `<span>${to} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span><button data-act="cancel">Cancel</button>`;
-      li.querySelector('[data-act=cancel]').onclick = async () => {
+      /** @type {HTMLElement} */ (li.querySelector('[data-act=cancel]')).onclick = async () => {
         try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(e.message); }
         refreshChallenges();
       };

@@ -4,11 +4,10 @@
 
 import { api, esc, toast } from './api.js';
 import { Board } from './board.js';
-import { VARIANTS } from './fen.js';
-import { renderMoves, resultText } from './game.js';
+import { showPositionResult } from './common.js';
+import { VARIANT_OPTIONS, knownVariant } from './fen.js';
+import { renderMoves } from './movelist.js';
 import { explainRefusal } from './words.js';
-
-const variantOptions = VARIANTS.map((v) => `<option value="${v.key}">${v.name}</option>`).join('');
 
 function scoreText(s) {
   if (s.mate != null) return s.mate > 0 ? `White mates in ${s.mate}` : `Black mates in ${-s.mate}`;
@@ -34,9 +33,10 @@ async function copyText(text) {
 export function mount(root) {
   const q = new URLSearchParams(location.search);
   const st = {
-    variant: VARIANTS.some((v) => v.key === q.get('variant')) ? q.get('variant') : 'chessmerge',
+    variant: knownVariant(q.get('variant')),
     fen: q.get('fen') || '',
     moves: (q.get('moves') || '').split(/[\s,]+/).filter(Boolean),
+    /** @type {import('./types.js').AnalysisView | null} */
     view: null,
   };
   root.innerHTML = `
@@ -59,7 +59,7 @@ export function mount(root) {
           <div id="best-out" aria-live="polite"></div>
         </div>
         <div class="card stack">
-          <label class="field">Variant <select id="variant">${variantOptions}</select></label>
+          <label class="field">Variant <select id="variant">${VARIANT_OPTIONS}</select></label>
           <label class="field">Start from Merge-FEN <input id="fen-in" spellcheck="false" autocomplete="off" placeholder="empty: the start position"></label>
           <p class="error-text" id="setup-error" role="alert"></p>
           <div class="row"><button type="button" id="setup">Set up</button></div>
@@ -72,6 +72,7 @@ export function mount(root) {
   const $ = (s) => root.querySelector(s);
   $('#variant').value = st.variant;
   $('#fen-in').value = st.fen;
+  /** @type {{ uci: string, san: string, score: { cp: number, mate?: number | null }, depth: number, nodes: number, pvSan: string[] } | null} */
   let best = null;
   const board = new Board($('#board-host'), {
     interactive: true,
@@ -113,17 +114,15 @@ export function mount(root) {
     return true;
   }
 
+  /** Draws the position checked last (`load` sets it before calling). */
   function render() {
-    const v = st.view;
+    const v = /** @type {import('./types.js').AnalysisView} */ (st.view);
     board.setPosition(v.fen, v.variant.key);
     board.setLastMove(v.lastMove);
     board.setCheck(v.check);
     board.setMarks(best ? [{ square: best.uci.replace(/^[A-Z]/, '').slice(0, 2), cls: 'mark-b' }, { square: best.uci.replace(/^[A-Z]/, '').slice(2, 4), cls: 'mark-b' }] : []);
     board.setLegal(v.legalMoves);
-    const res = resultText({ status: v.status, winner: v.winner, reason: v.reason });
-    $('#result').classList.toggle('hidden', !res);
-    if (res) $('#result').innerHTML = `<strong>${esc(res.head)}</strong>${esc(res.why)}`;
-    $('#status').textContent = res ? 'Game over' : `${v.turn === 'white' ? 'White' : 'Black'} to move${v.check ? ' — check!' : ''}`;
+    const res = showPositionResult($('#result'), $('#status'), v);
     renderMoves($('#moves'), v.initialFen, v.san);
     $('#fen-out').value = v.fen;
     $('#open-editor').href = `/editor?${new URLSearchParams({ fen: v.fen, variant: v.variant.key })}`;
@@ -133,7 +132,8 @@ export function mount(root) {
       <span class="muted">depth ${best.depth}, ${best.nodes} nodes</span>
       <div class="muted">Line: ${esc(best.pvSan.join(' '))}</div>
       <button type="button" id="play-best">Play it</button>` : '';
-    if (best) $('#play-best').onclick = () => load(st.variant, st.fen, [...st.moves, best.uci]);
+    const shown = best;
+    if (shown) $('#play-best').onclick = () => load(st.variant, st.fen, [...st.moves, shown.uci]);
   }
 
   $('#undo').onclick = () => load(st.variant, st.fen, st.moves.slice(0, -1));
@@ -141,7 +141,10 @@ export function mount(root) {
   $('#flip').onclick = () => board.flip();
   $('#setup').onclick = () => load($('#variant').value, $('#fen-in').value.trim(), []);
   $('#variant').onchange = () => load($('#variant').value, $('#fen-in').value.trim(), []);
-  $('#copy-fen').onclick = async () => toast((await copyText(st.view.fen)) ? 'FEN copied.' : 'Copy failed: select the text.', 'info', 2000);
+  $('#copy-fen').onclick = async () => {
+    // Nothing to copy before the first position has loaded.
+    if (st.view) toast((await copyText(st.view.fen)) ? 'FEN copied.' : 'Copy failed: select the text.', 'info', 2000);
+  };
   $('#copy-link').onclick = async () => toast((await copyText(link())) ? 'Link copied.' : 'Copy failed.', 'info', 2000);
   $('#best').onclick = async () => {
     const b = $('#best');

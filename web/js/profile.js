@@ -5,8 +5,8 @@
 
 import { api, botTag, currentUser, esc } from './api.js';
 import { navigate, notFound } from './app.js';
+import { cap, finishedText } from './common.js';
 import { VARIANTS, variantName } from './fen.js';
-import { finishedText } from './lobby.js';
 import { diffHtml, profilePath, ratingHtml, userLink } from './users.js';
 
 /** Games on one page of the list. */
@@ -60,7 +60,7 @@ export function gameRow(g, userId) {
   const result = finishedText(g, white);
   const cls = result.startsWith('won') ? 'win' : result.startsWith('lost') ? 'loss' : result === 'aborted' ? 'aborted' : 'draw';
   return `<li data-game="${esc(g.id)}" data-result="${cls}">
-      <span class="result ${cls}">${esc(result[0].toUpperCase() + result.slice(1))}${diffHtml(me.ratingDiff)}</span>
+      <span class="result ${cls}">${esc(cap(result))}${diffHtml(me.ratingDiff)}</span>
       <span><span class="dot ${white ? 'white' : 'black'}" aria-hidden="true"></span>${white ? 'White' : 'Black'} vs ${oppHtml}${ratingHtml(opp.rating, false)}</span>
       <span class="muted">${esc(variantName(g.variant))} · ${g.rated ? 'rated' : 'casual'} · <time datetime="${date.toISOString()}">${esc(date.toLocaleDateString())}</time></span>
       <a href="/${esc(g.id)}" data-link class="to-game">Open game</a>
@@ -136,7 +136,7 @@ export async function mount(root, name) {
   const fr = root.querySelector('#filter-result');
   if ([...fv.options].some((o) => o.value === q.get('variant'))) fv.value = q.get('variant');
   if ([...fr.options].some((o) => o.value === q.get('result'))) fr.value = q.get('result');
-  let page = Math.max(1, Number.parseInt(q.get('page'), 10) || 1);
+  let page = Math.max(1, Number.parseInt(q.get('page') || '', 10) || 1);
   let loading = 0;
 
   async function load() {

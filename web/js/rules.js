@@ -1,7 +1,7 @@
 // The rules, one page per variant, with diagrams drawn by the board code.
 
 import { Board } from './board.js';
-import { VARIANTS } from './fen.js';
+import { VARIANTS, variantName } from './fen.js';
 
 const m = (squares, cls = 'mark-a') => squares.map((square) => ({ square, cls }));
 
@@ -77,7 +77,7 @@ const RULES = {
 export function mount(root, variant) {
   if (!RULES[variant]) variant = 'chessmerge';
   const r = RULES[variant];
-  const name = VARIANTS.find((v) => v.key === variant).name;
+  const name = variantName(variant);
   root.innerHTML = `
     <h1>Rules: ${name}</h1>
     <nav class="tabs" aria-label="variants">${VARIANTS.map((v) => `<a href="/rules/${v.key}" data-link ${v.key === variant ? 'aria-current="page"' : ''}>${v.name}</a>`).join('')}</nav>

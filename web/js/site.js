@@ -59,11 +59,12 @@ export async function savePrefs(me, changes) {
 
 // ---- the tone ----
 
+/** @type {AudioContext | null} */
 let audio = null;
 /** A short two-note tone (WebAudio; no file). */
 export function tone() {
   try {
-    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    audio = audio || new (window.AudioContext || /** @type {any} */ (window).webkitAudioContext)();
     const now = audio.currentTime;
     for (const [i, f] of [[0, 660], [1, 880]]) {
       const o = audio.createOscillator();
@@ -92,10 +93,10 @@ export function notice(html, kind = 'info') {
   n.dataset.kind = kind;
   n.setAttribute('role', 'status');
   n.innerHTML = `<span class="notice-text">${html}</span><button type="button" class="notice-close" aria-label="Dismiss">×</button>`;
-  n.querySelector('.notice-close').onclick = () => n.remove();
-  n.addEventListener('click', (e) => { if (e.target.closest('a')) n.remove(); });
+  /** @type {HTMLElement} */ (n.querySelector('.notice-close')).onclick = () => n.remove();
+  n.addEventListener('click', (e) => { if (/** @type {Element} */ (e.target).closest('a')) n.remove(); });
   box.append(n);
-  while (box.children.length > 4) box.firstElementChild.remove();
+  while (box.firstElementChild && box.children.length > 4) box.firstElementChild.remove();
   setTimeout(() => n.remove(), 30000);
 }
 
@@ -130,12 +131,13 @@ const colours = new Map(); // game id -> my colour
 
 function applyTitle() {
   // The game page's own "● " (your move here) stays first.
-  const m = /^(● )?(?:\(\d+\) )?(.*)$/s.exec(document.title);
+  const m = /** @type {RegExpExecArray} */ (/^(● )?(?:\(\d+\) )?(.*)$/s.exec(document.title)); // matches any title
   const want = `${m[1] || ''}${myTurn.size ? `(${myTurn.size}) ` : ''}${m[2]}`;
   if (document.title !== want) document.title = want;
   document.documentElement.dataset.myTurns = String(myTurn.size);
 }
 
+/** @type {MutationObserver | null} */
 let observer = null;
 function watchTitle() {
   if (observer) return;
@@ -147,7 +149,9 @@ function watchTitle() {
 
 // ---- the channel ----
 
+/** @type {Live | null} */
 let live = null;
+/** @type {import('./types.js').Account | null} */
 let me = null;
 const listeners = new Set();
 
@@ -159,6 +163,7 @@ const who = (p) => `<strong>${esc(p ? p.name : '?')}</strong>`;
 const gameLink = (id, text = 'Open the game') => `<a href="/${esc(id)}" data-link>${text}</a>`;
 
 function follow(id, colour) {
+  if (!live) return;
   colours.set(id, colour);
   if (!live.subs.has(id) && live.subs.size < 60) live.subscribe(id);
 }
@@ -166,13 +171,15 @@ function follow(id, colour) {
 function forget(id) {
   colours.delete(id);
   myTurn.delete(id);
-  if (live.subs.has(id)) live.unsubscribe(id);
+  if (live && live.subs.has(id)) live.unsubscribe(id);
   applyTitle();
 }
 
 async function refreshPlaying() {
   let data;
   try { data = await api('GET', '/api/account/playing'); } catch { return; }
+  // Signed out while the answer was on its way: nothing to follow.
+  if (!live) return;
   const ids = new Set(data.nowPlaying.map((g) => g.gameId));
   for (const id of [...colours.keys()]) if (!ids.has(id)) forget(id);
   myTurn.clear();

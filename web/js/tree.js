@@ -5,6 +5,7 @@
 // move they replace, every move a button.
 
 import { esc } from './api.js';
+import { moveNumber } from './common.js';
 
 export class Tree {
   /** A tree whose root is the start position (`initialFen`, Merge-FEN or empty). */
@@ -51,22 +52,13 @@ export class Tree {
   }
 }
 
-/** The move number and side of a ply counted from the start position. */
-function numberOf(initialFen, ply) {
-  const f = (initialFen || '').split(/\s+/);
-  const blackFirst = f[1] === 'b';
-  const first = Number(f[5]) || 1;
-  const half = ply - 1 + (blackFirst ? 1 : 0);
-  return { n: first + Math.floor(half / 2), white: half % 2 === 0 };
-}
-
 /**
  * Draws `tree` into `el`, marking `current`; a click (or Enter) on a move
  * calls `onPick(node)`.
  */
 export function renderTree(el, tree, current, onPick) {
   const move = (node, showNumber) => {
-    const { n, white } = numberOf(tree.initialFen, node.ply);
+    const { number: n, white } = moveNumber(tree.initialFen, node.ply);
     const num = white ? `${n}. ` : showNumber ? `${n}… ` : '';
     const cur = node === current;
     return `<span class="tm${cur ? ' current' : ''}" data-node="${node.id}" role="button" tabindex="0"${cur ? ' aria-current="step"' : ''}>${num ? `<span class="n">${num}</span>` : ''}${esc(node.san || node.uci)}</span>`;

@@ -2,10 +2,9 @@
 // rules' reason, and move numbers as full moves ("move 2, Black") instead
 // of the server's half-move count.
 
+import { cap, moveNumber } from './common.js';
 import { parseUci } from './fen.js';
 import { ROLE_NAMES } from './pieces.js';
-
-const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
 /**
  * A Merge-UCI move in words, read on `units` (the position before it, from
@@ -30,16 +29,13 @@ export function readableMove(uci, units) {
   return text;
 }
 
-/** The full-move number and side of half-move `n` (1-based) from `fen` ("startpos" or empty: the start). */
+/**
+ * The full-move number and side of half-move `n` (1-based) from `fen` ("startpos" or empty: the start).
+ * @param {number} n @param {string} [fen]
+ */
 export function fullMove(n, fen) {
-  let black = false, first = 1;
-  if (fen && fen !== 'startpos') {
-    const f = fen.trim().split(/\s+/);
-    black = f[1] === 'b';
-    first = Number(f[5]) || 1;
-  }
-  const k = n - 1 + (black ? 1 : 0);
-  return { number: first + Math.floor(k / 2), side: k % 2 ? 'Black' : 'White' };
+  const { number, white } = moveNumber(fen, n);
+  return { number, side: white ? 'White' : 'Black' };
 }
 
 /**

@@ -1,0 +1,161 @@
+// The server's JSON as the page reads it, for the type checker only (JSDoc
+// typedefs; e2e/tsconfig.json checks web/js with them). No page loads this
+// module: others name its types as `import('./types.js').Game`. The full
+// shapes are in the server's OpenAPI document (/api/openapi.json).
+
+/** @typedef {'white' | 'black'} Color */
+
+/** A variant as the server describes it. @typedef {{ key: string, name: string, short?: string }} Variant */
+
+/** A legal move: Merge-UCI and the readable notation. @typedef {{ uci: string, san: string }} LegalMove */
+
+/**
+ * A user as challenges and lists carry one (`LightUser`).
+ * @typedef {{ id: string, name: string, title?: string, rating?: number, provisional?: boolean }} LightUser
+ */
+
+/**
+ * The signed-in account (`GET /api/account`).
+ * @typedef {{ id: string, username: string, title?: string, guest?: boolean, createdAt: number }} Account
+ */
+
+/**
+ * A player of a game: a person (`id`) or the computer (`aiLevel`); the
+ * rating in the game's variant, and a rated game's change.
+ * @typedef {{ id?: string, name: string, title?: string, aiLevel?: number, rating?: number, provisional?: boolean, ratingDiff?: number | null }} Player
+ */
+
+/** A rematch: offered `by` a colour, `declined`, or started as `gameId`. @typedef {{ by?: Color, declined?: boolean, gameId?: string }} Rematch */
+
+/** @typedef {{ white: number, black: number }} RatingDiff */
+
+/**
+ * A game (`GET /api/game/{id}`), and the game page's copy of it, which
+ * pushed states update (`fromPush` in game.js).
+ * @typedef {object} Game
+ * @property {string} id
+ * @property {Variant} variant
+ * @property {string} initialFen Merge-FEN, or `startpos`
+ * @property {string} fen
+ * @property {Color} turn
+ * @property {number} ply
+ * @property {number} version
+ * @property {string} status `started`, `mate`, `resign`, `stalemate`, `draw`, `aborted`, ...
+ * @property {Color | null} winner
+ * @property {string | null} reason
+ * @property {string[]} moves Merge-UCI
+ * @property {string[]} san
+ * @property {string | null} lastMove
+ * @property {boolean} check
+ * @property {Color | null} drawOffer
+ * @property {Color | null} takebackOffer
+ * @property {Rematch | null} [rematch]
+ * @property {Player} white
+ * @property {Player} black
+ * @property {LegalMove[]} legalMoves
+ * @property {Color | null} you the viewer's colour, null for a spectator
+ * @property {boolean} rated
+ * @property {RatingDiff | null} [ratingDiff]
+ */
+
+/**
+ * A pushed state (`gameState`, or `gameFull`'s `state`): the server's
+ * stream shape, lichess's names.
+ * @typedef {object} GameState
+ * @property {string} type
+ * @property {string} moves space-separated Merge-UCI
+ * @property {string} status
+ * @property {Color} [winner]
+ * @property {string} [reason]
+ * @property {boolean} wdraw
+ * @property {boolean} bdraw
+ * @property {boolean} wtakeback
+ * @property {boolean} btakeback
+ * @property {Rematch} [rematch]
+ * @property {string} fen
+ * @property {string | null} lastMove
+ * @property {boolean} check
+ * @property {Color} turn
+ * @property {RatingDiff} [ratingDiff]
+ * @property {number} ply
+ * @property {number} version
+ * @property {string[]} [san] (a server without them: the page fetches the game)
+ * @property {LegalMove[]} [legalMoves]
+ * @property {number} [done] analysis progress (`type` `analysisProgress`)
+ * @property {number} [total]
+ */
+
+/**
+ * A challenge (`GET /api/challenge/{id}/show`, the lists, the lobby feed).
+ * @typedef {object} Challenge
+ * @property {string} id
+ * @property {string} status `created`, `accepted`, `declined`, `canceled`, ...
+ * @property {LightUser | null} challenger
+ * @property {LightUser | null} destUser
+ * @property {Variant} variant
+ * @property {boolean} rated
+ * @property {'white' | 'black' | 'random'} color
+ * @property {'in' | 'out'} [direction] as seen by the signed-in user
+ * @property {string} [initialFen]
+ * @property {string} kind `direct`, `open`, ...
+ * @property {number} createdAt
+ */
+
+/**
+ * A position checked by the rules (`POST /api/analysis`).
+ * @typedef {object} AnalysisView
+ * @property {Variant} variant
+ * @property {string} [initialFen]
+ * @property {string} fen
+ * @property {Color} turn
+ * @property {string} status
+ * @property {Color} [winner]
+ * @property {string} [reason]
+ * @property {string[]} moves
+ * @property {string[]} san
+ * @property {string | null} lastMove
+ * @property {boolean} check
+ * @property {LegalMove[]} legalMoves
+ */
+
+/**
+ * One ply of a game's computer analysis: the evaluation after it (`eval`
+ * centipawns or `mate`), and a judgment with the better move.
+ * @typedef {object} AnalysisEntry
+ * @property {number} [eval]
+ * @property {number | null} [mate]
+ * @property {{ name: 'Inaccuracy' | 'Mistake' | 'Blunder' }} [judgment]
+ * @property {string} [best]
+ * @property {string} [bestSan]
+ */
+
+/** @typedef {{ accuracy: number | null, inaccuracy: number, mistake: number, blunder: number }} SideSummary */
+
+/** A position of a game's review: `{ply, fen, lastMove, san, check}`, the start first. @typedef {{ ply: number, fen: string, lastMove?: string | null, san?: string, check: boolean }} ReviewPosition */
+
+/**
+ * A game's positions and computer analysis (`GET /api/game/{id}/analysis`).
+ * @typedef {object} GameAnalysis
+ * @property {string} state `none`, `queued`, `running`, `done`, ...
+ * @property {boolean} [canRequest]
+ * @property {{ done: number, total: number }} [progress]
+ * @property {AnalysisEntry[]} [analysis]
+ * @property {{ white: SideSummary, black: SideSummary }} [summary]
+ * @property {ReviewPosition[]} [positions]
+ */
+
+/**
+ * A game as the exports and lists carry it (`GET /api/games/user/{name}`).
+ * @typedef {object} ExportedGame
+ * @property {string} id
+ * @property {boolean} rated
+ * @property {string} variant the variant's key
+ * @property {number} createdAt
+ * @property {string} status
+ * @property {Color} [winner]
+ * @property {{ white: ExportPlayer, black: ExportPlayer }} players
+ */
+
+/** @typedef {{ user?: LightUser, aiLevel?: number, name?: string, rating?: number, ratingDiff?: number }} ExportPlayer */
+
+export {};
