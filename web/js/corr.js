@@ -1,26 +1,12 @@
-// Correspondence parts of the game page: the after-game panel (the result
-// in the viewer's words, rematch, new game, lobby), the takeback controls,
-// and the conditional-moves panel with its scratch board.
+// Correspondence parts of the game page: the after-game panel (rating
+// changes, rematch, new game, lobby), what a takeback changed, and the
+// conditional-moves panel with its scratch board.
 
 import { api, esc, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
+import { otherColor, playerName } from './common.js';
 import { diffHtml, ratingHtml, shownRating } from './users.js';
-
-const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
-const other = (c) => (c === 'white' ? 'black' : 'white');
-const nameOf = (g, color) => (g[color].aiLevel ? 'the computer' : g[color].name);
-
-/**
- * The result's headline as the viewer reads it: "You won" / "You lost" /
- * "Draw" for a player, "White won" / "Draw" for a spectator.
- */
-export function outcomeHead(g) {
-  if (g.status === 'aborted') return 'Game aborted';
-  if (!g.winner) return 'Draw';
-  if (g.you) return g.winner === g.you ? 'You won' : 'You lost';
-  return `${cap(g.winner)} won`;
-}
 
 /** Opens the lobby with its new-game form in view. */
 function openNewGame() {
@@ -30,7 +16,7 @@ function openNewGame() {
     const form = document.getElementById('new-game');
     if (form) {
       form.scrollIntoView({ block: 'center' });
-      const first = form.querySelector('select, input');
+      const first = /** @type {HTMLElement | null} */ (form.querySelector('select, input'));
       if (first) first.focus();
     } else if (Date.now() - t0 < 3000) {
       requestAnimationFrame(find);
@@ -46,7 +32,7 @@ function ratingChanges(g) {
     const p = g[color];
     const r = shownRating({ ...p, ratingDiff: p.ratingDiff ?? g.ratingDiff[color] });
     const diff = p.ratingDiff ?? g.ratingDiff[color];
-    return `<li data-color="${color}"><span class="dot ${color}" aria-hidden="true"></span>${esc(nameOf(g, color))}${ratingHtml(r.rating, r.provisional)}${diffHtml(diff)}</li>`;
+    return `<li data-color="${color}"><span class="dot ${color}" aria-hidden="true"></span>${esc(playerName(g, color))}${ratingHtml(r.rating, r.provisional)}${diffHtml(diff)}</li>`;
   };
   return `<ul class="rating-changes" aria-label="rating changes">${row('white')}${row('black')}</ul>`;
 }
@@ -62,12 +48,12 @@ export function renderAfterGame(el, g, act) {
   const r = g.rematch || {};
   let rematch = '';
   if (g.you) {
-    const opp = other(g.you);
+    const opp = otherColor(g.you);
     if (r.gameId) rematch = `<a class="button primary" href="/${esc(r.gameId)}" data-link data-act="to-rematch">Go to the rematch</a>`;
     else if (r.declined) rematch = '<span class="muted" id="rematch-note">Rematch declined.</span>';
-    else if (r.by === g.you) rematch = `<span id="rematch-note">Rematch offered to ${esc(nameOf(g, opp))}.</span> <button type="button" data-act="rematch-cancel">Cancel</button>`;
+    else if (r.by === g.you) rematch = `<span id="rematch-note">Rematch offered to ${esc(playerName(g, opp))}.</span> <button type="button" data-act="rematch-cancel">Cancel</button>`;
     else if (r.by === opp) {
-      rematch = `<span id="rematch-note">${esc(nameOf(g, opp))} offers a rematch.</span> <button type="button" class="primary" data-act="rematch-accept">Accept rematch</button> <button type="button" data-act="rematch-decline">Decline</button>`;
+      rematch = `<span id="rematch-note">${esc(playerName(g, opp))} offers a rematch.</span> <button type="button" class="primary" data-act="rematch-accept">Accept rematch</button> <button type="button" data-act="rematch-decline">Decline</button>`;
     } else rematch = '<button type="button" class="primary" data-act="rematch">Rematch</button>';
   }
   el.innerHTML = `${ratingChanges(g)}<div class="row after-game-actions">${rematch}
@@ -81,45 +67,12 @@ export function renderAfterGame(el, g, act) {
   on('[data-act=new-game]', openNewGame);
 }
 
-/**
- * The takeback controls of an ongoing game against a person: a button in
- * `actions` (propose, or cancel one's own), and the opponent's proposal in
- * `notice` with accept and decline. `act(path)` posts the action.
- */
-export function renderTakeback(actions, notice, g, act) {
-  const opp = other(g.you);
-  notice.classList.add('hidden');
-  notice.innerHTML = '';
-  if (g.takebackOffer === g.you) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.dataset.act = 'takeback-cancel';
-    b.textContent = 'Cancel takeback';
-    b.onclick = () => act('takeback/no');
-    actions.append(b);
-    notice.classList.remove('hidden');
-    notice.textContent = 'You proposed a takeback.';
-  } else if (g.takebackOffer === opp) {
-    notice.classList.remove('hidden');
-    notice.innerHTML = `<span>${esc(g[opp].name)} proposes a takeback.</span> <button type="button" data-act="takeback-accept" class="primary">Accept takeback</button> <button type="button" data-act="takeback-decline">Decline</button>`;
-    notice.querySelector('[data-act=takeback-accept]').onclick = () => act('takeback/yes');
-    notice.querySelector('[data-act=takeback-decline]').onclick = () => act('takeback/no');
-  } else if (g.ply > 0) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.dataset.act = 'takeback';
-    b.textContent = 'Propose takeback';
-    b.onclick = () => act('takeback/yes');
-    actions.append(b);
-  }
-}
-
 /** What changed about takebacks between two states, for a toast (or null). */
 export function takebackNews(old, n, cancelling) {
   if (!old.you || n.status !== 'started') return null;
   if (n.ply < old.ply) return `Takeback: ${old.ply - n.ply === 1 ? 'the last move was' : 'the last two moves were'} taken back.`;
   if (old.takebackOffer === old.you && !n.takebackOffer && n.ply === old.ply && !cancelling) {
-    return `${n[other(old.you)].name} declined your takeback.`;
+    return `${n[otherColor(old.you)].name} declined your takeback.`;
   }
   return null;
 }
@@ -145,7 +98,7 @@ export class ForecastPanel {
 
   /** Shows the panel for `g` when `g.you` waits for a person's move; hides it otherwise. */
   update(g) {
-    const waiting = g.you && g.status === 'started' && g.turn !== g.you && !g[other(g.you)].aiLevel;
+    const waiting = g.you && g.status === 'started' && g.turn !== g.you && !g[otherColor(g.you)].aiLevel;
     if (!waiting) {
       // Gone from the page (not only hidden): one interactive board at a time.
       this.el.classList.add('hidden');

@@ -3,6 +3,7 @@
 // buttons, the arrow keys, and the `#12` link to a ply.
 
 import { api } from './api.js';
+import { oneAtATime } from './common.js';
 
 /** The navigation bar under the move list. */
 export const NAV_HTML = `
@@ -34,27 +35,20 @@ export class Review {
     this.positions = null; // [{ply, fen, lastMove, san, check}], the start first
     this.analysis = null; // the last answer of the analysis endpoint
     this.cursor = null; // null: the present
-    this.loading = null;
+    this.fetch = oneAtATime(async () => {
+      try {
+        const a = await api('GET', `/api/game/${this.id}/analysis`);
+        this.analysis = a;
+        this.positions = a.positions;
+      } catch (e) {
+        // The board still shows the present; stepping back waits for the next load.
+      }
+    });
   }
 
   /** Fetches positions (and analysis); once at a time, the newest wins. */
   async load() {
-    if (this.loading) { this.again = true; return this.loading; }
-    this.loading = (async () => {
-      do {
-        this.again = false;
-        try {
-          const a = await api('GET', `/api/game/${this.id}/analysis`);
-          this.analysis = a;
-          this.positions = a.positions;
-        } catch (e) {
-          // The board still shows the present; stepping back waits for the next load.
-        }
-      } while (this.again);
-    })();
-    await this.loading;
-    this.loading = null;
-    this.onChange();
+    if (await this.fetch()) this.onChange();
   }
 
   /** A newer state of the game arrived (ply, fen, lastMove, check, san list). */
