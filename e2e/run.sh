@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Browser tests of the web page: installs what is missing (Debian's
-# chromium, the npm packages), builds the binary, runs the tests.
+# chromium, the npm packages), type-checks the page's modules (TypeScript
+# over their JSDoc types: `npm run typecheck`), builds the binary, runs
+# the tests.
 #   e2e/run.sh                 # everything
 #   e2e/run.sh tests/site.test.js   # one file
 #   CHESSMERGE_BIN=path e2e/run.sh   # test that binary, skip the build
@@ -22,9 +24,11 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 fi
 
 cd "$here"
-if [ ! -d node_modules/playwright-core ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ]; then
   npm ci --no-audit --no-fund
 fi
+# A type error in web/js fails here, before anything is built.
+npm run --silent typecheck
 
 if [ -z "${CHESSMERGE_BIN:-}" ]; then
   target="${CARGO_TARGET_DIR:-$repo/target}"
