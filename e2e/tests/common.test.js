@@ -1,0 +1,79 @@
+// The page's shared functions in Node, without a browser: move numbers from a
+// start position (the move list, the variation tree and the refusal words
+// all count with them), the result texts, and oneAtATime.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { finishedText, moveNumber, oneAtATime, outcomeHead, resultText } from '../../web/js/common.js';
+import { moveRows } from '../../web/js/movelist.js';
+import { fullMove } from '../../web/js/words.js';
+
+const BLACK_17 = '8/8/8/8/8/8/8/K1k5 b - - 3 17';
+
+test('move numbers count from the start position', () => {
+  for (const start of [undefined, '', 'startpos', 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1']) {
+    assert.deepEqual([1, 2, 3, 4].map((ply) => moveNumber(start, ply)), [
+      { number: 1, white: true }, { number: 1, white: false }, { number: 2, white: true }, { number: 2, white: false },
+    ]);
+  }
+  assert.deepEqual([1, 2, 3].map((ply) => moveNumber(BLACK_17, ply)), [
+    { number: 17, white: false }, { number: 18, white: true }, { number: 18, white: false },
+  ]);
+  // No move number in the FEN: the first move is number 1.
+  assert.deepEqual(moveNumber('8/8/8/8/8/8/8/K1k5 b - -', 2), { number: 2, white: true });
+  assert.deepEqual(fullMove(3, BLACK_17), { number: 18, side: 'Black' });
+});
+
+test('the move list starts with "17… move" when Black begins', () => {
+  assert.deepEqual(moveRows(BLACK_17, ['Kb2', 'Kc2', 'Kb3']), [
+    { n: 17, w: null, b: { san: 'Kb2', i: 0 } },
+    { n: 18, w: { san: 'Kc2', i: 1 }, b: { san: 'Kb3', i: 2 } },
+  ]);
+  assert.deepEqual(moveRows('startpos', ['e3', 'e6', 'Nf3']), [
+    { n: 1, w: { san: 'e3', i: 0 }, b: { san: 'e6', i: 1 } },
+    { n: 2, w: { san: 'Nf3', i: 2 }, b: null },
+  ]);
+  assert.deepEqual(moveRows('', []), []);
+});
+
+test('result texts', () => {
+  assert.equal(resultText({ status: 'started' }), null);
+  assert.deepEqual(resultText({ status: 'mate', winner: 'white' }), { head: 'White wins', why: 'by checkmate' });
+  assert.deepEqual(resultText({ status: 'resign', winner: 'black', reason: 'White resigned' }), { head: 'Black wins', why: 'White resigned' });
+  assert.deepEqual(resultText({ status: 'draw', reason: 'agreement' }), { head: 'Draw', why: 'by agreement' });
+  assert.deepEqual(resultText({ status: 'draw' }), { head: 'Draw', why: 'drawn' });
+  assert.equal(resultText({ status: 'aborted' })?.head, 'Game aborted');
+  assert.equal(outcomeHead({ status: 'mate', winner: 'white', you: 'black' }), 'You lost');
+  assert.equal(outcomeHead({ status: 'mate', winner: 'white', you: null }), 'White won');
+  assert.equal(finishedText({ status: 'mate', winner: 'white' }, true), 'won by checkmate');
+  assert.equal(finishedText({ status: 'outoftime', winner: 'white' }, false), 'lost on time');
+  assert.equal(finishedText({ status: 'stalemate' }, true), 'draw by stalemate');
+  assert.equal(finishedText({ status: 'draw' }, true), 'draw');
+  assert.equal(finishedText({ status: 'aborted' }, true), 'aborted');
+});
+
+test('oneAtATime runs a task once at a time, once more for the calls meanwhile', async () => {
+  let runs = 0;
+  let release = () => {};
+  const run = oneAtATime(async () => {
+    runs++;
+    await new Promise((resolve) => { release = resolve; });
+  });
+  const first = run();
+  const second = run();
+  const third = run();
+  await Promise.resolve();
+  assert.equal(runs, 1);
+  release();
+  // The two calls made while it ran ask for one more run, not two.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(runs, 2);
+  release();
+  assert.deepEqual(await Promise.all([first, second, third]), [true, false, false]);
+  assert.equal(runs, 2);
+  // A task answering false stops the runs asked for meanwhile.
+  let stops = 0;
+  const stopping = oneAtATime(async () => { stops++; await Promise.resolve(); return false; });
+  await Promise.all([stopping(), stopping()]);
+  assert.equal(stops, 1);
+});
