@@ -56,7 +56,10 @@ export async function currentUser(refresh = false) {
 /** @param {import('./types.js').Account | null} u */
 export function setCurrentUser(u) { me = u; }
 
-/** Shows a short message at the bottom of the page. */
+/**
+ * Shows a short message at the bottom of the page.
+ * @param {string} text @param {'error' | 'info'} [kind] @param {number} [ms]
+ */
 export function toast(text, kind = 'error', ms = 5000) {
   const old = document.querySelector('.toast');
   if (old) old.remove();
@@ -68,7 +71,11 @@ export function toast(text, kind = 'error', ms = 5000) {
   setTimeout(() => t.remove(), ms);
 }
 
-export const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+/** @type {Record<string, string>} */
+const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Text made safe to put in HTML. @param {unknown} s */
+export const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]);
 
 // A small "BOT" tag after the name of a bot account (its `title`), as lichess marks them.
+/** @param {{ title?: string } | null | undefined} u */
 export const botTag = (u) => (u && u.title === 'BOT' ? ' <span class="tag bot-tag" title="a bot account: an engine plays">BOT</span>' : '');

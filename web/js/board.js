@@ -4,11 +4,11 @@
 // a from/to pair has several readings (the pair together, either component
 // alone, promotion pieces), a chooser offers exactly those.
 
-import { FILES, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
-import { unitHtml, pieceSvg, ROLE_NAMES, compoundOf } from './pieces.js';
+import { FILES, ROLE_NAMES, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
+import { unitHtml, pieceSvg, compoundOf } from './pieces.js';
 import { cap } from './common.js';
 
-/** A unit on a square: one piece or a pair (roles in Merge-FEN order). @typedef {{ color: 'w' | 'b', roles: string[] }} Unit */
+/** @typedef {import('./fen.js').Unit} Unit */
 
 /**
  * @typedef {object} BoardOptions

@@ -41,6 +41,7 @@ function ratingChanges(g) {
  * Draws the after-game panel into `el`: what the rematch stands at and its
  * buttons (for players), new game and lobby. `act(path)` posts a rematch
  * action (`rematch`, `rematch/no`).
+ * @param {HTMLElement} el @param {import('./types.js').Game} g @param {(what: string) => void} act
  */
 export function renderAfterGame(el, g, act) {
   if (g.status === 'started') { el.classList.add('hidden'); el.innerHTML = ''; return; }
@@ -67,7 +68,10 @@ export function renderAfterGame(el, g, act) {
   on('[data-act=new-game]', openNewGame);
 }
 
-/** What changed about takebacks between two states, for a toast (or null). */
+/**
+ * What changed about takebacks between two states, for a toast (or null).
+ * @param {import('./types.js').Game} old @param {import('./types.js').Game} n @param {boolean} cancelling
+ */
 export function takebackNews(old, n, cancelling) {
   if (!old.you || n.status !== 'started') return null;
   if (n.ply < old.ply) return `Takeback: ${old.ply - n.ply === 1 ? 'the last move was' : 'the last two moves were'} taken back.`;

@@ -11,15 +11,13 @@
 
 import { api, esc, toast } from './api.js';
 import { Board } from './board.js';
-import { VARIANTS, START_FEN, knownVariant, sq, fileOf, rankOf, parseFen, describeUnit } from './fen.js';
-import { pieceSvg, ROLE_NAMES } from './pieces.js';
-
-const ORDER = 'KQRBNP';
+import { VARIANTS, START_FEN, ROLE_NAMES, ROLE_ORDER, knownVariant, sortRoles, sq, fileOf, rankOf, parseFen, describeUnit } from './fen.js';
+import { pieceSvg } from './pieces.js';
 const EMPTY_FEN = '4k3/8/8/8/8/8/8/4K3 w - - 0 1';
 
 /** The Merge-FEN letters of a unit: `R`, `n`, `(RN)`. */
 function unitLetters(u) {
-  const roles = [...u.roles].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)).join('');
+  const roles = sortRoles(u.roles).join('');
   const t = u.color === 'w' ? roles : roles.toLowerCase();
   return roles.length > 1 ? `(${t})` : t;
 }
@@ -77,7 +75,7 @@ export function mount(root) {
     seq: 0,
   };
 
-  const palette = ['w', 'b'].map((c) => `<div class="palette-row" role="group" aria-label="${c === 'w' ? 'white' : 'black'} pieces">${[...ORDER].map((r) =>
+  const palette = ['w', 'b'].map((c) => `<div class="palette-row" role="group" aria-label="${c === 'w' ? 'white' : 'black'} pieces">${[...ROLE_ORDER].map((r) =>
     `<button type="button" class="tool" data-color="${c}" data-role="${r}" aria-pressed="false" aria-label="${c === 'w' ? 'white' : 'black'} ${ROLE_NAMES[r]}">${pieceSvg(r, c)}</button>`).join('')}</div>`).join('');
   root.innerHTML = `
     <h1>Board editor</h1>
@@ -127,7 +125,7 @@ export function mount(root) {
 
   function toolText() {
     const t = st.tool;
-    return t.erase ? 'Tool: remove' : `Tool: ${t.color === 'w' ? 'white' : 'black'} ${ROLE_NAMES[t.role]}`;
+    return t.erase ? 'Tool: remove' : `Tool: ${t.color === 'w' ? 'white' : 'black'} ${ROLE_NAMES[/** @type {string} */ (t.role)]}`;
   }
 
   function render() {

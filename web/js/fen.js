@@ -18,17 +18,31 @@ export const variantName = (key) => (VARIANTS.find((v) => v.key === key) || { na
  */
 export const knownVariant = (key) => (key !== null && VARIANTS.some((v) => v.key === key) ? key : 'chessmerge');
 
-/** Square name of file 0-7, rank 0-7. */
+/** A unit on a square: one piece or a pair (roles in Merge-FEN order). @typedef {{ color: 'w' | 'b', roles: string[] }} Unit */
+
+/** The pieces' names by Merge-FEN letter. @type {Record<string, string>} */
+export const ROLE_NAMES = { K: 'king', Q: 'queen', R: 'rook', B: 'bishop', N: 'knight', P: 'pawn' };
+/** The canonical order of a pair's roles. */
+export const ROLE_ORDER = 'KQRBNP';
+/** Roles in the canonical order ("NR" -> ["R", "N"]). @param {Iterable<string>} roles */
+export const sortRoles = (roles) => [...roles].sort((a, b) => ROLE_ORDER.indexOf(a) - ROLE_ORDER.indexOf(b));
+
+/** Square name of file 0-7, rank 0-7. @param {number} f @param {number} r */
 export const sq = (f, r) => FILES[f] + (r + 1);
+/** @param {string} s */
 export const fileOf = (s) => FILES.indexOf(s[0]);
+/** @param {string} s */
 export const rankOf = (s) => Number(s[1]) - 1;
 
 /**
  * Reads the board field of a Merge-FEN into a map square -> unit, where a
  * unit is {color: 'w'|'b', roles: ['R','N']} (roles in Merge-FEN order).
+ * @param {string} fen
+ * @returns {{ units: Record<string, Unit>, turn: string }}
  */
 export function parseFen(fen) {
   const [board, turn = 'w'] = fen.trim().split(/\s+/);
+  /** @type {Record<string, Unit>} */
   const units = {};
   const ranks = board.split('/');
   if (ranks.length !== 8) throw new Error('bad FEN');
@@ -52,28 +66,36 @@ export function parseFen(fen) {
   return { units, turn };
 }
 
-const ORDER = 'KQRBNP';
-/** Words for a unit: "white rook and knight", "black queen". */
+/**
+ * Words for a unit: "white rook and knight", "black queen".
+ * @param {Unit} unit @param {string} [variant]
+ */
 export function describeUnit(unit, variant) {
-  const names = { K: 'king', Q: 'queen', R: 'rook', B: 'bishop', N: 'knight', P: 'pawn' };
   const side = unit.color === 'w' ? 'white' : 'black';
-  const roles = [...unit.roles].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
+  const roles = sortRoles(unit.roles);
   if (variant === 'fusion' && roles.length === 2) {
+    /** @type {Record<string, string>} */
     const compounds = { RN: 'marshall (rook and knight)', BN: 'paladin (bishop and knight)', KR: 'dragon king (king and rook)', KB: 'pontiff (king and bishop)', KN: 'cavalier king (king and knight)', RB: 'queen' };
     const c = compounds[roles.join('')];
     if (c) return `${side} ${c}`;
   }
-  return `${side} ${roles.map((r) => names[r]).join(' and ')}`;
+  return `${side} ${roles.map((r) => ROLE_NAMES[r]).join(' and ')}`;
 }
 
-/** Splits a Merge-UCI move: {split: 'N'|null, from, to, promo}. */
+/**
+ * Splits a Merge-UCI move: {split: 'N'|null, from, to, promo}.
+ * @param {string} uci
+ */
 export function parseUci(uci) {
   const m = /^([KQRBNP])?([a-h][1-8])([a-h][1-8])([qrbn])?$/.exec(uci);
   if (!m) return null;
   return { split: m[1] || null, from: m[2], to: m[3], promo: m[4] || null };
 }
 
-/** The square of the royal unit of `color`, or null. */
+/**
+ * The square of the royal unit of `color`, or null.
+ * @param {Record<string, Unit>} units @param {string} color 'w' or 'b'
+ */
 export function royalSquare(units, color) {
   for (const [s, u] of Object.entries(units)) {
     if (u.color === color && u.roles.includes('K')) return s;

@@ -7,7 +7,7 @@
 const W = 600;
 const H = 120;
 
-/** Lichess's winning chances of a centipawn score, capped at ±1000. */
+/** Lichess's winning chances of a centipawn score, capped at ±1000. @param {number} cp */
 export function winningChances(cp) {
   const c = Math.max(-1000, Math.min(1000, cp));
   return 2 / (1 + Math.exp(-0.00368208 * c)) - 1;
@@ -17,6 +17,7 @@ export function winningChances(cp) {
  * White's winning chances after ply `i + 1`, from an analysis entry:
  * `{eval}` or `{mate}`; mate 0 (the side to move is mated) goes to the
  * side that moved, `whiteMoved`.
+ * @param {import('./types.js').AnalysisEntry} entry @param {boolean} whiteMoved
  */
 export function chancesOf(entry, whiteMoved) {
   if (entry.mate != null) {
@@ -26,7 +27,7 @@ export function chancesOf(entry, whiteMoved) {
   return winningChances(entry.eval || 0);
 }
 
-/** `+0.17`, `-2.50`, `#3`, `#-2`, or "checkmate". */
+/** `+0.17`, `-2.50`, `#3`, `#-2`, or "checkmate". @param {import('./types.js').AnalysisEntry} entry */
 export function evalText(entry) {
   if (entry.mate === 0) return 'checkmate';
   if (entry.mate != null) return `#${entry.mate}`;
@@ -43,14 +44,15 @@ export function evalText(entry) {
  */
 export function drawGraph(host, analysis, { whiteFirst, current, onPick, sans = [] }) {
   const n = analysis.length;
-  const x = (ply) => (n <= 1 ? W / 2 : ((ply - 1) / (n - 1)) * W);
-  const y = (c) => H / 2 - (c * (H / 2 - 4));
+  const x = (/** @type {number} */ ply) => (n <= 1 ? W / 2 : ((ply - 1) / (n - 1)) * W);
+  const y = (/** @type {number} */ c) => H / 2 - (c * (H / 2 - 4));
   const pts = analysis.map((e, i) => {
     const whiteMoved = (i % 2 === 0) === whiteFirst;
     return { ply: i + 1, cx: x(i + 1), cy: y(chancesOf(e, whiteMoved)), e };
   });
   const line = pts.map((p) => `${p.cx.toFixed(1)},${p.cy.toFixed(1)}`).join(' ');
   const area = n ? `M0,${H / 2} L${pts.map((p) => `${p.cx.toFixed(1)},${p.cy.toFixed(1)}`).join(' L')} L${W},${H / 2} Z` : '';
+  /** @type {Record<string, string>} */
   const markCls = { Inaccuracy: 'inaccuracy', Mistake: 'mistake', Blunder: 'blunder' };
   const dots = pts.map((p) => (p.e.judgment ?
     `<circle class="mark ${markCls[p.e.judgment.name]}" cx="${p.cx.toFixed(1)}" cy="${p.cy.toFixed(1)}" r="4"></circle>` : '')).join('');
@@ -68,7 +70,7 @@ export function drawGraph(host, analysis, { whiteFirst, current, onPick, sans = 
     ${dots}${cur}${titles}
   </svg>`;
   const svg = /** @type {SVGSVGElement} */ (host.querySelector('svg'));
-  const plyAt = (ev) => {
+  const plyAt = (/** @type {PointerEvent} */ ev) => {
     const r = svg.getBoundingClientRect();
     const fx = (ev.clientX - r.left) / r.width;
     return Math.max(1, Math.min(n, Math.round(fx * (n - 1)) + 1));

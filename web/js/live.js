@@ -79,6 +79,7 @@ export class Live {
     ws.onerror = () => { /* onclose follows */ };
   }
 
+  /** @param {object} obj */
   send(obj) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(obj));
   }
@@ -92,6 +93,7 @@ export class Live {
    * and words), or with status 0 when the socket closes first. Returns null
    * (sends nothing) when the socket is not open.
    */
+  /** @param {object} obj @returns {Promise<any> | null} */
   request(obj) {
     const ws = this.ws;
     if (!ws || !this.up) return null;
@@ -107,6 +109,7 @@ export class Live {
     this.acks.clear();
   }
 
+  /** @param {string} id @param {number | null} v */
   sendSub(id, v) { this.send(v == null ? { t: 'sub', id } : { t: 'sub', id, v }); }
 
   /**
@@ -125,12 +128,14 @@ export class Live {
   }
 
   /** Records that the page already has version `v` (e.g. from a fetch). */
+  /** @param {string} id @param {number} v */
   seen(id, v) {
     const last = this.subs.get(id);
     if (last == null || v > last) this.subs.set(id, v);
   }
 
   /** Stops following a game. */
+  /** @param {string} id */
   unsubscribe(id) {
     this.subs.delete(id);
     this.send({ t: 'unsub', id });

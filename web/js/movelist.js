@@ -5,7 +5,7 @@
 import { esc } from './api.js';
 import { moveNumber } from './common.js';
 
-/** The analysis's judgments as marks after a move. */
+/** The analysis's judgments as marks after a move. @type {Record<string, string>} */
 export const GLYPHS = { Inaccuracy: '?!', Mistake: '?', Blunder: '??' };
 /** @type {Record<string, string>} */
 const GLYPH_CLASS = { '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' };

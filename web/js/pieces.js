@@ -1,5 +1,8 @@
 // Piece drawings: our own simple silhouettes as inline SVG (viewBox 0 0 100 100).
 
+import { sortRoles } from './fen.js';
+
+/** @type {Record<string, string>} */
 const SHAPES = {
   P: `<circle cx="50" cy="30" r="12"/>
       <path d="M39 46 Q50 39 61 46 L57 52 Q64 64 68 76 L32 76 Q36 64 43 52 Z"/>
@@ -23,9 +26,10 @@ const SHAPES = {
       <rect x="27" y="74" width="46" height="11" rx="3"/>`,
 };
 
-export const ROLE_NAMES = { K: 'king', Q: 'queen', R: 'rook', B: 'bishop', N: 'knight', P: 'pawn' };
-
-/** An SVG element (as text) for one piece. `color` is 'w' or 'b'. */
+/**
+ * An SVG element (as text) for one piece. `color` is 'w' or 'b'.
+ * @param {string} role @param {string} color
+ */
 export function pieceSvg(role, color, cls = '') {
   return `<svg class="piece ${color === 'w' ? 'white' : 'black'} ${cls}" viewBox="0 0 100 100" aria-hidden="true" data-piece="${color}${role}">${SHAPES[role]}</svg>`;
 }
@@ -34,6 +38,7 @@ export function pieceSvg(role, color, cls = '') {
  * The HTML of a unit: one piece, or a pair drawn as two smaller pieces
  * offset on the square with a small link badge. In Fusion Chess the
  * rook+bishop compound is the queen and is drawn as one queen.
+ * @param {import('./fen.js').Unit | null | undefined} unit @param {string} [variant]
  */
 export function unitHtml(unit, variant) {
   if (!unit) return '';
@@ -48,7 +53,10 @@ export function unitHtml(unit, variant) {
     `<span class="badge" aria-hidden="true"></span>${name}</span>`;
 }
 
-/** Fusion Chess's compounds (the queen, rook + bishop, is drawn as a queen). */
+/**
+ * Fusion Chess's compounds (the queen, rook + bishop, is drawn as a queen).
+ * @type {Record<string, { name: string, short: string, of: string }>}
+ */
 export const COMPOUNDS = {
   RN: { name: 'Marshall', short: 'M', of: 'rook + knight' },
   BN: { name: 'Paladin', short: 'P', of: 'bishop + knight' },
@@ -57,9 +65,8 @@ export const COMPOUNDS = {
   KN: { name: 'Cavalier king', short: 'CK', of: 'king + knight (royal)' },
 };
 
-/** The compound two roles make in Fusion Chess, if any. */
+/** The compound two roles make in Fusion Chess, if any. @param {string[]} roles */
 export function compoundOf(roles) {
-  const order = 'KQRBNP';
-  const key = [...roles].sort((a, b) => order.indexOf(a) - order.indexOf(b)).join('');
+  const key = sortRoles(roles).join('');
   return COMPOUNDS[key] || null;
 }

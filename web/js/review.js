@@ -29,12 +29,16 @@ export function plyFromHash(hash = location.hash) {
  * date with live moves, and the ply shown.
  */
 export class Review {
+  /** @param {string} id @param {() => void} onChange called when what the board shows may have changed */
   constructor(id, onChange) {
     this.id = id;
     this.onChange = onChange;
-    this.positions = null; // [{ply, fen, lastMove, san, check}], the start first
-    this.analysis = null; // the last answer of the analysis endpoint
-    this.cursor = null; // null: the present
+    /** @type {import('./types.js').ReviewPosition[] | null} the start first */
+    this.positions = null;
+    /** @type {import('./types.js').GameAnalysis | null} the last answer of the analysis endpoint */
+    this.analysis = null;
+    /** @type {number | null} null: the present */
+    this.cursor = null;
     this.fetch = oneAtATime(async () => {
       try {
         const a = await api('GET', `/api/game/${this.id}/analysis`);
@@ -51,7 +55,10 @@ export class Review {
     if (await this.fetch()) this.onChange();
   }
 
-  /** A newer state of the game arrived (ply, fen, lastMove, check, san list). */
+  /**
+   * A newer state of the game arrived (ply, fen, lastMove, check, san list).
+   * @param {{ ply: number, fen: string, lastMove: string | null, check: boolean, san: string[] }} g
+   */
   follow(g) {
     if (!this.positions) return;
     const have = this.positions.length - 1;
@@ -66,7 +73,7 @@ export class Review {
   /** The number of the last position known. */
   get present() { return this.positions ? this.positions.length - 1 : 0; }
 
-  /** The ply the board shows. */
+  /** The ply the board shows. @param {number} livePly */
   shown(livePly) { return this.cursor === null ? livePly : this.cursor; }
 
   /** The position to draw while looking back, or null for the present. */
@@ -75,7 +82,7 @@ export class Review {
     return this.positions[Math.min(this.cursor, this.present)] || null;
   }
 
-  /** Shows ply `n` (clamped); the last one is the present. */
+  /** Shows ply `n` (clamped); the last one is the present. @param {number} n */
   goTo(n) {
     if (!this.positions) return;
     const ply = Math.max(0, Math.min(n, this.present));
@@ -85,6 +92,7 @@ export class Review {
     this.onChange();
   }
 
+  /** @param {string | undefined} what `first`, `prev`, `next` or `last` @param {number} livePly */
   step(what, livePly) {
     const at = this.shown(livePly);
     if (what === 'first') this.goTo(0);
@@ -98,13 +106,15 @@ export class Review {
  * Arrow keys, Home and End step through the game, unless the focus is in
  * a field or on the board (whose arrow keys move between squares).
  * Returns the function that removes the listener.
+ * @param {(what: string) => void} onStep
  */
 export function bindKeys(onStep) {
+  /** @param {KeyboardEvent} e */
   const onKey = (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
-    const t = e.target;
+    const t = /** @type {Element | null} */ (e.target);
     if (t && t.closest && t.closest('input, textarea, select, .board, [contenteditable]')) return;
-    const what = { ArrowLeft: 'prev', ArrowRight: 'next', ArrowUp: 'first', Home: 'first', ArrowDown: 'last', End: 'last' }[e.key];
+    const what = /** @type {Record<string, string | undefined>} */ ({ ArrowLeft: 'prev', ArrowRight: 'next', ArrowUp: 'first', Home: 'first', ArrowDown: 'last', End: 'last' })[e.key];
     if (!what) return;
     e.preventDefault();
     onStep(what);
@@ -117,7 +127,7 @@ export function bindKeys(onStep) {
  * Draws an arrow for a Merge-UCI move (`b1b5`, a split `Rb1b5`) over the
  * board in `host` (the engine's better move), or removes it (`uci` null).
  */
-export function showArrow(host, uci) {
+export function showArrow(/** @type {HTMLElement} */ host, /** @type {string | null | undefined} */ uci) {
   host.querySelector('.best-arrow')?.remove();
   const m = uci && /^([A-Z])?([a-h][1-8])([a-h][1-8])/.exec(uci);
   if (!m) return;
@@ -125,7 +135,7 @@ export function showArrow(host, uci) {
   const to = host.querySelector(`[data-square="${m[3]}"]`);
   if (!from || !to) return;
   const box = host.getBoundingClientRect();
-  const centre = (el) => {
+  const centre = (/** @type {Element} */ el) => {
     const r = el.getBoundingClientRect();
     return [((r.left + r.width / 2 - box.left) / box.width) * 100, ((r.top + r.height / 2 - box.top) / box.height) * 100];
   };

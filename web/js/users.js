@@ -4,23 +4,29 @@
 
 import { botTag, esc } from './api.js';
 
-/** The profile page's path of a user. */
+/** The profile page's path of a user. @param {string} name */
 export const profilePath = (name) => `/@/${encodeURIComponent(name)}`;
 
-/** "1523", "1500?" while provisional, "" without a rating. */
+/**
+ * "1523", "1500?" while provisional, "" without a rating.
+ * @param {number | null | undefined} rating @param {boolean | undefined} provisional
+ */
 export function ratingText(rating, provisional) {
   if (rating == null) return '';
   return `${rating}${provisional ? '?' : ''}`;
 }
 
-/** "+12", "−8" (a minus sign, not a hyphen), "±0". */
+/** "+12", "−8" (a minus sign, not a hyphen), "±0". @param {number} d */
 export function diffText(d) {
   if (d > 0) return `+${d}`;
   if (d < 0) return `\u2212${-d}`;
   return '\u00b10';
 }
 
-/** The rating as a small span (empty without one). */
+/**
+ * The rating as a small span (empty without one).
+ * @param {number | null | undefined} rating @param {boolean | undefined} provisional
+ */
 export function ratingHtml(rating, provisional) {
   const t = ratingText(rating, provisional);
   if (!t) return '';
@@ -28,14 +34,14 @@ export function ratingHtml(rating, provisional) {
   return ` <span class="rating" data-rating="${rating}"${provisional ? ' data-provisional=""' : ''}${title}>${esc(t)}</span>`;
 }
 
-/** The change as a span, coloured by its sign. */
+/** The change as a span, coloured by its sign. @param {number | null | undefined} d */
 export function diffHtml(d) {
   if (d == null) return '';
   const cls = d > 0 ? 'up' : d < 0 ? 'down' : 'even';
   return ` <span class="rating-diff ${cls}" data-diff="${d}">${diffText(d)}</span>`;
 }
 
-/** A name linking to its profile (no link for a name without an account). */
+/** A name linking to its profile (no link for a name without an account). @param {string} name */
 export function userLink(name, hasAccount = true) {
   if (!hasAccount) return `<span class="user-name">${esc(name)}</span>`;
   return `<a class="user-link" href="${profilePath(name)}" data-link>${esc(name)}</a>`;
@@ -44,16 +50,18 @@ export function userLink(name, hasAccount = true) {
 /**
  * A user as challenges and profiles carry them (`{name, title, rating,
  * provisional}`): the linked name, the BOT tag, the rating.
+ * @param {{ name?: string, username?: string, title?: string, rating?: number, provisional?: boolean } | null | undefined} u
  */
 export function userHtml(u) {
   if (!u) return '?';
-  return `<strong>${userLink(u.name || u.username)}</strong>${botTag(u)}${ratingHtml(u.rating, u.provisional)}`;
+  return `<strong>${userLink(/** @type {string} */ (u.name || u.username))}</strong>${botTag(u)}${ratingHtml(u.rating, u.provisional)}`;
 }
 
 /**
  * The rating a game's player bar shows: after a rated game (the player
  * carries `ratingDiff`, and `rating` is the one before it) the new rating,
  * else the rating as it is.
+ * @param {{ rating?: number | null, ratingDiff?: number | null, provisional?: boolean }} p
  */
 export function shownRating(p) {
   if (p.rating == null) return { rating: null, provisional: false };

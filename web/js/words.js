@@ -3,13 +3,13 @@
 // of the server's half-move count.
 
 import { cap, moveNumber } from './common.js';
-import { parseUci } from './fen.js';
-import { ROLE_NAMES } from './pieces.js';
+import { ROLE_NAMES, parseUci } from './fen.js';
 
 /**
  * A Merge-UCI move in words, read on `units` (the position before it, from
  * parseFen) when known: "pawn e2–e4", "knight (leaving the knight + pawn
  * pair) d4–f5", "rook + pawn pair a7–a8, becoming a queen".
+ * @param {string} uci @param {Record<string, import('./fen.js').Unit>} [units]
  */
 export function readableMove(uci, units) {
   const m = parseUci(uci);
@@ -45,9 +45,12 @@ export function fullMove(n, fen) {
  *   "move 4 (e7e5): the game is over (R)"  -> "Move 2, Black: the game is over (R)."
  * `ctx.units`: the position the refused move was tried on (when known);
  * `ctx.fen`: the start of the line, for move numbers. Other text is kept.
+ * @param {string} text
+ * @param {{ units?: Record<string, import('./fen.js').Unit>, fen?: string }} [ctx]
  */
 export function explainRefusal(text, ctx = {}) {
   const msg = String(text || '');
+  /** @param {string} inner @param {Record<string, import('./fen.js').Unit>} [units] */
   const one = (inner, units) => {
     const m = /^(illegal|ambiguous|malformed) move "?([^":\s]+)"?: (.*)$/s.exec(inner);
     if (!m) return null;
