@@ -38,7 +38,7 @@ pub const ORDER_VALUE: [i32; 6] = [100, 320, 330, 500, 950, 2_000];
 // ------------------------------------------------------ piece-square tables
 // Written rank 8 first, as seen by white (white reads `sq ^ 56`, black
 // `sq`); middlegame and endgame alike unless a role has an `_EG` table
-// (the rook's endgame table is half its middlegame one: `eval::pst_entry`).
+// (the rook's endgame table is half its middlegame one: `tables::pst_entry`).
 // The hand-set defaults of the tables in `tables::Weights`.
 
 #[rustfmt::skip]
