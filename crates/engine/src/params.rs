@@ -378,7 +378,8 @@ pub const DEFAULT_HASH_MB: usize = 32;
 
 /// The transposition table's move: above every other band (the best
 /// capture scores below 2,070,000), and within the 22 bits a sort key
-/// holds a score in (both checked where the keys are made, in search.rs).
+/// holds a score in (both checked where the keys are made, in
+/// `search/move_picker.rs`).
 pub const TT_MOVE_SCORE: i32 = 2_090_000;
 /// Base of a winning or equal capture (plus its MVV-LVA value).
 pub const GOOD_CAPTURE_SCORE: i32 = 2_000_000;
