@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use chessmerge_rules::{Position, START_FEN, Variant, perft, perft_divide};
 use clap::Args;
-use std::io::Write;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 #[derive(Args)]
@@ -25,17 +25,28 @@ pub struct PerftArgs {
 pub fn run(args: PerftArgs) -> Result<ExitCode> {
     let variant: Variant = args.variant.parse()?;
     let pos = Position::from_fen(variant, &args.fen)?;
-    let mut out = std::io::stdout().lock();
-    let total = if args.divide {
-        let rows = perft_divide(&pos, args.depth);
-        for (m, n) in &rows {
-            writeln!(out, "{m}: {n}").context("writing output")?;
+    match write_counts(&mut io::stdout().lock(), &pos, args.depth, args.divide) {
+        // A reader that stopped early (`perft --divide | head -1`) is a
+        // normal end for a command line tool, not an error.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        written => {
+            written.context("writing output")?;
+            Ok(ExitCode::SUCCESS)
         }
-        writeln!(out).context("writing output")?;
+    }
+}
+
+/// Counts to `depth` and writes the rows (with `divide`) and the total.
+fn write_counts(out: &mut impl Write, pos: &Position, depth: u32, divide: bool) -> io::Result<()> {
+    let total = if divide {
+        let rows = perft_divide(pos, depth);
+        for (m, n) in &rows {
+            writeln!(out, "{m}: {n}")?;
+        }
+        writeln!(out)?;
         rows.iter().map(|(_, n)| n).sum()
     } else {
-        perft(&pos, args.depth)
+        perft(pos, depth)
     };
-    writeln!(out, "Nodes searched: {total}").context("writing output")?;
-    Ok(ExitCode::SUCCESS)
+    writeln!(out, "Nodes searched: {total}")
 }

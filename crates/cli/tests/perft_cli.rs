@@ -88,3 +88,27 @@ fn bad_input_exits_2_with_one_line_naming_the_fault() {
         assert!(err.contains(needle), "{err}");
     }
 }
+
+/// A reader that stops early (`chessmerge perft --divide | head -1`) is a
+/// normal end, as for any command line tool: exit 0, nothing on standard
+/// error. The pipe's reading end is closed before the run, so that the
+/// first write already finds it gone.
+#[test]
+fn a_closed_pipe_on_standard_output_is_a_quiet_success() {
+    for divide in [false, true] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let mut args = vec!["perft", "--variant", "chessmerge", "--depth", "2"];
+        if divide {
+            args.push("--divide");
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_chessmerge"))
+            .args(&args)
+            .stdout(writer)
+            .output()
+            .expect("run chessmerge");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}");
+    }
+}

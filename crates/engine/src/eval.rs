@@ -31,22 +31,6 @@ use crate::params::*;
 use crate::tables::{EvalTables, idx, tables};
 use chessmerge_rules::{Color, Move, Position, Role, Square, Unit, Variant};
 
-/// The hand-set piece-square values (mg, eg) of role index `r` at table
-/// index `i`: the defaults of `tables::Weights` (the evaluation reads the
-/// tables built from the weights, not these).
-/// The tables are written rank 8 first, as seen by white: white uses
-/// `i = sq ^ 56`, black `i = sq` (the mirror).
-pub(crate) const fn pst_entry(r: usize, i: usize) -> (i32, i32) {
-    match r {
-        0 => (PST_PAWN[i], PST_PAWN_EG[i]),
-        1 => (PST_KNIGHT[i], PST_KNIGHT[i]),
-        2 => (PST_BISHOP[i], PST_BISHOP[i]),
-        3 => (PST_ROOK[i], PST_ROOK[i] / 2),
-        4 => (PST_QUEEN[i], PST_QUEEN[i]),
-        _ => (PST_KING_MG[i], PST_KING_EG[i]),
-    }
-}
-
 /// Ordering value of a unit: the sum of its pieces (a king counts big, so
 /// that the royal unit sorts as the most valuable).
 #[inline]

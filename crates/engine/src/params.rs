@@ -38,7 +38,7 @@ pub const ORDER_VALUE: [i32; 6] = [100, 320, 330, 500, 950, 2_000];
 // ------------------------------------------------------ piece-square tables
 // Written rank 8 first, as seen by white (white reads `sq ^ 56`, black
 // `sq`); middlegame and endgame alike unless a role has an `_EG` table
-// (the rook's endgame table is half its middlegame one: `eval::pst_entry`).
+// (the rook's endgame table is half its middlegame one: `tables::pst_entry`).
 // The hand-set defaults of the tables in `tables::Weights`.
 
 #[rustfmt::skip]
@@ -378,7 +378,8 @@ pub const DEFAULT_HASH_MB: usize = 32;
 
 /// The transposition table's move: above every other band (the best
 /// capture scores below 2,070,000), and within the 22 bits a sort key
-/// holds a score in (both checked where the keys are made, in search.rs).
+/// holds a score in (both checked where the keys are made, in
+/// `search/move_picker.rs`).
 pub const TT_MOVE_SCORE: i32 = 2_090_000;
 /// Base of a winning or equal capture (plus its MVV-LVA value).
 pub const GOOD_CAPTURE_SCORE: i32 = 2_000_000;

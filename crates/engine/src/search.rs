@@ -19,8 +19,13 @@
 //! search is "lazy SMP": helper searchers run the same iterative deepening
 //! on the same position, sharing only the transposition table, until the
 //! main searcher, whose result is the answer, has finished.
+//!
+//! Move ordering is in `search/move_picker.rs`; the history tables'
+//! indices and updates, and the correction history, in `search/history.rs`.
 
-use crate::board::pawn_hash;
+mod history;
+mod move_picker;
+
 use crate::eval::{MATERIAL_OF_CODE, Material, PawnCache, VALUE_OF_CODE, evaluate_cached};
 use crate::limits::{Clock, Limits};
 use crate::nnue::{self, NetStack, Network};
@@ -28,9 +33,9 @@ use crate::params::*;
 use crate::see;
 use crate::tables::{EvalTables, tables};
 use crate::tt::{Bound, TransTable, prefetch};
-use chessmerge_rules::{
-    Bitboard, Color, MAX_MOVES, Move, MoveList, MoveSink, Position, Role, Square, Variant, attacks,
-};
+use chessmerge_rules::{Color, Move, MoveList, Position, Role, Variant, attacks};
+use history::{CAPTURE_HISTORY_LEN, CONT_HISTORY_LEN, NO_PIECE_TO, PIECE_TO, piece_to};
+use move_picker::{ScoredMoves, ScoringSink, moving_value};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -730,19 +735,6 @@ impl Searcher {
         result
     }
 
-    fn order_root(&mut self, pos: &Position, moves: &mut [Move]) {
-        let tt_move = self.tt.probe(pos.zobrist(), 0).and_then(|h| h.mv);
-        let ctx = self.order_context(pos, tt_move, 0);
-        let mut scored: Vec<(i32, Move)> = moves
-            .iter()
-            .map(|&m| (self.move_score(pos, m, &ctx), m))
-            .collect();
-        scored.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
-        for (slot, (_, m)) in moves.iter_mut().zip(scored) {
-            *slot = m;
-        }
-    }
-
     /// One root iteration; returns the score and best move, and moves the
     /// best move to the front of `moves`.
     fn root(
@@ -1351,100 +1343,6 @@ impl Searcher {
         best
     }
 
-    /// `raw` corrected by the correction history of `pos`'s pawn structure
-    /// and side to move (with the `corrhist` feature; else `raw`).
-    #[inline]
-    fn correct(&self, pos: &Position, raw: i32) -> i32 {
-        if !self.features.corr_history {
-            return raw;
-        }
-        raw + self.corr_history[pos.turn().index()][corr_slot(pos)] / CORR_GRAIN
-    }
-
-    /// Moves the correction of `pos`'s pawn structure towards `result -
-    /// raw`, the more the deeper the search that found `result`.
-    fn learn_correction(&mut self, pos: &Position, raw: i32, result: i32, depth: i32) {
-        let entry = &mut self.corr_history[pos.turn().index()][corr_slot(pos)];
-        let weight = (depth + 1).min(CORR_MAX_WEIGHT);
-        let target = (result - raw).clamp(-CORR_MAX_CP, CORR_MAX_CP) * CORR_GRAIN;
-        *entry = (*entry * (CORR_WEIGHT_SCALE - weight) + target * weight) / CORR_WEIGHT_SCALE;
-    }
-
-    /// Capture history after a cutoff by `m`: a capture that cut off gains,
-    /// the captures searched before it (marked by a 2 in `tried`) lose.
-    fn reward_capture(
-        &mut self,
-        pos: &Position,
-        us: usize,
-        m: Move,
-        depth: i32,
-        tried: &[(Move, i32)],
-    ) {
-        let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
-        let mut update = |q: Move, delta: i32| {
-            if let Some(at) = capture_index(pos, us, q) {
-                nudge(&mut self.capture_history[at], delta, bonus);
-            }
-        };
-        update(m, bonus);
-        for q in tried.iter().filter(|e| e.1 == 2).map(|e| e.0) {
-            update(q, -bonus);
-        }
-    }
-
-    /// `tried`: the moves searched before `m`, the quiet ones penalised
-    /// marked by a 1 in the second field.
-    /// `cont`: the node's continuation-history rows (`OrderContext::cont`).
-    #[allow(clippy::too_many_arguments)]
-    fn reward_quiet(
-        &mut self,
-        pos: &Position,
-        us: usize,
-        ply: usize,
-        m: Move,
-        depth: i32,
-        cont: (usize, usize),
-        tried: &[(Move, i32)],
-    ) {
-        let k = &mut self.killers[ply];
-        if k[0] != Some(m) {
-            k[1] = k[0];
-            k[0] = Some(m);
-        }
-        if self.features.counter_moves
-            && let Some(prev) = self.previous_move(ply)
-        {
-            self.counter_moves[us & 1][prev as usize] = m.to_bits();
-        }
-        let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
-        let h = &mut self.history[us][m.from().index()][m.to().index()];
-        *h += bonus - *h * bonus / HISTORY_MAX;
-        for q in tried.iter().filter(|e| e.1 == 1).map(|e| e.0) {
-            let h = &mut self.history[us][q.from().index()][q.to().index()];
-            *h -= bonus + *h * bonus / HISTORY_MAX;
-        }
-        if !self.features.cont_history {
-            return;
-        }
-        for row in [cont.0, cont.1] {
-            if row == NO_CONT_ROW {
-                continue;
-            }
-            nudge(
-                &mut self.cont_history[row + piece_to(pos, m) as usize],
-                bonus,
-                bonus,
-            );
-            for q in tried.iter().filter(|e| e.1 == 1).map(|e| e.0) {
-                nudge(
-                    &mut self.cont_history[row + piece_to(pos, q) as usize],
-                    -bonus,
-                    bonus,
-                );
-            }
-        }
-    }
-
     /// `in_check`: whether the side to move is in check (the caller knows:
     /// negamax only comes here when it is not, and a capture's child is
     /// tested once, here in the loop).
@@ -1588,303 +1486,6 @@ impl Searcher {
         }
         best
     }
-
-    /// The piece-to index of the move that led to `ply` (none at the root
-    /// and after a null move).
-    fn previous_move(&self, ply: usize) -> Option<u16> {
-        let prev = *self.line_moves.get(ply.checked_sub(1)?)?;
-        (prev != NO_PIECE_TO).then_some(prev)
-    }
-
-    /// What scoring the moves of `pos` at `ply` reads, gathered once per
-    /// node instead of once per move.
-    fn order_context(&self, pos: &Position, tt_move: Option<Move>, ply: usize) -> OrderContext {
-        let k = self.killers[ply];
-        let us = pos.turn().index();
-        let row = |back: usize| {
-            if !self.features.cont_history || ply < back {
-                return NO_CONT_ROW;
-            }
-            let prev = self.line_moves[ply - back];
-            if prev == NO_PIECE_TO {
-                NO_CONT_ROW
-            } else {
-                cont_row(back, us, prev)
-            }
-        };
-        OrderContext {
-            tt_move: move_bits(tt_move),
-            them: pos.units_of(pos.turn().other()).0,
-            killers: [move_bits(k[0]), move_bits(k[1])],
-            // The switch is read first: without it the line is not looked at.
-            counter: if self.features.counter_moves {
-                self.previous_move(ply)
-                    .map_or(NO_MOVE, |prev| self.counter_moves[us & 1][prev as usize])
-            } else {
-                NO_MOVE
-            },
-            us,
-            cont: [row(1), row(2)],
-        }
-    }
-
-    #[inline(always)]
-    fn move_score(&self, pos: &Position, m: Move, ctx: &OrderContext) -> i32 {
-        let bits = m.to_bits();
-        if bits == ctx.tt_move {
-            return TT_MOVE_SCORE;
-        }
-        let victim = usize::from(pos.captured_code(m));
-        if victim != 0 {
-            let vv = VALUE_OF_CODE[victim];
-            let av = moving_value(pos, m);
-            let mut mvv_lva = vv * MVV_WEIGHT - av;
-            if self.features.capture_history
-                && let Some(at) = capture_index(pos, ctx.us, m)
-            {
-                mvv_lva += i32::from(self.capture_history[at]) / CAPTURE_HISTORY_DIVISOR;
-            }
-            let by_see = if self.features.see {
-                see::see_ge(pos, m, 0)
-            } else {
-                None
-            };
-            let good = by_see.unwrap_or_else(|| {
-                av <= vv + LOSING_CAPTURE_MARGIN || !pos.is_attacked(m.to(), pos.turn().other())
-            });
-            return if good {
-                GOOD_CAPTURE_SCORE + mvv_lva
-            } else {
-                BAD_CAPTURE_SCORE + mvv_lva
-            };
-        }
-        if let Some(p) = m.promotion() {
-            return PROMOTION_SCORE + ORDER_VALUE[p.index()];
-        }
-        let k = &ctx.killers;
-        if k[0] == bits {
-            return KILLER_SCORE;
-        }
-        if k[1] == bits {
-            return KILLER_SCORE - SECOND_KILLER_OFFSET;
-        }
-        if ctx.counter == bits {
-            return COUNTER_MOVE_SCORE;
-        }
-        self.history_score(pos, m, ctx)
-    }
-
-    /// A quiet move's score below the killers: its history, and with
-    /// continuation history its entries after the moves one and two plies
-    /// before. (`move_score` of a quiet move that is neither the table's
-    /// move, a killer nor the counter move.)
-    #[inline(always)]
-    fn history_score(&self, pos: &Position, m: Move, ctx: &OrderContext) -> i32 {
-        // `& 1`: the side's index is 0 or 1, which spares a bounds check.
-        let h = self.history[ctx.us & 1][m.from().index()][m.to().index()];
-        if ctx.cont[0] == NO_CONT_ROW && ctx.cont[1] == NO_CONT_ROW {
-            return h;
-        }
-        let pt = piece_to(pos, m) as usize;
-        let c = |row: usize| {
-            if row == NO_CONT_ROW {
-                0
-            } else {
-                i32::from(self.cont_history[row + pt])
-            }
-        };
-        h + c(ctx.cont[0]) + c(ctx.cont[1])
-    }
-}
-
-/// Scores each move as the generator gives it (`Searcher::move_score`)
-/// into a node's `ScoredMoves`, in the generator's order: the same entries
-/// as scoring the list of legal moves, without the list. A batch's quiet
-/// moves (not onto an enemy unit, and not onto the destination of the
-/// table's move, a killer or the counter move) go straight to
-/// `Searcher::history_score`, which is what `move_score` comes to for them.
-struct ScoringSink<'a> {
-    searcher: &'a Searcher,
-    pos: &'a Position,
-    ctx: &'a OrderContext,
-    scored: &'a mut ScoredMoves,
-    /// The squares a batch's move may land on and still score by its
-    /// history alone.
-    quiet: u64,
-    /// Whether that score is the main history's entry alone (continuation
-    /// history is off, or has no move to follow).
-    history_alone: bool,
-}
-
-impl<'a> ScoringSink<'a> {
-    fn new(
-        searcher: &'a Searcher,
-        pos: &'a Position,
-        ctx: &'a OrderContext,
-        scored: &'a mut ScoredMoves,
-    ) -> ScoringSink<'a> {
-        let mut special = 0u64;
-        for bits in [ctx.tt_move, ctx.killers[0], ctx.killers[1], ctx.counter] {
-            if let Some(m) = Move::from_bits(bits) {
-                special |= 1u64 << m.to().index();
-            }
-        }
-        ScoringSink {
-            searcher,
-            pos,
-            ctx,
-            scored,
-            quiet: !(ctx.them | special),
-            history_alone: ctx.cont == [NO_CONT_ROW; 2],
-        }
-    }
-
-    /// The score of `m`, which lands on `to`: a quiet move's by its
-    /// history alone, any other's in full.
-    #[inline(always)]
-    fn score(&self, m: Move, to: usize) -> i32 {
-        if self.quiet & (1u64 << to) != 0 {
-            self.searcher.history_score(self.pos, m, self.ctx)
-        } else {
-            self.searcher.move_score(self.pos, m, self.ctx)
-        }
-    }
-}
-
-impl MoveSink for ScoringSink<'_> {
-    /// A move that comes alone (castling, en passant, a promotion): scored
-    /// in full.
-    #[inline]
-    fn push(&mut self, m: Move) {
-        let score = self.searcher.move_score(self.pos, m, self.ctx);
-        self.scored.push(score, m, 0);
-    }
-
-    /// Without continuation history a quiet move's score is one entry of
-    /// the main history's row of the batch's origin, read directly.
-    #[inline]
-    fn push_targets(&mut self, base: Move, targets: Bitboard) {
-        // Two loops, so that the quiet test is the only branch of the
-        // common one.
-        if !self.history_alone {
-            for to in targets {
-                let (m, i) = (base.with_to(to), to.index());
-                let score = self.score(m, i);
-                self.scored.push(score, m, 0);
-            }
-            return;
-        }
-        let row = &self.searcher.history[self.ctx.us & 1][base.from().index()];
-        let (searcher, pos, ctx, quiet) = (self.searcher, self.pos, self.ctx, self.quiet);
-        self.scored.push_batch(targets, |to| {
-            let (m, i) = (base.with_to(to), to.index());
-            let score = if quiet & (1u64 << i) != 0 {
-                row[i]
-            } else {
-                searcher.move_score(pos, m, ctx)
-            };
-            (score, m)
-        });
-    }
-
-    /// As `push_targets`, each pawn's own row.
-    #[inline]
-    fn push_shifted(&mut self, targets: Bitboard, delta: i8) {
-        let side = &self.searcher.history[self.ctx.us & 1];
-        for to in targets {
-            let (i, from) = (to.index(), (to.index() as i8 - delta) as usize & 63);
-            let m = Move::whole(Square::new(from as u8), to);
-            let score = if self.history_alone && self.quiet & (1u64 << i) != 0 {
-                side[from][i]
-            } else {
-                self.score(m, i)
-            };
-            self.scored.push(score, m, 0);
-        }
-    }
-}
-
-/// A node's move-ordering inputs (`Searcher::order_context`).
-/// Moves are held as their bits (`Move::to_bits`), `NO_MOVE` for none, so
-/// that each test is one comparison.
-struct OrderContext {
-    tt_move: u32,
-    /// The opponent's units.
-    them: u64,
-    killers: [u32; 2],
-    /// The counter move of the previous move (`NO_MOVE` for none).
-    counter: u32,
-    /// The side to move's index.
-    us: usize,
-    /// The continuation-history rows of the moves one and two plies
-    /// before (`cont_row`; `NO_CONT_ROW` for none, or with the feature off).
-    cont: [usize; 2],
-}
-
-/// Unit kinds of the continuation history: the six roles alone, and a
-/// pair by its first role.
-const PIECE_KINDS: usize = 12;
-/// Piece-to indices: kind × 64 + destination.
-const PIECE_TO: usize = PIECE_KINDS * 64;
-/// The `line_moves` entry of a null move (and of no move).
-const NO_PIECE_TO: u16 = u16::MAX;
-/// The `OrderContext::cont` entry for no row.
-const NO_CONT_ROW: usize = usize::MAX;
-/// Entries of `Searcher::cont_history`: two tables (one and two plies
-/// back) of two sides' `PIECE_TO × PIECE_TO`.
-const CONT_HISTORY_LEN: usize = 2 * 2 * PIECE_TO * PIECE_TO;
-
-/// The continuation-history row (offset into `Searcher::cont_history`) of
-/// the move `back` plies before, for the side to move `us`.
-#[inline]
-fn cont_row(back: usize, us: usize, prev: u16) -> usize {
-    (((back - 1) * 2 + (us & 1)) * PIECE_TO + prev as usize) * PIECE_TO
-}
-
-/// The piece-to index of `m` in `pos`: the kind of the unit that moves (a
-/// split's leaving piece alone; a pair moving whole, or merging, by its
-/// first role) and the destination. Merges, splits and pairs thus each
-/// have their own entries, like their moves in the main history.
-#[inline(always)]
-fn piece_to(pos: &Position, m: Move) -> u16 {
-    let kind = match m.split() {
-        Some(r) => r.index(),
-        None => {
-            let code = pos.unit_code_at(m.from());
-            let first = ((code >> 2) & 7) as usize;
-            if code >> 5 == 0 { first } else { 6 + first }
-        }
-    };
-    (kind.min(PIECE_KINDS - 1) * 64 + m.to().index()) as u16
-}
-
-/// A 16-bit history entry moved by `delta` (± `bonus`), less its own
-/// `bonus / HISTORY_MAX` share, so that it stays within ±`HISTORY_MAX`.
-#[inline]
-fn nudge(h: &mut i16, delta: i32, bonus: i32) {
-    let v = i32::from(*h);
-    *h = (v + delta - v * bonus / HISTORY_MAX) as i16;
-}
-
-/// Length of the capture history table: side × piece-to × captured kind.
-const CAPTURE_HISTORY_LEN: usize = 2 * PIECE_TO * PIECE_KINDS;
-
-/// A capture history entry's weight in a capture's ordering score, where
-/// each 100 cp of the victim's value counts `100 * MVV_WEIGHT` (1,600): a
-/// full entry (`HISTORY_MAX`) is worth a bit more than a pawn of victim.
-const CAPTURE_HISTORY_DIVISOR: i32 = 8;
-
-/// The capture history slot of capture `m` by side `us` (`None` if `m`
-/// takes nothing): the moving unit kind and destination (`piece_to`) and
-/// the captured unit's kind (its first role, +6 for a pair).
-#[inline]
-fn capture_index(pos: &Position, us: usize, m: Move) -> Option<usize> {
-    let victim = pos.captured(m)?;
-    let first = victim.roles().next().map_or(0, |r| r.index());
-    let kind = if victim.is_pair() { 6 + first } else { first };
-    Some(
-        ((us & 1) * PIECE_TO + piece_to(pos, m) as usize) * PIECE_KINDS + kind.min(PIECE_KINDS - 1),
-    )
 }
 
 /// The `evals` entry of a position in check (no static evaluation).
@@ -1892,15 +1493,6 @@ const NO_EVAL: i32 = i32::MIN;
 
 /// Bits no move has (`Move::to_bits` uses the lower 20).
 const NO_MOVE: u32 = u32::MAX;
-
-/// The correction-history slot of `pos`'s pawn structure (both sides'
-/// pawns, a pair's included).
-#[inline]
-fn corr_slot(pos: &Position) -> usize {
-    let pawns = pos.with_role(Role::Pawn).0;
-    let white = pawns & pos.units_of(Color::White).0;
-    (pawn_hash([white, pawns ^ white]) >> (64 - CORR_HISTORY_SIZE.trailing_zeros())) as usize
-}
 
 /// The bits of a move, `NO_MOVE` for none.
 #[inline]
@@ -1981,148 +1573,6 @@ fn eval_entry(key: u64, score: i32) -> u64 {
 #[inline]
 fn eval_entry_score(entry: u64, key: u64) -> Option<i32> {
     (entry != 0 && (entry ^ key) >> 32 == 0).then_some(entry as u32 as i32)
-}
-
-/// A node's moves with their ordering scores, picked best first
-/// (`bring_best_forward`).
-#[derive(Default)]
-struct ScoredMoves {
-    /// (move, a field of the node's own: negamax marks the moves it
-    /// tried; 0 elsewhere).
-    entries: Vec<(Move, i32)>,
-    /// One sort key an entry (`sort_key`: its ordering score and place), in
-    /// a slice of its own so that finding the largest is one tight pass
-    /// over contiguous numbers (four to a vector register).
-    keys: Vec<i32>,
-}
-
-impl ScoredMoves {
-    fn clear(&mut self) {
-        self.entries.clear();
-        self.keys.clear();
-    }
-
-    fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    #[inline(always)]
-    fn push(&mut self, score: i32, m: Move, field: i32) {
-        self.keys.push(sort_key(score, self.entries.len()));
-        self.entries.push((m, field));
-    }
-
-    /// Pushes one scored move a square of `targets` (`batch` scores the
-    /// move to the square; a field of 0 each), with one capacity check for
-    /// the batch instead of one a move.
-    #[inline(always)]
-    fn push_batch(&mut self, targets: Bitboard, mut batch: impl FnMut(Square) -> (i32, Move)) {
-        let n = targets.len();
-        self.keys.reserve(n);
-        self.entries.reserve(n);
-        let start = self.entries.len();
-        let (keys, entries) = (self.keys.as_mut_ptr(), self.entries.as_mut_ptr());
-        let mut bits = targets.0;
-        for place in start..start + n {
-            // `bits` has `n` squares, so one is left at each of `n` steps.
-            let to = Square::new(bits.trailing_zeros() as u8);
-            bits &= bits - 1;
-            let (score, m) = batch(to);
-            // SAFETY: `place` is below `start + n`, and both vectors have
-            // room for `n` entries past `start` (reserved above).
-            unsafe {
-                keys.add(place).write(sort_key(score, place));
-                entries.add(place).write((m, 0));
-            }
-        }
-        // SAFETY: the `n` entries past `start` were written above.
-        unsafe {
-            self.keys.set_len(start + n);
-            self.entries.set_len(start + n);
-        }
-    }
-
-    /// The ordering score of the entry at `i`, once `bring_best_forward(i)`
-    /// has put it there.
-    #[inline]
-    fn score(&self, i: usize) -> i32 {
-        key_score(self.keys[i])
-    }
-
-    /// One step of selection sort: swaps the first of the highest-scored
-    /// entries of `i..` into place `i`. (Moves are picked lazily, since most
-    /// nodes cut off after one or two.) The largest key names both the
-    /// highest score and, among equals, the first place: one branch-free
-    /// pass, no second scan for the place.
-    #[inline]
-    fn bring_best_forward(&mut self, i: usize) {
-        if i >= self.keys.len() {
-            return;
-        }
-        let best = self.keys[i..].iter().fold(i32::MIN, |a, &k| a.max(k));
-        let at = (!best & KEY_PLACE_MASK) as usize;
-        if at != i {
-            self.entries.swap(i, at);
-            // The entry that left place `i` is now at `at`, and is keyed
-            // by its new place.
-            self.keys[at] = sort_key(key_score(self.keys[i]), at);
-            self.keys[i] = best;
-        }
-    }
-}
-
-/// Bits of a sort key below its score: a place in a list of at most
-/// `MAX_MOVES` (1,024) entries.
-const KEY_PLACE_BITS: u32 = MAX_MOVES.trailing_zeros();
-const KEY_PLACE_MASK: i32 = (1 << KEY_PLACE_BITS) - 1;
-/// The scores a sort key holds (22 bits): every ordering score.
-const KEY_SCORE_MAX: i32 = (1 << (31 - KEY_PLACE_BITS)) - 1;
-const KEY_SCORE_MIN: i32 = -KEY_SCORE_MAX - 1;
-const _: () = {
-    assert!(1 << KEY_PLACE_BITS == MAX_MOVES);
-    // The highest capture score (a good capture of the dearest unit, with
-    // a full capture history) is below the table move's, which fits; the
-    // lowest scores (a bad capture by the dearest unit with the emptiest
-    // capture history, a quiet evasion in quiescence) fit too.
-    let dearest = 2 * ORDER_VALUE[5];
-    assert!(
-        GOOD_CAPTURE_SCORE + dearest * MVV_WEIGHT + HISTORY_MAX / CAPTURE_HISTORY_DIVISOR
-            < TT_MOVE_SCORE
-    );
-    assert!(TT_MOVE_SCORE <= KEY_SCORE_MAX);
-    assert!(BAD_CAPTURE_SCORE - dearest - HISTORY_MAX / CAPTURE_HISTORY_DIVISOR > KEY_SCORE_MIN);
-    assert!(QS_QUIET_ORDER - 3 * HISTORY_MAX > KEY_SCORE_MIN);
-};
-
-/// An entry's sort key: its score above the complement of its place, so
-/// that keys order by score, then by place, first place highest. In 32
-/// bits, so that a pass over the keys compares four at once.
-#[inline(always)]
-fn sort_key(score: i32, place: usize) -> i32 {
-    debug_assert!((KEY_SCORE_MIN..=KEY_SCORE_MAX).contains(&score));
-    debug_assert!(place < MAX_MOVES);
-    (score << KEY_PLACE_BITS) | (!(place as i32) & KEY_PLACE_MASK)
-}
-
-/// The ordering score a sort key holds (the shift is arithmetic, so a
-/// negative score comes back whole).
-#[inline]
-fn key_score(key: i32) -> i32 {
-    key >> KEY_PLACE_BITS
-}
-
-/// The ordering value (`unit_value`) of the unit `m` moves: the whole unit,
-/// or the piece that splits off (`Position::moving_unit`).
-#[inline]
-fn moving_value(pos: &Position, m: Move) -> i32 {
-    match m.split() {
-        Some(r) => ORDER_VALUE[r.index()],
-        None => VALUE_OF_CODE[usize::from(pos.unit_code_at(m.from()))],
-    }
 }
 
 /// Whether the side to move has a piece other than pawns and its royal
@@ -2242,32 +1692,6 @@ mod tests {
         }
     }
 
-    /// `moving_value` (the mailbox byte's worth, or a splitting piece's)
-    /// is the ordering value of `Position::moving_unit` for every legal
-    /// move of random playouts in every variant: whole units, pairs moving
-    /// whole, splits, castling, en passant, promotions.
-    #[test]
-    fn moving_value_is_the_worth_of_the_unit_that_moves() {
-        let (mut splits, mut pairs_whole) = (0u32, 0u32);
-        for_each_playout_position(0x5EED_0F7A_1E00_0001, 20, 160, |pos, moves| {
-            for &m in moves.iter() {
-                let unit = pos.moving_unit(m).expect("a unit on the origin");
-                assert_eq!(
-                    moving_value(pos, m),
-                    crate::eval::unit_value(unit),
-                    "{} {pos} {m}",
-                    pos.variant()
-                );
-                splits += u32::from(m.split().is_some());
-                pairs_whole += u32::from(m.split().is_none() && unit.is_pair());
-            }
-        });
-        assert!(
-            splits > 1_000 && pairs_whole > 1_000,
-            "{splits} splits, {pairs_whole} pairs"
-        );
-    }
-
     /// `clear` empties the evaluation cache as well as the table: keys
     /// hold the units, not the rules (ChessMerge, Chessplus and standard
     /// positions with the same units share a key), and each variant may
@@ -2290,58 +1714,6 @@ mod tests {
         s.clear();
         assert!(s.eval_cache.iter().all(|&e| e == 0));
         assert!(s.tt.probe(pos.zobrist(), 0).is_none());
-    }
-
-    #[test]
-    fn correction_history_learns_the_error_of_a_pawn_structure_and_side() {
-        let mut s = Searcher::new(1, Arc::new(AtomicBool::new(false)));
-        let start = Position::new(Variant::Standard);
-        // Switched off, nothing is corrected.
-        s.features.set("corrhist", false).unwrap();
-        s.learn_correction(&start, 0, 40, 10);
-        assert_eq!(s.correct(&start, 7), 7);
-        s.features.set("corrhist", true).unwrap();
-        assert_eq!(
-            s.correct(&start, 7),
-            8,
-            "40 x 11/256 cp learnt, in whole cp"
-        );
-        s.clear();
-        // The same pawns and side to move, the pieces elsewhere: one entry.
-        let same_pawns = Position::from_fen(
-            Variant::Standard,
-            "r1bqkb1r/pppppppp/2n2n2/8/8/2N2N2/PPPPPPPP/R1BQKB1R w KQkq - 4 3",
-        )
-        .unwrap();
-        let other_side = start.play_uci("g1f3").unwrap();
-        let base = s.correct(&start, 0);
-        assert_eq!(s.correct(&same_pawns, 0), base);
-        // Each update moves the entry part of the way to the error found;
-        // a deep result moves it further than a shallow one.
-        assert_eq!(base, 0);
-        let entry = |s: &Searcher| s.corr_history[0][corr_slot(&start)];
-        s.learn_correction(&start, 0, 40, 1);
-        let shallow = entry(&s);
-        s.clear();
-        s.learn_correction(&start, 0, 40, 12);
-        let deep = entry(&s);
-        assert!(0 < shallow && shallow < deep, "{shallow} {deep}");
-        for _ in 0..200 {
-            s.learn_correction(&same_pawns, 0, 40, 12);
-        }
-        assert!(
-            (38..=40).contains(&s.correct(&start, 0)),
-            "{}",
-            s.correct(&start, 0)
-        );
-        assert_eq!(s.correct(&other_side, 5), 5, "the other side's entry");
-        // An error is counted within +-CORR_MAX_CP.
-        for _ in 0..200 {
-            s.learn_correction(&start, 100, -900, 12);
-        }
-        assert!((-CORR_MAX_CP..=-CORR_MAX_CP + 2).contains(&s.correct(&start, 0)));
-        s.clear();
-        assert_eq!(s.correct(&start, 0), 0);
     }
 
     #[test]

@@ -67,6 +67,22 @@ use crate::params::*;
 use chessmerge_rules::Variant;
 use std::sync::OnceLock;
 
+/// The hand-set piece-square values (mg, eg) of role index `r` at table
+/// index `i`: the defaults of [`Weights`] (the evaluation reads the
+/// tables built from the weights, not these).
+/// The tables are written rank 8 first, as seen by white: white uses
+/// `i = sq ^ 56`, black `i = sq` (the mirror).
+const fn pst_entry(r: usize, i: usize) -> (i32, i32) {
+    match r {
+        0 => (PST_PAWN[i], PST_PAWN_EG[i]),
+        1 => (PST_KNIGHT[i], PST_KNIGHT[i]),
+        2 => (PST_BISHOP[i], PST_BISHOP[i]),
+        3 => (PST_ROOK[i], PST_ROOK[i] / 2),
+        4 => (PST_QUEEN[i], PST_QUEEN[i]),
+        _ => (PST_KING_MG[i], PST_KING_EG[i]),
+    }
+}
+
 /// Indices of the weights in [`Weights::v`] (and in the tuner's vector).
 pub mod idx {
     /// Middlegame material, pawn..queen (the king has none).
@@ -289,7 +305,7 @@ impl Weights {
         }
         for r in 0..6 {
             for i in 0..64 {
-                let (m, e) = crate::eval::pst_entry(r, i);
+                let (m, e) = pst_entry(r, i);
                 v[idx::PST_MG + 64 * r + i] = m;
                 v[idx::PST_EG + 64 * r + i] = e;
             }
