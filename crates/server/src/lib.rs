@@ -26,20 +26,13 @@
 pub mod api;
 pub mod auth;
 pub mod blocking;
-pub mod challenges;
-pub mod computer;
 pub mod connections;
+pub mod domain;
 pub mod edge;
 pub mod error;
 pub mod extract;
-pub mod games;
-pub mod live;
 pub mod model;
-pub mod notices;
-pub mod presence;
-pub mod profile;
 pub mod ratings;
-pub mod review;
 pub mod shutdown;
 pub mod store;
 pub mod views;
@@ -53,6 +46,8 @@ use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
 pub use crate::store::{PgStore, SqliteStore, Store};
+// The domains keep their short paths (`crate::games`, ...).
+pub use domain::{challenges, computer, games, live, notices, presence, profile, review};
 
 /// `chessmerge serve`: run the server.
 #[derive(Debug, Clone, clap::Args)]
