@@ -24,19 +24,14 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
-pub mod auth;
 pub mod blocking;
-pub mod connections;
 pub mod domain;
 pub mod edge;
-pub mod error;
-pub mod extract;
 pub mod model;
 pub mod ratings;
 pub mod shutdown;
 pub mod store;
 pub mod views;
-mod web;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -46,8 +41,10 @@ use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
 pub use crate::store::{PgStore, SqliteStore, Store};
-// The domains keep their short paths (`crate::games`, ...).
+// The edge and the domains keep their short paths (`crate::games`, ...).
 pub use domain::{challenges, computer, games, live, notices, presence, profile, review};
+use edge::web;
+pub use edge::{auth, connections, error, extract};
 
 /// `chessmerge serve`: run the server.
 #[derive(Debug, Clone, clap::Args)]
