@@ -1,0 +1,238 @@
+//! The state the handlers share: the domains, the lanes and the limits
+//! around them, built once by [`AppState::new`] from the [`Settings`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+
+use crate::store::Store;
+use crate::{
+    api, auth, blocking, challenges, computer, connections, edge, games, live, presence, review,
+};
+
+/// Shared state of the running server: the domains and what the
+/// handlers need around them.
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+/// What [`AppState`] holds.
+pub struct Inner {
+    /// Storage (accounts, tokens, lists).
+    pub store: Arc<dyn Store>,
+    /// The games domain.
+    pub games: Arc<games::Games>,
+    /// The challenges domain.
+    pub challenges: Arc<challenges::Challenges>,
+    /// Live feeds for streams and sockets.
+    pub feeds: live::Feeds,
+    /// The computer player.
+    pub computer: Arc<computer::Computer>,
+    /// Engine searches asked for by the analysis endpoints (apart from
+    /// computer moves in games).
+    pub analysis: blocking::Bounded,
+    /// The queue of games' computer analyses (on the `analysis` lane).
+    pub analyses: Arc<review::Analyses>,
+    /// The analysis board's live engine searches, one per user or address.
+    pub live_analyses: Arc<api::live_analysis::LiveAnalyses>,
+    /// Password hashing (Argon2id: CPU and about 19 MiB each while it runs).
+    pub hashing: blocking::Bounded,
+    /// Failed-login limits.
+    pub limiter: auth::LoginLimiter,
+    /// Base URL for links, without a trailing slash.
+    pub base_url: Arc<str>,
+    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// The `Host` names requests may be addressed to.
+    pub allowed_hosts: edge::AllowedHosts,
+    /// Becomes true when the server shuts down (ends streams and sockets).
+    pub shutdown: watch::Receiver<bool>,
+    /// WebSockets held per client address (`--sockets-per-address`).
+    pub sockets: connections::AddressSlots,
+    /// Games one WebSocket may follow at once (`--subscriptions-per-socket`).
+    pub subscriptions_per_socket: usize,
+    /// Who holds a live connection (the bot API's online flags).
+    pub presence: Arc<presence::Presence>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+/// The server's settings, from [`ServeArgs`].
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Computer moves computed at once.
+    pub ai_threads: usize,
+    /// Analysis searches at once.
+    pub analysis_threads: usize,
+    /// Node budget per position of a game's analysis.
+    pub analysis_nodes: u64,
+    /// Live games kept in memory.
+    pub live_games: usize,
+    /// The least time a computer move takes.
+    pub computer_min_think: Duration,
+    /// Base URL for links.
+    pub base_url: String,
+    /// Proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// The `Host` names requests may be addressed to.
+    pub allowed_hosts: edge::AllowedHosts,
+    /// Failed sign-ins allowed: per account and address, per address, and
+    /// per account before delays (see [`auth::LoginLimiter`]).
+    pub login_limits: [u32; 3],
+    /// Per-address and per-user limits.
+    pub limits: LimitArgs,
+}
+
+impl AppState {
+    /// Builds the domains around a store.
+    pub fn new(
+        store: Arc<dyn Store>,
+        settings: Settings,
+        shutdown: watch::Receiver<bool>,
+    ) -> AppState {
+        let capacity = &settings;
+        let base_url: Arc<str> = settings.base_url.trim_end_matches('/').into();
+        let (turns_tx, turns_rx) = mpsc::unbounded_channel();
+        let games = games::Games::new(store.clone(), capacity.live_games, turns_tx);
+        let computer = computer::Computer::start(
+            games.clone(),
+            // A game's move waits for a slot as long as it takes.
+            blocking::Bounded::new(
+                "the computer player",
+                capacity.ai_threads,
+                Duration::from_secs(3600),
+            ),
+            settings.computer_min_think,
+            turns_rx,
+        );
+        let challenges = Arc::new(challenges::Challenges::new(
+            store.clone(),
+            games.clone(),
+            base_url.clone(),
+            challenges::ChallengeLimits {
+                per_challenger: settings.limits.challenges_per_challenger,
+                per_target: settings.limits.challenges_per_target,
+                per_pair: settings.limits.challenges_per_pair,
+                lobby_per_user: settings.limits.lobby_challenges_per_user,
+                computer_games_per_user: settings.limits.computer_games_per_user,
+            },
+        ));
+        let feeds = live::Feeds {
+            hub: live::Hub::start(store.clone()),
+            store: store.clone(),
+            games: games.clone(),
+            base_url: base_url.clone(),
+            shutdown: shutdown.clone(),
+        };
+        let analysis = blocking::Bounded::new(
+            "analysis",
+            capacity.analysis_threads,
+            api::analysis::SLOT_WAIT,
+        );
+        let analyses = review::Analyses::start(
+            store.clone(),
+            games.clone(),
+            analysis.clone(),
+            capacity.analysis_nodes,
+        );
+        let [per_pair, per_address, account_free] = settings.login_limits;
+        let limiter = auth::LoginLimiter::new(
+            store.clone(),
+            Duration::from_secs(15 * 60),
+            per_pair,
+            per_address,
+            account_free,
+        );
+        AppState(Arc::new(Inner {
+            store,
+            games,
+            challenges,
+            feeds,
+            computer,
+            analysis,
+            analyses,
+            live_analyses: Arc::default(),
+            hashing: blocking::Bounded::dedicated(
+                "password hashing",
+                capacity.ai_threads.max(2),
+                Duration::from_secs(10),
+            ),
+            limiter,
+            base_url,
+            trusted_proxies: settings.trusted_proxies.clone(),
+            allowed_hosts: settings.allowed_hosts.clone(),
+            shutdown,
+            sockets: connections::AddressSlots::new(settings.limits.sockets_per_address),
+            subscriptions_per_socket: settings.limits.subscriptions_per_socket.max(1),
+            presence: Arc::default(),
+        }))
+    }
+}
+
+/// The server's limits (docs/security.md, "Limits", lists each with its
+/// default and why).
+#[derive(Debug, Clone, clap::Args)]
+pub struct LimitArgs {
+    /// Seconds a request's headers may take to arrive, from their first byte.
+    #[arg(long, env = "CHESSMERGE_HEADER_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_timeout_secs: u64,
+    /// Seconds a request's body may take to arrive after its headers (then 408).
+    #[arg(long, env = "CHESSMERGE_BODY_TIMEOUT_SECS", default_value_t = 20)]
+    pub body_timeout_secs: u64,
+    /// Seconds a connection may stay open with no request under way.
+    #[arg(long, env = "CHESSMERGE_IDLE_TIMEOUT_SECS", default_value_t = 30)]
+    pub idle_timeout_secs: u64,
+    /// Connections held at once from one client address (a trusted proxy's are not counted).
+    #[arg(
+        long,
+        env = "CHESSMERGE_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256
+    )]
+    pub connections_per_address: usize,
+    /// Connections held at once in total (lowered to fit the open-file limit).
+    #[arg(long, env = "CHESSMERGE_MAX_CONNECTIONS", default_value_t = 10_000)]
+    pub max_connections: usize,
+    /// Seconds requests under way may take to finish after SIGTERM; then
+    /// what is left is dropped and the server exits.
+    #[arg(long, env = "CHESSMERGE_SHUTDOWN_GRACE_SECS", default_value_t = 10)]
+    pub shutdown_grace_secs: u64,
+    /// WebSockets open at once from one client address (behind a trusted
+    /// proxy, the forwarded address).
+    #[arg(long, env = "CHESSMERGE_SOCKETS_PER_ADDRESS", default_value_t = 32)]
+    pub sockets_per_address: usize,
+    /// Games one WebSocket may follow at once.
+    #[arg(
+        long,
+        env = "CHESSMERGE_SUBSCRIPTIONS_PER_SOCKET",
+        default_value_t = 64
+    )]
+    pub subscriptions_per_socket: usize,
+    /// Ongoing games against the computer per user.
+    #[arg(long, env = "CHESSMERGE_COMPUTER_GAMES_PER_USER", default_value_t = 5)]
+    pub computer_games_per_user: usize,
+    /// Pending challenges one user may have made (to users and open).
+    #[arg(
+        long,
+        env = "CHESSMERGE_CHALLENGES_PER_CHALLENGER",
+        default_value_t = 20
+    )]
+    pub challenges_per_challenger: usize,
+    /// Pending challenges addressed to one user.
+    #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_TARGET", default_value_t = 50)]
+    pub challenges_per_target: usize,
+    /// Pending challenges from one user to another.
+    #[arg(long, env = "CHESSMERGE_CHALLENGES_PER_PAIR", default_value_t = 3)]
+    pub challenges_per_pair: usize,
+    /// Open (lobby) challenges one user may have pending.
+    #[arg(
+        long,
+        env = "CHESSMERGE_LOBBY_CHALLENGES_PER_USER",
+        default_value_t = 3
+    )]
+    pub lobby_challenges_per_user: usize,
+}
