@@ -34,13 +34,10 @@ pub mod error;
 pub mod extract;
 pub mod games;
 pub mod live;
-pub mod model;
 pub mod notices;
 pub mod presence;
 pub mod profile;
-pub mod ratings;
 pub mod review;
-pub mod store;
 pub mod views;
 mod web;
 
@@ -50,6 +47,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tokio::sync::{mpsc, watch};
+
+/// Storage, the typed model and ratings live in their own crate, below
+/// this one (they import nothing from the server).
+pub use chessmerge_store::{self as store, model, now_ms, ratings};
 
 pub use crate::store::{PgStore, SqliteStore, Store};
 
@@ -342,14 +343,6 @@ impl AppState {
             presence: Arc::default(),
         }))
     }
-}
-
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Opens the store a `--database` value names.
