@@ -27,11 +27,8 @@ pub mod api;
 pub mod blocking;
 pub mod domain;
 pub mod edge;
-pub mod model;
-pub mod ratings;
 pub mod shutdown;
 pub mod state;
-pub mod store;
 pub mod views;
 
 use std::io::IsTerminal;
@@ -40,6 +37,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tokio::sync::watch;
+
+/// Storage, the typed model and ratings live in their own crate, below
+/// this one (they import nothing from the server).
+pub use chessmerge_store::{self as store, model, now_ms, ratings};
 
 pub use crate::store::{PgStore, SqliteStore, Store};
 pub use state::{AppState, LimitArgs, Settings};
@@ -111,14 +112,6 @@ pub struct ServeArgs {
     /// Limits on connections and on what one user may hold open.
     #[command(flatten)]
     pub limits: LimitArgs,
-}
-
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Opens the store a `--database` value names.

@@ -97,7 +97,7 @@ impl From<&store::User> for AccountJson {
             id: u.key(),
             username: u.username.clone(),
             title: title_of(u),
-            guest: crate::api::site::is_guest(&u.username),
+            guest: crate::model::is_guest(&u.username),
             created_at: u.created_at,
         }
     }

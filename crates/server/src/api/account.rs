@@ -38,7 +38,7 @@ const RESERVED: [&str; 2] = ["open", "ai"];
 fn valid_username(name: &str) -> bool {
     (2..=20).contains(&name.len())
         && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name))
-        && !crate::api::site::is_guest(name)
+        && !crate::model::is_guest(name)
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
@@ -212,7 +212,7 @@ pub async fn claim_guest(
     user: AuthUser,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Json<AccountJson>> {
-    if !crate::api::site::is_guest(&user.user.username) {
+    if !crate::model::is_guest(&user.user.username) {
         return Err(ApiError::Conflict(format!(
             "{} is not a guest account: only a guest's name and password are chosen this way",
             user.user.username

@@ -214,15 +214,7 @@ pub async fn set_preferences(
     .into())
 }
 
-/// Guest names start with this (registration refuses it).
-pub const GUEST_PREFIX: &str = "guest-";
-
-/// Whether an account is a guest's (made by `POST /api/account/guest`).
-pub fn is_guest(username: &str) -> bool {
-    username
-        .get(..GUEST_PREFIX.len())
-        .is_some_and(|p| p.eq_ignore_ascii_case(GUEST_PREFIX))
-}
+pub use crate::model::{GUEST_PREFIX, is_guest};
 
 /// A password hash no password matches: guests sign in only by their cookie.
 const NO_PASSWORD: &str = "!guest";

@@ -195,14 +195,7 @@ pub fn rebuild(row: &store::Game) -> GameResult<RulesGame> {
         .map_err(|(i, e)| corrupt(format!("stored move {i}: {e}")))
 }
 
-/// The readable notation of stored moves, space-separated (for rows
-/// stored before it was kept); `None` when they do not replay.
-pub fn san_of(variant: &str, initial_fen: &str, moves: &str) -> Option<String> {
-    let variant = variant.parse().ok()?;
-    let start = Position::from_fen(variant, initial_fen).ok()?;
-    let game = RulesGame::from_uci_moves(start, moves.split_ascii_whitespace()).ok()?;
-    Some(game.san_moves().join(" "))
-}
+pub use crate::store::san_of;
 
 /// The players of a stored game, as the views show them.
 pub async fn players_of(store: &dyn Store, row: &store::Game) -> GameResult<Players> {

@@ -63,12 +63,7 @@ pub async fn verify_password(
         .await?)
 }
 
-/// Random bytes from the operating system.
-pub fn random_bytes<const N: usize>() -> [u8; N] {
-    let mut buf = [0u8; N];
-    getrandom::fill(&mut buf).expect("the operating system's random source failed");
-    buf
-}
+pub use crate::store::random_bytes;
 
 /// A new secret token (64 hex digits, with a kind prefix).
 pub fn new_token(prefix: &str) -> String {

@@ -31,67 +31,67 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (
         1,
         "initial",
-        include_str!("../../migrations/sqlite/0001_initial.sql"),
+        include_str!("../migrations/sqlite/0001_initial.sql"),
     ),
     (
         2,
         "lookup indexes",
-        include_str!("../../migrations/sqlite/0002_lookup_indexes.sql"),
+        include_str!("../migrations/sqlite/0002_lookup_indexes.sql"),
     ),
     (
         3,
         "user and lobby events, readable moves",
-        include_str!("../../migrations/sqlite/0003_events_and_san.sql"),
+        include_str!("../migrations/sqlite/0003_events_and_san.sql"),
     ),
     (
         4,
         "login attempts",
-        include_str!("../../migrations/sqlite/0004_login_attempts.sql"),
+        include_str!("../migrations/sqlite/0004_login_attempts.sql"),
     ),
     (
         5,
         "bots and chat",
-        include_str!("../../migrations/sqlite/0005_bots_and_chat.sql"),
+        include_str!("../migrations/sqlite/0005_bots_and_chat.sql"),
     ),
     (
         6,
         "game analyses",
-        include_str!("../../migrations/sqlite/0006_game_analyses.sql"),
+        include_str!("../migrations/sqlite/0006_game_analyses.sql"),
     ),
     (
         7,
         "token lifetimes and device cookies",
-        include_str!("../../migrations/sqlite/0007_token_lifetimes.sql"),
+        include_str!("../migrations/sqlite/0007_token_lifetimes.sql"),
     ),
     (
         8,
         "ratings",
-        include_str!("../../migrations/sqlite/0008_ratings.sql"),
+        include_str!("../migrations/sqlite/0008_ratings.sql"),
     ),
     (
         9,
         "takebacks, rematches and conditional moves",
-        include_str!("../../migrations/sqlite/0009_correspondence.sql"),
+        include_str!("../migrations/sqlite/0009_correspondence.sql"),
     ),
     (
         10,
         "user preferences",
-        include_str!("../../migrations/sqlite/0010_user_preferences.sql"),
+        include_str!("../migrations/sqlite/0010_user_preferences.sql"),
     ),
     (
         11,
         "game imports",
-        include_str!("../../migrations/sqlite/0011_game_imports.sql"),
+        include_str!("../migrations/sqlite/0011_game_imports.sql"),
     ),
     (
         12,
         "shared limits: allowances and leases",
-        include_str!("../../migrations/sqlite/0012_shared_limits.sql"),
+        include_str!("../migrations/sqlite/0012_shared_limits.sql"),
     ),
     (
         13,
         "game events in a table with row ids",
-        include_str!("../../migrations/sqlite/0013_game_events_by_rowid.sql"),
+        include_str!("../migrations/sqlite/0013_game_events_by_rowid.sql"),
     ),
 ];
 
@@ -871,7 +871,7 @@ impl SqliteStore {
         .fetch_all(&self.writer)
         .await?;
         for (id, variant, fen, moves) in todo {
-            let Some(san) = crate::games::san_of(&variant, &fen, &moves) else {
+            let Some(san) = crate::san_of(&variant, &fen, &moves) else {
                 tracing::warn!(game = %id, "cannot replay the stored moves; readable notation left empty");
                 continue;
             };
@@ -1962,7 +1962,7 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::conformance;
+    use crate::conformance;
 
     /// The lobby's and the start-up's queries use their indexes (SQLite's
     /// plan says `USING INDEX`, not `SCAN challenges`/`SCAN games`).

@@ -1,4 +1,7 @@
-//! Storage: one trait, [`Store`], that the rest of the server talks to.
+//! The server's storage, a crate of its own below the server: the typed
+//! model ([`model`]), ratings arithmetic ([`ratings`]), and one trait,
+//! [`Store`], that the rest of the server talks to. It imports nothing
+//! from the server.
 //!
 //! All durable state lives behind it: accounts, tokens, challenges, games,
 //! and three ordered event histories (per game, per user, the lobby).
@@ -22,13 +25,17 @@
 //! Rows are parsed into the typed model ([`crate::model`]) here, once; a
 //! row that does not parse is [`StoreError::Corrupt`].
 
+#![forbid(unsafe_code)]
+
 mod commit;
+pub mod model;
 mod postgres;
+pub mod ratings;
 mod rows;
 mod sqlite;
 
-#[cfg(test)]
-pub(crate) mod conformance;
+#[cfg(any(test, feature = "test-support"))]
+pub mod conformance;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -43,6 +50,31 @@ use crate::model::{
     ChallengeId, ChallengeKind, ChallengeStatus, ChatRoom, Color, ColorRequest, GameId, GameStatus,
     UserId, Variant,
 };
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Random bytes from the operating system.
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut buf = [0u8; N];
+    getrandom::fill(&mut buf).expect("the operating system's random source failed");
+    buf
+}
+
+/// The readable notation of stored moves, space-separated (for rows
+/// stored before it was kept); `None` when they do not replay.
+pub fn san_of(variant: &str, initial_fen: &str, moves: &str) -> Option<String> {
+    let variant = variant.parse().ok()?;
+    let start = chessmerge_rules::Position::from_fen(variant, initial_fen).ok()?;
+    let game =
+        chessmerge_rules::Game::from_uci_moves(start, moves.split_ascii_whitespace()).ok()?;
+    Some(game.san_moves().join(" "))
+}
 
 /// A boxed future, so that [`Store`] can be used as a trait object.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -613,7 +645,7 @@ pub struct GameCommit {
     pub event: String,
     /// The same event as this node's followers get it, when it differs from
     /// the stored one (a state stored without its legal moves:
-    /// [`crate::views::StateEvent`]).
+    /// the server's `views::StateEvent`).
     pub live_event: Option<String>,
     /// Other events of the change.
     pub also: NewEvents,
@@ -693,12 +725,12 @@ pub struct Refused {
 }
 
 /// A stored allowance row: `(count, window_start, next_allowed)`.
-pub(crate) type AllowanceRow = (i64, i64, i64);
+pub type AllowanceRow = (i64, i64, i64);
 
 impl Allowance {
     /// The row after a take at `now`, or the wait (ms) when `row` refuses
     /// it. Both backends decide with this, inside their transaction.
-    pub(crate) fn take(&self, row: Option<AllowanceRow>, now: i64) -> Result<AllowanceRow, i64> {
+    pub fn take(&self, row: Option<AllowanceRow>, now: i64) -> Result<AllowanceRow, i64> {
         let (count, start, next) = match row {
             Some((c, s, n)) if now - s < self.window_ms => (c, s, n),
             _ => (0, now, 0),
@@ -815,7 +847,7 @@ pub struct StoreStats {
 }
 
 /// The `LIKE` pattern of guest accounts' `username_key` (lower case; see
-/// `api::site::GUEST_PREFIX`).
+/// [`model::GUEST_PREFIX`]).
 pub const GUEST_KEY_PATTERN: &str = "guest-%";
 
 /// [`Store::prune_guests`]'s statement. The tables that refer to users

@@ -55,52 +55,52 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (
         1,
         "initial",
-        include_str!("../../migrations/postgres/0001_initial.sql"),
+        include_str!("../migrations/postgres/0001_initial.sql"),
     ),
     (
         2,
         "login attempts",
-        include_str!("../../migrations/postgres/0002_login_attempts.sql"),
+        include_str!("../migrations/postgres/0002_login_attempts.sql"),
     ),
     (
         3,
         "bots and chat",
-        include_str!("../../migrations/postgres/0003_bots_and_chat.sql"),
+        include_str!("../migrations/postgres/0003_bots_and_chat.sql"),
     ),
     (
         4,
         "game analyses",
-        include_str!("../../migrations/postgres/0004_game_analyses.sql"),
+        include_str!("../migrations/postgres/0004_game_analyses.sql"),
     ),
     (
         5,
         "token lifetimes and device cookies",
-        include_str!("../../migrations/postgres/0005_token_lifetimes.sql"),
+        include_str!("../migrations/postgres/0005_token_lifetimes.sql"),
     ),
     (
         6,
         "ratings",
-        include_str!("../../migrations/postgres/0006_ratings.sql"),
+        include_str!("../migrations/postgres/0006_ratings.sql"),
     ),
     (
         7,
         "takebacks, rematches and conditional moves",
-        include_str!("../../migrations/postgres/0007_correspondence.sql"),
+        include_str!("../migrations/postgres/0007_correspondence.sql"),
     ),
     (
         8,
         "user preferences",
-        include_str!("../../migrations/postgres/0008_user_preferences.sql"),
+        include_str!("../migrations/postgres/0008_user_preferences.sql"),
     ),
     (
         9,
         "game imports",
-        include_str!("../../migrations/postgres/0009_game_imports.sql"),
+        include_str!("../migrations/postgres/0009_game_imports.sql"),
     ),
     (
         10,
         "shared limits: allowances and leases",
-        include_str!("../../migrations/postgres/0010_shared_limits.sql"),
+        include_str!("../migrations/postgres/0010_shared_limits.sql"),
     ),
 ];
 
@@ -780,7 +780,7 @@ impl PgStore {
             .connect_with(options)
             .await?;
         let node: Arc<str> = {
-            let b = crate::auth::random_bytes::<6>();
+            let b = crate::random_bytes::<6>();
             b.iter()
                 .map(|x| format!("{x:02x}"))
                 .collect::<String>()
@@ -2232,7 +2232,7 @@ impl Store for PgStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::conformance;
+    use crate::conformance;
 
     /// The test server: `CHESSMERGE_TEST_POSTGRES`, or the local one.
     pub(crate) fn server_url() -> String {

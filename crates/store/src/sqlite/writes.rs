@@ -13,15 +13,13 @@ use sqlx::SqliteConnection;
 use tokio::sync::oneshot;
 
 use super::{COMPUTER_GAMES_SQLITE, insert_challenge, insert_events, insert_game, pending_counts};
+use crate::commit::Shared;
 use crate::model::{ChallengeId, ChallengeStatus, UserId};
-use crate::store::commit::Shared;
-use crate::store::{
-    CapReached, Challenge, ChallengeCaps, Game, NewEvents, StoreResult, StoredEvent,
-};
+use crate::{CapReached, Challenge, ChallengeCaps, Game, NewEvents, StoreResult, StoredEvent};
 
 /// What a write did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::store) enum Outcome {
+pub(crate) enum Outcome {
     Written,
     /// Its guard found the challenge no longer pending: nothing written.
     Refused,
@@ -31,7 +29,7 @@ pub(in crate::store) enum Outcome {
 
 /// A challenge's write and its data.
 #[derive(Debug)]
-pub(in crate::store) enum ChallengeWork {
+pub(crate) enum ChallengeWork {
     Create {
         challenge: Challenge,
         events: NewEvents,
@@ -63,7 +61,7 @@ pub(in crate::store) enum ChallengeWork {
 /// A queued write, its caller's answer, and (once run in a batch) its
 /// outcome, kept until the batch commits.
 #[derive(Debug)]
-pub(in crate::store) struct ChallengeWrite {
+pub(crate) struct ChallengeWrite {
     work: ChallengeWork,
     reply: oneshot::Sender<StoreResult<Outcome>>,
     done: Option<StoreResult<(Outcome, Vec<StoredEvent>)>>,
@@ -92,7 +90,7 @@ impl ChallengeWrite {
                 Ok(outcome)
             }
             (Ok(()), Some(Err(e))) => Err(e),
-            (Ok(()), None) => Err(crate::store::StoreError::Database(
+            (Ok(()), None) => Err(crate::StoreError::Database(
                 "a queued write was not run by its batch".into(),
             )),
         };
@@ -234,7 +232,7 @@ async fn run(
 #[cfg(test)]
 mod tests {
     use crate::model::ChallengeKind;
-    use crate::store::{NewEvents, Store, StoreError, conformance};
+    use crate::{NewEvents, Store, StoreError, conformance};
 
     /// Challenges created at once share the group writer's transactions,
     /// and one that fails (its id is taken) is undone alone: the others

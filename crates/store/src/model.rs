@@ -112,7 +112,7 @@ impl ChallengeId {
         const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
         let mut out = String::with_capacity(8);
         while out.len() < 8 {
-            for b in crate::auth::random_bytes::<16>() {
+            for b in crate::random_bytes::<16>() {
                 // 248 = 4 * 62: reject the top values so that every letter is equally likely.
                 if b < 248 && out.len() < 8 {
                     out.push(ALPHABET[(b % 62) as usize] as char);
@@ -265,7 +265,7 @@ impl ColorRequest {
             ColorRequest::White => Color::White,
             ColorRequest::Black => Color::Black,
             ColorRequest::Random => {
-                if crate::auth::random_bytes::<1>()[0] & 1 == 0 {
+                if crate::random_bytes::<1>()[0] & 1 == 0 {
                     Color::White
                 } else {
                     Color::Black
@@ -282,6 +282,16 @@ pub fn parse_color(s: &str) -> Result<Color, ParseError> {
         "black" => Ok(Color::Black),
         _ => Err(parse_error("color", s, "white or black")),
     }
+}
+
+/// Guest names start with this (registration refuses it).
+pub const GUEST_PREFIX: &str = "guest-";
+
+/// Whether an account is a guest's (the server makes them for `POST /api/account/guest`).
+pub fn is_guest(username: &str) -> bool {
+    username
+        .get(..GUEST_PREFIX.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(GUEST_PREFIX))
 }
 
 #[cfg(test)]
