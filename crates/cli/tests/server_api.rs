@@ -1118,3 +1118,221 @@ async fn openapi_document_and_index_page() {
     assert_eq!(s, StatusCode::NOT_FOUND, "{v}");
     assert!(v["error"].is_string());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_fields_are_refused_by_name_and_every_boolean_word_is_read() {
+    let env = fresh("typedinput");
+    let base = &env.server.base;
+    let (w, b, id) = started_game(base, json!({})).await;
+    let c = http();
+
+    // A value of the wrong kind: a 400 from the extractor naming the field,
+    // with the code `bad_request`, and nothing done.
+    let refused = |(s, v): (StatusCode, Value), field: &str| {
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{field}: {v}");
+        let e = v["error"].as_str().unwrap();
+        assert!(e.contains(&format!("invalid {field}")), "{field}: {e}");
+        assert_eq!(v["code"], "bad_request", "{field}: {v}");
+    };
+    refused(
+        w.post("/api/challenge/boris", json!({"variant": "crazyhouse"}))
+            .await,
+        "variant",
+    );
+    refused(
+        w.post("/api/challenge/boris", json!({"rated": "maybe"}))
+            .await,
+        "rated",
+    );
+    refused(
+        w.post("/api/challenge/ai", json!({"level": "high"})).await,
+        "level",
+    );
+    refused(
+        w.post("/api/analysis", json!({"variant": 3})).await,
+        "variant",
+    );
+    let form = c
+        .post(format!("{base}/api/challenge/boris"))
+        .bearer_auth(&w.token)
+        .form(&[("color", "purple")])
+        .send()
+        .await
+        .unwrap();
+    refused(json_of(form).await, "color");
+    refused(w.get("/api/account/playing?nb=lots").await, "nb");
+    refused(w.get("/api/challenge?page=first").await, "page");
+    refused(w.get("/api/games/user/wanda?since=soon").await, "since");
+    refused(w.get("/api/games/user/wanda?rated=yes").await, "rated");
+    refused(
+        w.get("/api/games/user/wanda?perfType=chess960").await,
+        "perfType",
+    );
+    refused(
+        w.post_empty(&format!(
+            "/api/board/game/{id}/move/e2e3?offeringDraw=perhaps"
+        ))
+        .await,
+        "offeringDraw",
+    );
+    refused(
+        w.post("/api/account/logout-everywhere", json!({"tokens": 1}))
+            .await,
+        "tokens",
+    );
+    let (_, g) = w.get(&format!("/api/game/{id}")).await;
+    assert_eq!(g["ply"], 0, "no move was played: {g}");
+    let (s, v) = w.get("/api/challenge").await;
+    assert_eq!(s, StatusCode::OK, "the session still works: {v}");
+    assert_eq!(v["out"].as_array().unwrap().len(), 0, "{v}");
+
+    // Every boolean word is still read: `yes`/`no` and `true`/`false` in
+    // the draw path, `true`/`false` (or nothing) for offeringDraw.
+    let offer = |g: &Value| g["drawOffer"].clone();
+    for (answer, after) in [
+        ("yes", json!("white")),
+        ("false", Value::Null),
+        ("true", json!("white")),
+        ("no", Value::Null),
+    ] {
+        let (s, v) = w
+            .post_empty(&format!("/api/board/game/{id}/draw/{answer}"))
+            .await;
+        assert_eq!(s, StatusCode::OK, "draw/{answer}: {v}");
+        let (_, g) = w.get(&format!("/api/game/{id}")).await;
+        assert_eq!(offer(&g), after, "draw/{answer}: {g}");
+    }
+    for (who, m, flag, after) in [
+        (&w, "e2e3", "false", Value::Null),
+        (&b, "e7e6", "true", json!("black")),
+        (&w, "g1f3", "", Value::Null),
+    ] {
+        let (s, v) = who
+            .post_empty(&format!(
+                "/api/board/game/{id}/move/{m}?offeringDraw={flag}"
+            ))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{m} offeringDraw={flag}: {v}");
+        if !flag.is_empty() {
+            let (_, g) = w.get(&format!("/api/game/{id}")).await;
+            assert_eq!(offer(&g), after, "{m} offeringDraw={flag}: {g}");
+        }
+    }
+    for query in ["rated=true", "rated=false", "rated=", "max=%205%20&page=1"] {
+        let (s, v) = w.get(&format!("/api/games/user/wanda?{query}")).await;
+        assert_eq!(s, StatusCode::OK, "{query}: {v}");
+    }
+    let form = c
+        .post(format!("{base}/api/challenge/boris"))
+        .bearer_auth(&w.token)
+        .form(&[("rated", "false"), ("variant", "Fusion"), ("color", "")])
+        .send()
+        .await
+        .unwrap();
+    let (s, v) = json_of(form).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["rated"], false, "{v}");
+    assert_eq!(v["variant"]["key"], "fusion", "{v}");
+    let (s, v) = w
+        .post("/api/challenge/boris", json!({"rated": true, "days": "3"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["rated"], true, "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_bodies_and_socket_error_frames_carry_a_code() {
+    let env = fresh("errorcode");
+    let base = &env.server.base;
+    let (w, b, id) = started_game(base, json!({})).await;
+    let c = http();
+    play_all(&w, &b, &id, &["e2e3", "e7e6", "g1f3"]).await;
+
+    // Every error body carries its code beside the words.
+    let code = |(s, v): (StatusCode, Value), want: StatusCode, code: &str| {
+        assert_eq!(s, want, "{code}: {v}");
+        assert!(v["error"].is_string(), "{code}: {v}");
+        assert_eq!(v["code"], code, "{v}");
+    };
+    code(
+        w.mv(&id, "d2d3").await,
+        StatusCode::CONFLICT,
+        "not_your_turn",
+    );
+    code(
+        b.mv(&id, "e6e4").await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "illegal_move",
+    );
+    code(
+        w.mv("nosuchgame", "e2e3").await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    );
+    code(
+        w.mv(&id, "zz").await,
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+    );
+    code(
+        get_anonymous(base, "/api/account/playing").await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    );
+    code(
+        w.get("/api/nothing/here").await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    );
+    code(
+        w.post("/api/challenge/wanda", json!({})).await,
+        StatusCode::BAD_REQUEST,
+        "self_challenge",
+    );
+    let resp = c
+        .post(format!("{base}/api/challenge/boris"))
+        .bearer_auth(&w.token)
+        .header("content-type", "text/csv")
+        .body("a,b")
+        .send()
+        .await
+        .unwrap();
+    code(
+        json_of(resp).await,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    );
+    let resp = c
+        .post(format!("{base}/api/challenge/boris"))
+        .bearer_auth(&w.token)
+        .header("content-type", "application/json")
+        .body(format!("{{\"fen\": \"{}\"}}", "x".repeat(100_000)))
+        .send()
+        .await
+        .unwrap();
+    code(
+        json_of(resp).await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+    );
+    // The socket's error frames carry it too.
+    let mut ws = ws_connect(base, Some(&w.cookie)).await;
+    for (msg, status, want) in [
+        (
+            json!({"t": "move", "id": id, "u": "d2d3", "a": 7}),
+            409,
+            "not_your_turn",
+        ),
+        (json!({"t": "dance"}), 400, "bad_request"),
+    ] {
+        ws_send(&mut ws, msg.clone()).await;
+        let frame = loop {
+            let frame = ws_next(&mut ws).await;
+            if frame["t"] == "error" {
+                break frame;
+            }
+        };
+        assert_eq!(frame["status"], status, "{msg}: {frame}");
+        assert_eq!(frame["code"], want, "{msg}: {frame}");
+    }
+}

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use super::params::optional;
 use crate::auth::{
     self, AuthUser, AuthVia, DEVICE_COOKIE, DEVICE_MAX_AGE, MaybeUser, SESSION_COOKIE,
     SESSION_MAX_AGE,
@@ -328,8 +329,8 @@ pub async fn logout(
 #[serde(deny_unknown_fields)]
 pub struct EverywhereParams {
     /// Also revoke every personal API token (default: sessions only).
-    #[schema(value_type = Option<bool>)]
-    pub tokens: Option<crate::api::challenge::BoolParam>,
+    #[serde(default, deserialize_with = "optional")]
+    pub tokens: Option<bool>,
 }
 
 /// Sign out everywhere: ends every session of the account (this one too),
@@ -346,11 +347,7 @@ pub async fn logout_everywhere(
     user: AuthUser,
     Input(p): Input<EverywhereParams>,
 ) -> ApiResult<Response> {
-    let with_tokens = match &p.tokens {
-        Some(b) => b.value("tokens")?,
-        None => false,
-    };
-    let which = if with_tokens {
+    let which = if p.tokens.unwrap_or(false) {
         EndTokens::All
     } else {
         EndTokens::Kind(TokenKind::Session)
@@ -379,9 +376,8 @@ pub struct TokenRequest {
     /// A note to recognise the token by in the list (up to 100 characters).
     pub description: Option<String>,
     /// Days until it stops working (1-3650); without it, until revoked.
-    #[serde(rename = "expiresInDays")]
-    #[schema(value_type = Option<i64>)]
-    pub expires_in_days: Option<crate::api::challenge::NumberParam>,
+    #[serde(rename = "expiresInDays", default, deserialize_with = "optional")]
+    pub expires_in_days: Option<i64>,
 }
 
 /// Create a personal API token (send it as `Authorization: Bearer TOKEN`).
@@ -399,11 +395,7 @@ pub async fn create_token(
     headers: HeaderMap,
     Input(r): Input<TokenRequest>,
 ) -> ApiResult<Json<TokenJson>> {
-    let days = r
-        .expires_in_days
-        .as_ref()
-        .map(|d| d.value("expiresInDays"))
-        .transpose()?;
+    let days = r.expires_in_days;
     if let Some(d) = days
         && !(1..=3650).contains(&d)
     {

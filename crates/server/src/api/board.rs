@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
+use super::params::{Answer, optional};
 use crate::AppState;
 use crate::auth::{AuthUser, MaybeUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
@@ -24,17 +25,8 @@ use crate::views::{
 #[serde(rename_all = "camelCase")]
 pub struct MoveParams {
     /// `true` to offer (or agree to) a draw with the move.
-    pub offering_draw: Option<String>,
-}
-
-fn parse_bool(name: &str, v: Option<&str>) -> ApiResult<bool> {
-    match v {
-        None | Some("") | Some("false") | Some("0") | Some("no") => Ok(false),
-        Some("true") | Some("1") | Some("yes") => Ok(true),
-        Some(other) => Err(ApiError::bad(format!(
-            "invalid {name} {other:?}: expected true or false"
-        ))),
-    }
+    #[serde(default, deserialize_with = "optional")]
+    pub offering_draw: Option<bool>,
 }
 
 /// Play a move (Merge-UCI: `e2e3`, `b1d2`, `Nd2f3`, `e7e8q`).
@@ -44,7 +36,7 @@ fn parse_bool(name: &str, v: Option<&str>) -> ApiResult<bool> {
         MoveParams),
     responses(
         (status = 200, description = "the move is committed", body = OkJson),
-        (status = 400, description = "malformed id or move", body = ErrorBody),
+        (status = 400, description = "malformed id or move, or offeringDraw neither true nor false", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "not your game, or a bot account (bots use the bot API)", body = ErrorBody),
         (status = 404, description = "no such game", body = ErrorBody),
@@ -71,7 +63,7 @@ pub(crate) async fn play_as(
     mv: &chessmerge_rules::UciMove,
     q: &MoveParams,
 ) -> ApiResult<Json<OkJson>> {
-    let offering = parse_bool("offeringDraw", q.offering_draw.as_deref())?;
+    let offering = q.offering_draw.unwrap_or(false);
     state
         .games
         .play_move(id, Actor::User(player.id), mv, None, offering)
@@ -137,23 +129,10 @@ pub async fn abort(
 pub async fn draw(
     State(state): State<AppState>,
     user: AuthUser,
-    Path((id, answer)): Path<(GameId, String)>,
+    Path((id, Answer(yes))): Path<(GameId, Answer)>,
 ) -> ApiResult<Json<OkJson>> {
-    let yes = yes_or_no(&answer)?;
     state.games.draw(&id, user.human()?.id, yes).await?;
     Ok(Json(OkJson::yes()))
-}
-
-/// The `{accept}` of the board API's answers (draw, takeback): `yes` or
-/// `no` (`true`/`false` too).
-pub(crate) fn yes_or_no(answer: &str) -> ApiResult<bool> {
-    match answer {
-        "yes" | "true" => Ok(true),
-        "no" | "false" => Ok(false),
-        other => Err(ApiError::bad(format!(
-            "invalid answer {other:?}: expected yes or no"
-        ))),
-    }
 }
 
 /// The page's view of a game, from the live game (no replay when cached).
@@ -210,22 +189,21 @@ pub async fn show(
 #[derive(Debug, Default, Deserialize, IntoParams)]
 pub struct ListParams {
     /// How many games at most.
-    pub nb: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub nb: Option<i64>,
     /// How many games at most (the games export's name for it).
-    pub max: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub max: Option<i64>,
 }
 
 impl ListParams {
     fn limit(&self, default: i64, cap: i64) -> ApiResult<i64> {
-        match self.nb.as_deref().or(self.max.as_deref()) {
-            None | Some("") => Ok(default),
-            Some(t) => t
-                .trim()
-                .parse::<i64>()
-                .ok()
-                .filter(|n| *n >= 1)
-                .map(|n| n.min(cap))
-                .ok_or_else(|| ApiError::bad(format!("invalid limit {t:?}: a positive number"))),
+        match self.nb.or(self.max) {
+            None => Ok(default),
+            Some(n) if n >= 1 => Ok(n.min(cap)),
+            Some(n) => Err(ApiError::bad(format!(
+                "invalid limit {n}: a positive number"
+            ))),
         }
     }
 }
@@ -235,6 +213,7 @@ impl ListParams {
     params(ListParams),
     responses(
         (status = 200, description = "ongoing games", body = NowPlayingListJson),
+        (status = 400, description = "bad nb or max", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn playing(

@@ -225,17 +225,15 @@ pub async fn abort(
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ChatParams {
     /// `player` or `spectator`.
-    pub room: String,
+    #[serde(deserialize_with = "super::params::required")]
+    #[schema(value_type = String)]
+    pub room: ChatRoom,
     /// 1 to 140 characters, no control characters.
     pub text: String,
 }
 
 /// Checks a chat line as sent.
 fn chat_line(game: &GameId, by: &User, p: &ChatParams) -> ApiResult<ChatLine> {
-    let room: ChatRoom = p
-        .room
-        .parse()
-        .map_err(|e: crate::model::ParseError| ApiError::bad(e.to_string()))?;
     let text = p.text.trim();
     let chars = text.chars().count();
     if chars == 0 {
@@ -253,7 +251,7 @@ fn chat_line(game: &GameId, by: &User, p: &ChatParams) -> ApiResult<ChatLine> {
         game_id: game.clone(),
         user_id: by.id,
         username: by.username.clone(),
-        room,
+        room: p.room,
         text: text.to_owned(),
         created_at: now_ms(),
     })
@@ -493,7 +491,8 @@ pub async fn user(
 #[derive(Debug, Default, Deserialize, IntoParams)]
 pub struct OnlineParams {
     /// How many bots at most (1-1000, default 50).
-    pub nb: Option<String>,
+    #[serde(default, deserialize_with = "super::params::optional")]
+    pub nb: Option<i64>,
 }
 
 /// Most bot accounts `GET /api/bot/online` looks through.
@@ -509,14 +508,10 @@ pub async fn online_bots(
     State(state): State<AppState>,
     Query(q): Query<OnlineParams>,
 ) -> ApiResult<Response> {
-    let nb = match q.nb.as_deref().map(str::trim) {
-        None | Some("") => 50,
-        Some(t) => t
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n >= 1)
-            .map(|n| n.min(1000))
-            .ok_or_else(|| ApiError::bad(format!("invalid nb {t:?}: a positive number")))?,
+    let nb = match q.nb {
+        None => 50,
+        Some(n) if n >= 1 => n.min(1000) as usize,
+        Some(n) => return Err(ApiError::bad(format!("invalid nb {n}: a positive number"))),
     };
     let mut body = String::new();
     for u in state

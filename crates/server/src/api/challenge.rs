@@ -5,96 +5,50 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::params::optional;
 use crate::AppState;
 use crate::auth::AuthUser;
 use crate::challenges::{DECLINE_REASONS, OPEN_LIST_LIMIT, Terms, direction_for, open_list};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path, Query};
-use crate::model::ChallengeId;
+use crate::model::{ChallengeId, ColorRequest, Variant};
 use crate::store::Challenge;
 use crate::views::{ChallengeJson, ChallengeListJson, GameJson, OkJson};
-
-/// A number sent as JSON number or as form text.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(untagged)]
-pub enum NumberParam {
-    /// A JSON number.
-    Number(i64),
-    /// Text (form encoding).
-    Text(String),
-}
 
 /// Parameters of a new challenge (JSON or form). Unknown fields are refused.
 #[derive(Debug, Default, Deserialize, ToSchema, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct ChallengeParams {
     /// `chessmerge` (default), `chessplus`, `fusion` or `standard`.
-    pub variant: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    #[schema(value_type = Option<String>)]
+    #[param(value_type = Option<String>)]
+    pub variant: Option<Variant>,
     /// Your colour: `white`, `black` or `random` (default).
-    pub color: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    #[schema(value_type = Option<String>)]
+    #[param(value_type = Option<String>)]
+    pub color: Option<ColorRequest>,
     /// A custom start position (Merge-FEN).
     pub fen: Option<String>,
     /// The computer's level, 1-8 (`/api/challenge/ai` only, required there).
-    #[schema(value_type = Option<i64>)]
-    #[param(value_type = Option<i64>)]
-    pub level: Option<NumberParam>,
+    #[serde(default, deserialize_with = "optional")]
+    pub level: Option<i64>,
     /// lichess's `rated` (default false): a rated game changes both
     /// players' ratings. Refused for games against the computer and from
     /// custom positions (those are casual).
-    #[schema(value_type = Option<bool>)]
-    #[param(value_type = Option<bool>)]
-    pub rated: Option<BoolParam>,
+    #[serde(default, deserialize_with = "optional")]
+    pub rated: Option<bool>,
     /// lichess's days per move of a correspondence game: accepted and
     /// ignored (games here are untimed).
-    #[schema(value_type = Option<i64>)]
-    #[param(value_type = Option<i64>)]
-    pub days: Option<NumberParam>,
+    #[serde(default, deserialize_with = "optional")]
+    pub days: Option<i64>,
     /// lichess's clock: refused (games here are untimed).
-    #[serde(rename = "clock.limit")]
-    #[schema(value_type = Option<i64>)]
-    #[param(value_type = Option<i64>)]
-    pub clock_limit: Option<NumberParam>,
+    #[serde(rename = "clock.limit", default, deserialize_with = "optional")]
+    pub clock_limit: Option<i64>,
     /// lichess's clock increment: refused (games here are untimed).
-    #[serde(rename = "clock.increment")]
-    #[schema(value_type = Option<i64>)]
-    #[param(value_type = Option<i64>)]
-    pub clock_increment: Option<NumberParam>,
-}
-
-impl NumberParam {
-    /// The value, or a 400 naming `field`.
-    pub(crate) fn value(&self, field: &str) -> ApiResult<i64> {
-        match self {
-            NumberParam::Number(n) => Ok(*n),
-            NumberParam::Text(t) => t.trim().parse().map_err(|_| {
-                ApiError::bad(format!("invalid {field} {t:?}: expected a whole number"))
-            }),
-        }
-    }
-}
-
-/// A boolean sent as JSON `true`/`false` or as form text.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(untagged)]
-pub enum BoolParam {
-    /// A JSON boolean.
-    Bool(bool),
-    /// Text (form encoding): `true` or `false`.
-    Text(String),
-}
-
-impl BoolParam {
-    /// The value, or a 400 naming `field`.
-    pub(crate) fn value(&self, field: &str) -> ApiResult<bool> {
-        match self {
-            BoolParam::Bool(b) => Ok(*b),
-            BoolParam::Text(t) if t == "true" => Ok(true),
-            BoolParam::Text(t) if t == "false" => Ok(false),
-            BoolParam::Text(t) => Err(ApiError::bad(format!(
-                "invalid {field} {t:?}: expected true or false"
-            ))),
-        }
-    }
+    #[serde(rename = "clock.increment", default, deserialize_with = "optional")]
+    pub clock_increment: Option<i64>,
 }
 
 /// The answer to a declined challenge.
@@ -107,16 +61,17 @@ pub struct DeclineParams {
 }
 
 fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
-    let rated = match &p.rated {
-        Some(r) => r.value("rated")?,
-        None => false,
-    };
+    let rated = p.rated.unwrap_or(false);
     if p.clock_limit.is_some() || p.clock_increment.is_some() {
         return Err(ApiError::bad(
             "timed games are not offered: games here are untimed; leave out clock.limit and clock.increment",
         ));
     }
-    let mut terms = Terms::parse(p.variant.as_deref(), p.color.as_deref(), p.fen.as_deref())?;
+    let mut terms = Terms::new(
+        p.variant.unwrap_or(Variant::ChessMerge),
+        p.color.unwrap_or(ColorRequest::Random),
+        p.fen.as_deref(),
+    )?;
     if rated && terms.fen.is_some() {
         return Err(ApiError::bad(
             "games from a custom position are casual: send rated=false or leave out the fen",
@@ -190,13 +145,11 @@ pub async fn challenge_ai(
     user: AuthUser,
     Input(p): Input<ChallengeParams>,
 ) -> ApiResult<Json<GameJson>> {
-    let level = match &p.level {
-        Some(NumberParam::Number(n)) => Some(*n),
-        Some(NumberParam::Text(t)) => t.trim().parse::<i64>().ok(),
-        None => return Err(ApiError::bad("missing level: 1 to 8")),
+    let Some(level) = p.level else {
+        return Err(ApiError::bad("missing level: 1 to 8"));
     };
-    let level = level
-        .and_then(|l| u8::try_from(l).ok())
+    let level = u8::try_from(level)
+        .ok()
         .filter(|l| (1..=8).contains(l))
         .ok_or_else(|| ApiError::bad("invalid level: 1 to 8"))?;
     let terms = terms(&p)?;
@@ -224,21 +177,20 @@ pub const CHALLENGE_PAGE_MAX: usize = 200;
 #[derive(Debug, Default, Deserialize, IntoParams)]
 pub struct ChallengePageParams {
     /// Challenges per list and page: 1-200, default 50.
-    pub nb: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub nb: Option<i64>,
     /// Which page, from 1 (default), oldest challenges first.
-    pub page: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub page: Option<i64>,
 }
 
-fn positive(name: &str, text: Option<&str>, default: usize, max: usize) -> ApiResult<usize> {
-    match text.map(str::trim) {
-        None | Some("") => Ok(default),
-        Some(t) => t
-            .parse::<usize>()
+fn positive(name: &str, n: Option<i64>, default: usize, max: usize) -> ApiResult<usize> {
+    match n {
+        None => Ok(default),
+        Some(n) => usize::try_from(n)
             .ok()
             .filter(|n| (1..=max).contains(n))
-            .ok_or_else(|| {
-                ApiError::bad(format!("invalid {name} {t:?}: a number from 1 to {max}"))
-            }),
+            .ok_or_else(|| ApiError::bad(format!("invalid {name} {n}: a number from 1 to {max}"))),
     }
 }
 
@@ -256,13 +208,8 @@ pub async fn list(
     user: AuthUser,
     Query(q): Query<ChallengePageParams>,
 ) -> ApiResult<Json<ChallengeListJson>> {
-    let nb = positive(
-        "nb",
-        q.nb.as_deref(),
-        CHALLENGE_PAGE_DEFAULT,
-        CHALLENGE_PAGE_MAX,
-    )?;
-    let page = positive("page", q.page.as_deref(), 1, 1_000_000)?;
+    let nb = positive("nb", q.nb, CHALLENGE_PAGE_DEFAULT, CHALLENGE_PAGE_MAX)?;
+    let page = positive("page", q.page, 1, 1_000_000)?;
     let (incoming, outgoing) = state.store.pending_challenges(user.user.id).await?;
     let skip = (page - 1).saturating_mul(nb);
     let mut out = ChallengeListJson {
@@ -296,7 +243,8 @@ pub struct OpenChallengesJson {
 #[derive(Debug, Default, Deserialize, IntoParams)]
 pub struct OpenListParams {
     /// How many challenges at most: 1-50, default 50.
-    pub nb: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub nb: Option<i64>,
 }
 
 /// The lobby: pending open challenges by every player, newest first.
@@ -312,14 +260,10 @@ pub async fn list_open(
     user: AuthUser,
     Query(q): Query<OpenListParams>,
 ) -> ApiResult<Json<OpenChallengesJson>> {
-    let limit = match q.nb.as_deref().map(str::trim) {
-        None | Some("") => OPEN_LIST_LIMIT,
-        Some(t) => t
-            .parse::<i64>()
-            .ok()
-            .filter(|n| *n >= 1)
-            .map(|n| n.min(OPEN_LIST_LIMIT))
-            .ok_or_else(|| ApiError::bad(format!("invalid nb {t:?}: a positive number")))?,
+    let limit = match q.nb {
+        None => OPEN_LIST_LIMIT,
+        Some(n) if n >= 1 => n.min(OPEN_LIST_LIMIT),
+        Some(n) => return Err(ApiError::bad(format!("invalid nb {n}: a positive number"))),
     };
     Ok(Json(OpenChallengesJson {
         challenges: open_list(state.store.as_ref(), &state.base_url, user.user.id, limit).await?,

@@ -15,7 +15,7 @@ use crate::extract::{Input, Path};
 use crate::model::GameId;
 use crate::views::{OkJson, RematchJson};
 
-use super::board::yes_or_no;
+use super::params::Answer;
 
 /// Propose or accept a takeback (`yes`), decline or withdraw one (`no`).
 #[utoipa::path(post, path = "/api/board/game/{id}/takeback/{accept}", tag = "board",
@@ -32,9 +32,8 @@ use super::board::yes_or_no;
 pub async fn takeback(
     State(state): State<AppState>,
     user: AuthUser,
-    Path((id, answer)): Path<(GameId, String)>,
+    Path((id, Answer(yes))): Path<(GameId, Answer)>,
 ) -> ApiResult<Json<OkJson>> {
-    let yes = yes_or_no(&answer)?;
     state.games.takeback(&id, user.human()?.id, yes).await?;
     Ok(Json(OkJson::yes()))
 }
@@ -54,9 +53,8 @@ pub async fn takeback(
 pub async fn bot_takeback(
     State(state): State<AppState>,
     user: AuthUser,
-    Path((id, answer)): Path<(GameId, String)>,
+    Path((id, Answer(yes))): Path<(GameId, Answer)>,
 ) -> ApiResult<Json<OkJson>> {
-    let yes = yes_or_no(&answer)?;
     state.games.takeback(&id, user.bot()?.id, yes).await?;
     Ok(Json(OkJson::yes()))
 }
@@ -122,9 +120,8 @@ pub async fn rematch(
 pub async fn rematch_answer(
     State(state): State<AppState>,
     user: AuthUser,
-    Path((id, answer)): Path<(GameId, String)>,
+    Path((id, Answer(yes))): Path<(GameId, Answer)>,
 ) -> ApiResult<Json<RematchAnswerJson>> {
-    let yes = yes_or_no(&answer)?;
     answer_rematch(&state, &user, &id, yes).await
 }
 

@@ -35,14 +35,13 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use utoipa::ToSchema;
 
-use super::analysis::{
-    AnalysisParams, MovesParam, NumberParam, ScoreJson, legal_line, replay, score_json,
-};
+use super::analysis::{AnalysisParams, MovesParam, ScoreJson, legal_line, replay, score_json};
+use super::params::optional;
 use crate::AppState;
 use crate::auth::MaybeUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
-use crate::model::UserId;
+use crate::model::{UserId, Variant};
 use crate::store::{Lease, Store};
 
 /// A live analysis's budget: the longest time and the most positions.
@@ -236,7 +235,9 @@ impl LiveAnalyses {
 #[serde(deny_unknown_fields)]
 pub struct LiveAnalysisParams {
     /// `chessmerge` (default), `chessplus`, `fusion` or `standard`.
-    pub variant: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    #[schema(value_type = Option<String>)]
+    pub variant: Option<Variant>,
     /// The start position (Merge-FEN); the variant's start position when left out.
     pub fen: Option<String>,
     /// Merge-UCI moves played from `fen`, in order.
@@ -244,12 +245,12 @@ pub struct LiveAnalysisParams {
     pub moves: Option<MovesParam>,
     /// Longest search in milliseconds (at most the budget: 30000 signed
     /// in, 10000 signed out).
-    #[schema(value_type = Option<i64>)]
-    pub movetime: Option<NumberParam>,
+    #[serde(default, deserialize_with = "optional")]
+    pub movetime: Option<i64>,
     /// Most positions searched (at most the budget: 50,000,000 signed in,
     /// 10,000,000 signed out).
-    #[schema(value_type = Option<i64>)]
-    pub nodes: Option<NumberParam>,
+    #[serde(default, deserialize_with = "optional")]
+    pub nodes: Option<i64>,
 }
 
 /// One line of a live analysis: `info` after each completed iteration,
@@ -314,15 +315,9 @@ impl FromRequestParts<AppState> for LiveOwner {
     }
 }
 
-fn bounded(name: &str, p: &Option<NumberParam>, most: u64) -> ApiResult<u64> {
-    let n = match p {
-        None => return Ok(most),
-        Some(NumberParam::Number(n)) => *n,
-        Some(NumberParam::Text(t)) if t.trim().is_empty() => return Ok(most),
-        Some(NumberParam::Text(t)) => t
-            .trim()
-            .parse::<i64>()
-            .map_err(|_| ApiError::bad(format!("invalid {name} {t:?}: expected a number")))?,
+fn bounded(name: &str, n: Option<i64>, most: u64) -> ApiResult<u64> {
+    let Some(n) = n else {
+        return Ok(most);
     };
     if n < 1 {
         return Err(ApiError::bad(format!("invalid {name}: a positive number")));
@@ -336,10 +331,10 @@ fn request_budget(p: &LiveAnalysisParams, signed_in: bool) -> ApiResult<Budget> 
     Ok(Budget {
         time: Duration::from_millis(bounded(
             "movetime",
-            &p.movetime,
+            p.movetime,
             most.time.as_millis() as u64,
         )?),
-        nodes: bounded("nodes", &p.nodes, most.nodes)?,
+        nodes: bounded("nodes", p.nodes, most.nodes)?,
     })
 }
 
@@ -412,7 +407,7 @@ pub async fn stream(
     };
     tokio::spawn(async move {
         if let Err(e) = lane.run(job).await {
-            let _ = tx.send(Out::Line(error_line(&e.to_string())));
+            let _ = tx.send(Out::Line(error_line(&ApiError::from(e))));
         }
     });
     // The time budget: the search is stopped when it is spent.
@@ -441,8 +436,8 @@ pub async fn stream(
     Ok(ndjson(rx, StopOnDrop(stop)))
 }
 
-fn error_line(text: &str) -> String {
-    serde_json::json!({ "type": "error", "error": text }).to_string()
+fn error_line(e: &ApiError) -> String {
+    serde_json::json!({ "type": "error", "error": e.to_string(), "code": e.code() }).to_string()
 }
 
 /// Runs the search, sending a line per iteration and one at the end.
@@ -611,13 +606,14 @@ mod tests {
                 .unwrap();
         let b = request_budget(&p, false).unwrap();
         assert_eq!((b.time, b.nodes), (GUEST_BUDGET.time, 5000));
-        for bad in [
-            serde_json::json!({"movetime": 0}),
-            serde_json::json!({"nodes": "x"}),
-        ] {
-            let p: LiveAnalysisParams = serde_json::from_value(bad).unwrap();
-            assert!(request_budget(&p, true).is_err());
-        }
+        let p: LiveAnalysisParams =
+            serde_json::from_value(serde_json::json!({"movetime": 0})).unwrap();
+        assert!(request_budget(&p, true).is_err());
+        // Not a number: refused when the request is read.
+        assert!(
+            serde_json::from_value::<LiveAnalysisParams>(serde_json::json!({"nodes": "x"}))
+                .is_err()
+        );
     }
 
     #[test]

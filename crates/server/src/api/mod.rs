@@ -10,6 +10,7 @@ pub mod corr;
 pub mod import;
 pub mod levels;
 pub mod live_analysis;
+pub mod params;
 pub mod profile;
 pub mod site;
 pub mod socket;

@@ -9,6 +9,7 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::params::optional;
 use crate::AppState;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Path;
@@ -190,38 +191,42 @@ pub async fn rating_history(
 #[serde(rename_all = "camelCase")]
 pub struct GameListParams {
     /// How many games at most (1-1000, default 100).
-    pub max: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub max: Option<i64>,
     /// The same as `max`.
-    pub nb: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub nb: Option<i64>,
     /// Which page of `max` games, from 1.
-    pub page: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub page: Option<i64>,
     /// Only games created at or after this time (ms since the epoch).
-    pub since: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub since: Option<i64>,
     /// Only games created before this time (ms since the epoch).
-    pub until: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub until: Option<i64>,
     /// Only games against this user.
     pub vs: Option<String>,
     /// `true`: only rated games; `false`: only casual ones.
-    pub rated: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    pub rated: Option<bool>,
     /// Only this variant: `chessmerge`, `chessplus`, `fusion` or `standard`.
-    pub perf_type: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    #[param(value_type = Option<String>)]
+    pub perf_type: Option<Variant>,
     /// Only games with this result for the user: `win`, `loss` or `draw`.
-    pub result: Option<String>,
+    #[serde(default, deserialize_with = "optional")]
+    #[param(value_type = Option<String>)]
+    pub result: Option<ResultFilter>,
 }
 
-fn number(name: &str, t: Option<&str>, min: i64, max: i64) -> ApiResult<Option<i64>> {
-    match t.map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(t) => t
-            .parse::<i64>()
-            .ok()
-            .filter(|n| (min..=max).contains(n))
-            .map(Some)
-            .ok_or_else(|| {
-                ApiError::bad(format!(
-                    "invalid {name} {t:?}: a number from {min} to {max}"
-                ))
-            }),
+/// `n` when it lies in `min..=max`, else a 400 naming the parameter.
+fn within(name: &str, n: Option<i64>, min: i64, max: i64) -> ApiResult<Option<i64>> {
+    match n {
+        Some(n) if !(min..=max).contains(&n) => Err(ApiError::bad(format!(
+            "invalid {name} {n}: a number from {min} to {max}"
+        ))),
+        n => Ok(n),
     }
 }
 
@@ -230,53 +235,18 @@ impl GameListParams {
     /// unknown `vs` user.
     pub async fn filter(&self, state: &AppState) -> ApiResult<GameFilter> {
         // Like lichess, a larger `max` is cut to the most allowed.
-        let limit = number(
-            "max",
-            self.max.as_deref().or(self.nb.as_deref()),
-            1,
-            i64::MAX,
-        )?
-        .map_or(100, |n| n.min(1000));
-        let page = number("page", self.page.as_deref(), 1, 1_000_000)?.unwrap_or(1);
-        let since = number("since", self.since.as_deref(), 0, i64::MAX)?;
-        let until = number("until", self.until.as_deref(), 0, i64::MAX)?;
-        let rated = match self.rated.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some("true") => Some(true),
-            Some("false") => Some(false),
-            Some(t) => {
-                return Err(ApiError::bad(format!(
-                    "invalid rated {t:?}: expected true or false"
-                )));
-            }
-        };
-        let variant = match self.perf_type.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(t) => Some(t.parse::<Variant>().map_err(|_| {
-                ApiError::bad(format!(
-                    "invalid perfType {t:?}: chessmerge, chessplus, fusion or standard"
-                ))
-            })?),
-        };
-        let result = match self.result.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some("win") => Some(ResultFilter::Win),
-            Some("loss") => Some(ResultFilter::Loss),
-            Some("draw") => Some(ResultFilter::Draw),
-            Some(t) => {
-                return Err(ApiError::bad(format!(
-                    "invalid result {t:?}: win, loss or draw"
-                )));
-            }
-        };
+        let limit = within("max", self.max.or(self.nb), 1, i64::MAX)?.map_or(100, |n| n.min(1000));
+        let page = within("page", self.page, 1, 1_000_000)?.unwrap_or(1);
+        let since = within("since", self.since, 0, i64::MAX)?;
+        let until = within("until", self.until, 0, i64::MAX)?;
         let vs: Option<UserId> = match self.vs.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(name) => Some(user_named(state, name).await?.id),
         };
         Ok(GameFilter {
-            variant,
-            rated,
-            result,
+            variant: self.perf_type,
+            rated: self.rated,
+            result: self.result,
             vs,
             since,
             until,

@@ -126,10 +126,9 @@ impl SitePrefsInput {
         ] {
             if let Some(v) = v {
                 any = true;
-                match v {
-                    Value::Bool(b) => *into = *b,
-                    Value::String(t) if t == "true" || t == "false" => *into = t == "true",
-                    other => faults.push(format!("invalid {name} {other}: expected true or false")),
+                match super::params::flag_of(v) {
+                    Some(b) => *into = b,
+                    None => faults.push(format!("invalid {name} {v}: expected true or false")),
                 }
             }
         }

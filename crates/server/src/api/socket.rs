@@ -21,7 +21,8 @@
 //! Server to client: `{"t":"hello","user":...}` first; then
 //! `{"t":"gameFull"|"gameState","id":GAME,"v":N,"d":{...}}`, user events as
 //! `{"t":"event","d":{...}}`, lobby frames as above, and
-//! `{"t":"error","status":CODE,"error":TEXT}`.
+//! `{"t":"error","status":STATUS,"error":TEXT,"code":WORD}` (the words of
+//! the HTTP error bodies' `code`).
 
 use std::collections::HashMap;
 
@@ -120,7 +121,7 @@ fn frame(t: &str, id: &GameId, v: i64, d: &str) -> String {
 }
 
 fn error_frame(id: Option<&GameId>, e: &ApiError) -> String {
-    serde_json::json!({"t": "error", "id": id.map(GameId::as_str), "status": e.status().as_u16(), "error": e.to_string()})
+    serde_json::json!({"t": "error", "id": id.map(GameId::as_str), "status": e.status().as_u16(), "error": e.to_string(), "code": e.code()})
         .to_string()
 }
 
@@ -273,7 +274,7 @@ async fn run(state: AppState, auth: Option<AuthUser>, mut socket: WebSocket) {
                 user_task = None;
                 if end == FeedEnd::SignedOut {
                     let _ = socket
-                        .send(Message::Text(error_reply(401, "signed out: this session has ended", None).into()))
+                        .send(Message::Text(error_reply(&ApiError::Unauthorized("signed out: this session has ended".into()), None).into()))
                         .await;
                     let _ = socket.send(Message::Close(None)).await;
                     break;
@@ -302,8 +303,9 @@ pub fn parse_client_frame(text: &str) -> Result<ClientMsg, String> {
     serde_json::from_str(text).map_err(|e| format!("invalid message: {e}"))
 }
 
-fn error_reply(status: u16, error: &str, a: Option<i64>) -> String {
-    serde_json::json!({"t": "error", "status": status, "error": error, "a": a}).to_string()
+fn error_reply(e: &ApiError, a: Option<i64>) -> String {
+    serde_json::json!({"t": "error", "status": e.status().as_u16(), "error": e.to_string(), "code": e.code(), "a": a})
+        .to_string()
 }
 
 async fn handle(
@@ -316,7 +318,7 @@ async fn handle(
 ) -> Option<String> {
     let msg = match parse_client_frame(text) {
         Ok(m) => m,
-        Err(e) => return Some(error_reply(400, &e, None)),
+        Err(e) => return Some(error_reply(&ApiError::BadRequest(e), None)),
     };
     match msg {
         ClientMsg::Ping => Some("{\"t\":\"pong\"}".to_owned()),
@@ -325,10 +327,9 @@ async fn handle(
             let cap = state.subscriptions_per_socket;
             if subs.len() >= cap && !subs.contains_key(&id) {
                 return Some(error_reply(
-                    400,
-                    &format!(
+                    &ApiError::bad(format!(
                         "too many subscriptions: a socket follows at most {cap} games at once; unsubscribe first"
-                    ),
+                    )),
                     None,
                 ));
             }
@@ -341,7 +342,10 @@ async fn handle(
         }
         ClientMsg::Lobby => {
             let Some(user) = user else {
-                return Some(error_reply(401, "log in to follow the lobby", None));
+                return Some(error_reply(
+                    &ApiError::Unauthorized("log in to follow the lobby".into()),
+                    None,
+                ));
             };
             // Following again restarts the feed (with a fresh list).
             if let Some(old) = lobby.take() {
@@ -370,10 +374,16 @@ async fn handle(
             a,
         } => {
             let Some(user) = user else {
-                return Some(error_reply(401, "log in to play", a));
+                return Some(error_reply(
+                    &ApiError::Unauthorized("log in to play".into()),
+                    a,
+                ));
             };
             if user.bot {
-                return Some(error_reply(403, crate::auth::BOT_OUTSIDE_BOT_API, a));
+                return Some(error_reply(
+                    &ApiError::Forbidden(crate::auth::BOT_OUTSIDE_BOT_API.into()),
+                    a,
+                ));
             }
             let result = match u.parse::<UciMove>() {
                 Ok(mv) => state
@@ -385,7 +395,7 @@ async fn handle(
             };
             match result {
                 Ok(_) => Some(serde_json::json!({"t": "ack", "a": a}).to_string()),
-                Err(e) => Some(error_reply(e.status().as_u16(), &e.to_string(), a)),
+                Err(e) => Some(error_reply(&e, a)),
             }
         }
     }

@@ -92,28 +92,9 @@ pub struct Terms {
 }
 
 impl Terms {
-    /// Checks the parts of a challenge as sent (each may be left out).
-    pub fn parse(
-        variant: Option<&str>,
-        color: Option<&str>,
-        fen: Option<&str>,
-    ) -> ChallengeResult<Terms> {
-        let variant = match variant {
-            None | Some("") => Variant::ChessMerge,
-            Some(v) => v
-                .parse()
-                .map_err(|e: chessmerge_rules::ParseVariantError| {
-                    ChallengeError::Invalid(e.to_string())
-                })?,
-        };
-        let color = match color {
-            None | Some("") => ColorRequest::Random,
-            Some(c) => c.parse().map_err(|_| {
-                ChallengeError::Invalid(format!(
-                    "invalid color {c:?}: expected white, black or random"
-                ))
-            })?,
-        };
+    /// Checks a challenge's terms: the custom start position (Merge-FEN,
+    /// left out or blank for the usual one) must be legal in the variant.
+    pub fn new(variant: Variant, color: ColorRequest, fen: Option<&str>) -> ChallengeResult<Terms> {
         let fen = match fen.map(str::trim) {
             None | Some("") => None,
             Some(f) => {
@@ -778,31 +759,25 @@ mod tests {
 
     #[test]
     fn terms_are_checked() {
-        let t = Terms::parse(None, None, None).unwrap();
+        let t = Terms::new(Variant::ChessMerge, ColorRequest::Random, None).unwrap();
         assert_eq!(
             (t.variant, t.color, t.fen),
             (Variant::ChessMerge, ColorRequest::Random, None)
         );
         assert!(matches!(
-            Terms::parse(Some("crazyhouse"), None, None),
-            Err(ChallengeError::Invalid(_))
-        ));
-        assert!(matches!(
-            Terms::parse(None, Some("green"), None),
-            Err(ChallengeError::Invalid(_))
-        ));
-        assert!(matches!(
-            Terms::parse(None, None, Some("not a fen")),
+            Terms::new(Variant::ChessMerge, ColorRequest::Random, Some("not a fen")),
             Err(ChallengeError::Invalid(_))
         ));
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         assert_eq!(
-            Terms::parse(None, Some("black"), Some(start)).unwrap().fen,
+            Terms::new(Variant::ChessMerge, ColorRequest::Black, Some(start))
+                .unwrap()
+                .fen,
             None
         );
         let custom = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
         assert_eq!(
-            Terms::parse(Some("chessplus"), None, Some(custom))
+            Terms::new(Variant::Chessplus, ColorRequest::Random, Some(custom))
                 .unwrap()
                 .fen
                 .as_deref(),

@@ -398,11 +398,11 @@ async fn read_body(
     }
 }
 
-/// A JSON error answer (the API's `{"error": ...}` shape) that closes the
-/// connection: after an unread or partly read body, the stream is no
-/// longer at a request boundary.
+/// A JSON error answer (the API's `{"error": ..., "code": ...}` shape) that
+/// closes the connection: after an unread or partly read body, the stream
+/// is no longer at a request boundary.
 fn plain(status: StatusCode, error: String) -> Response<Body> {
-    let body = serde_json::json!({ "error": error }).to_string();
+    let body = serde_json::json!(crate::error::ErrorBody::of_status(status, error)).to_string();
     let mut resp = Response::new(Body::from(body));
     *resp.status_mut() = status;
     let h = resp.headers_mut();

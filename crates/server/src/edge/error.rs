@@ -1,7 +1,9 @@
 //! The one API error type. Domain and rules errors convert into it with
 //! `From`, and [`ApiError::status`] is the one place where a failure gets
-//! its HTTP status. Every error answers with a JSON body `{"error": "..."}`;
-//! internal failures are logged with their detail and answered without it.
+//! its HTTP status, and [`ApiError::code`] the one where it gets its
+//! machine-readable word. Every error answers with a JSON body
+//! `{"error": "...", "code": "..."}`; internal failures are logged with
+//! their detail and answered without it.
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -93,6 +95,29 @@ impl ApiError {
         }
     }
 
+    /// The body's `code`: a short, stable word for the kind of failure
+    /// (`illegal_move`, `not_your_turn`, `not_found`, ...), for clients
+    /// that act on it; the English `error` beside it may change.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::Game(e) => game_code(e),
+            ApiError::Challenge(e) => match e {
+                ChallengeError::NotFound | ChallengeError::UserNotFound => "not_found",
+                ChallengeError::SelfChallenge => "self_challenge",
+                ChallengeError::Invalid(_) => "bad_request",
+                ChallengeError::NotYours(_) => "not_yours",
+                ChallengeError::NotPending(_) | ChallengeError::NoLongerPending => "not_pending",
+                ChallengeError::GameUnderWay => "game_under_way",
+                ChallengeError::NoFreeId => "internal",
+                ChallengeError::Limit(_) => "rate_limited",
+                ChallengeError::Game(e) => game_code(e),
+                ChallengeError::Store(e) => store_code(e),
+            },
+            ApiError::Store(e) => store_code(e),
+            other => code_of_status(other.status()),
+        }
+    }
+
     /// Shorthand for a 400.
     pub fn bad(msg: impl Into<String>) -> ApiError {
         ApiError::BadRequest(msg.into())
@@ -117,6 +142,55 @@ fn game_status(e: &GameError) -> StatusCode {
         GameError::Illegal(_) | GameError::BadForecast(_) => StatusCode::UNPROCESSABLE_ENTITY,
         GameError::Corrupt { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         GameError::Store(e) => store_status(e),
+    }
+}
+
+fn game_code(e: &GameError) -> &'static str {
+    match e {
+        GameError::NotFound => "not_found",
+        GameError::NotAPlayer => "not_a_player",
+        GameError::NoComputer => "no_computer",
+        GameError::Over(_) => "game_over",
+        GameError::Stale { .. } => "stale_move",
+        GameError::NotYourTurn => "not_your_turn",
+        GameError::NotAbortable => "not_abortable",
+        GameError::TooFast => "too_fast",
+        GameError::Refused(_) => "refused",
+        GameError::Illegal(_) => "illegal_move",
+        GameError::BadForecast(_) => "bad_forecast",
+        GameError::Corrupt { .. } => "internal",
+        GameError::Store(e) => store_code(e),
+    }
+}
+
+fn store_code(e: &StoreError) -> &'static str {
+    match e {
+        StoreError::Conflict => "conflict",
+        StoreError::Unavailable(_) => "unavailable",
+        StoreError::Corrupt(_) | StoreError::Database(_) => "internal",
+    }
+}
+
+/// The `code` of an error known only by its status: the general kinds of
+/// [`ApiError`], and the answers made outside it (the connection layer's,
+/// the WebSocket's error frames).
+pub fn code_of_status(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::UNAUTHORIZED => "unauthorized",
+        StatusCode::FORBIDDEN => "forbidden",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::REQUEST_TIMEOUT => "timeout",
+        StatusCode::CONFLICT => "conflict",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::MISDIRECTED_REQUEST => "misdirected_request",
+        StatusCode::UNPROCESSABLE_ENTITY => "unprocessable",
+        StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
+        s if s.is_client_error() => "bad_request",
+        _ => "internal",
     }
 }
 
@@ -176,8 +250,29 @@ fn detail(e: &ApiError) -> String {
 /// The JSON body of every error.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
-    /// What went wrong, in words.
+    /// What went wrong, in words (lichess's field; the text may change).
     pub error: String,
+    /// The kind of failure, a short stable word: `bad_request`,
+    /// `unauthorized`, `forbidden`, `not_found`, `method_not_allowed`,
+    /// `timeout`, `conflict`, `payload_too_large`,
+    /// `unsupported_media_type`, `misdirected_request`, `unprocessable`,
+    /// `rate_limited`, `unavailable`, `internal`; for games
+    /// `illegal_move`, `not_your_turn`, `stale_move`, `game_over`,
+    /// `not_a_player`, `no_computer`, `not_abortable`, `too_fast`,
+    /// `refused`, `bad_forecast`; for challenges `self_challenge`,
+    /// `not_yours`, `not_pending`, `game_under_way` (docs/api.md).
+    #[schema(example = "not_your_turn")]
+    pub code: &'static str,
+}
+
+impl ErrorBody {
+    /// The body of an error known only by its status (see [`code_of_status`]).
+    pub fn of_status(status: StatusCode, error: String) -> ErrorBody {
+        ErrorBody {
+            error,
+            code: code_of_status(status),
+        }
+    }
 }
 
 impl IntoResponse for ApiError {
@@ -188,6 +283,7 @@ impl IntoResponse for ApiError {
         }
         let body = ErrorBody {
             error: self.to_string(),
+            code: self.code(),
         };
         (status, Json(body)).into_response()
     }
