@@ -190,7 +190,7 @@ pub struct AppState(Arc<Inner>);
 /// What [`AppState`] holds.
 pub struct Inner {
     /// Storage (accounts, tokens, lists).
-    pub store: Arc<dyn Store>,
+    pub store: Arc<Store>,
     /// The games domain.
     pub games: Arc<games::Games>,
     /// The challenges domain.
@@ -261,11 +261,7 @@ pub struct Settings {
 
 impl AppState {
     /// Builds the domains around a store.
-    pub fn new(
-        store: Arc<dyn Store>,
-        settings: Settings,
-        shutdown: watch::Receiver<bool>,
-    ) -> AppState {
+    pub fn new(store: Arc<Store>, settings: Settings, shutdown: watch::Receiver<bool>) -> AppState {
         let capacity = &settings;
         let base_url: Arc<str> = settings.base_url.trim_end_matches('/').into();
         let (turns_tx, turns_rx) = mpsc::unbounded_channel();
@@ -346,17 +342,17 @@ impl AppState {
 }
 
 /// Opens the store a `--database` value names.
-pub async fn open_store(database: &str, pool_size: u32) -> anyhow::Result<Arc<dyn Store>> {
+pub async fn open_store(database: &str, pool_size: u32) -> anyhow::Result<Arc<Store>> {
     if store::is_postgres_url(database) {
         let store = PgStore::open(database, pool_size)
             .await
             .with_context(|| format!("cannot open database {}", without_password(database)))?;
-        return Ok(Arc::new(store));
+        return Ok(Arc::new(store.into()));
     }
     let store = SqliteStore::open(database)
         .await
         .with_context(|| format!("cannot open database {database:?}"))?;
-    Ok(Arc::new(store))
+    Ok(Arc::new(store.into()))
 }
 
 /// A database URL as it may be logged.
@@ -493,7 +489,7 @@ const LIMIT_RETENTION_MS: i64 = 24 * 3600 * 1000;
 
 /// Hourly: old user and lobby events, expired sessions and tokens, unused
 /// guest accounts, old allowances and lapsed leases.
-async fn prune_events(store: Arc<dyn Store>) {
+async fn prune_events(store: Arc<Store>) {
     let mut every = tokio::time::interval(Duration::from_secs(3600));
     loop {
         every.tick().await;
