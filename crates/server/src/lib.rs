@@ -115,17 +115,17 @@ pub struct ServeArgs {
 }
 
 /// Opens the store a `--database` value names.
-pub async fn open_store(database: &str, pool_size: u32) -> anyhow::Result<Arc<dyn Store>> {
+pub async fn open_store(database: &str, pool_size: u32) -> anyhow::Result<Arc<Store>> {
     if store::is_postgres_url(database) {
         let store = PgStore::open(database, pool_size)
             .await
             .with_context(|| format!("cannot open database {}", without_password(database)))?;
-        return Ok(Arc::new(store));
+        return Ok(Arc::new(store.into()));
     }
     let store = SqliteStore::open(database)
         .await
         .with_context(|| format!("cannot open database {database:?}"))?;
-    Ok(Arc::new(store))
+    Ok(Arc::new(store.into()))
 }
 
 /// A database URL as it may be logged.
@@ -263,7 +263,7 @@ const LIMIT_RETENTION_MS: i64 = 24 * 3600 * 1000;
 
 /// Hourly: old user and lobby events, expired sessions and tokens, unused
 /// guest accounts, old allowances and lapsed leases.
-async fn prune_events(store: Arc<dyn Store>) {
+async fn prune_events(store: Arc<Store>) {
     let mut every = tokio::time::interval(Duration::from_secs(3600));
     loop {
         every.tick().await;

@@ -19,7 +19,7 @@ pub struct AppState(Arc<Inner>);
 /// What [`AppState`] holds.
 pub struct Inner {
     /// Storage (accounts, tokens, lists).
-    pub store: Arc<dyn Store>,
+    pub store: Arc<Store>,
     /// The games domain.
     pub games: Arc<games::Games>,
     /// The challenges domain.
@@ -90,11 +90,7 @@ pub struct Settings {
 
 impl AppState {
     /// Builds the domains around a store.
-    pub fn new(
-        store: Arc<dyn Store>,
-        settings: Settings,
-        shutdown: watch::Receiver<bool>,
-    ) -> AppState {
+    pub fn new(store: Arc<Store>, settings: Settings, shutdown: watch::Receiver<bool>) -> AppState {
         let capacity = &settings;
         let base_url: Arc<str> = settings.base_url.trim_end_matches('/').into();
         let (turns_tx, turns_rx) = mpsc::unbounded_channel();

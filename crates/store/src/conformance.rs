@@ -14,7 +14,7 @@ impl Drop for TempDir {
 }
 
 /// A fresh SQLite store in a temporary directory (kept while the guard lives).
-pub async fn temp_sqlite(name: &str) -> (SqliteStore, TempDir) {
+pub async fn temp_sqlite(name: &str) -> (Store, TempDir) {
     let dir = std::env::temp_dir().join(format!(
         "chessmerge-store-{name}-{}-{}",
         std::process::id(),
@@ -24,7 +24,7 @@ pub async fn temp_sqlite(name: &str) -> (SqliteStore, TempDir) {
     let store = SqliteStore::open(dir.join("test.db").to_str().unwrap())
         .await
         .unwrap();
-    (store, TempDir(dir))
+    (store.into(), TempDir(dir))
 }
 
 /// A pending challenge.
@@ -81,7 +81,7 @@ pub fn game(id: &str, white: UserId, black: UserId) -> Game {
 }
 
 /// Creates and accepts a challenge between two users; returns its game.
-pub async fn start_game(s: &dyn Store, id: &str, white: UserId, black: UserId) -> Game {
+pub async fn start_game(s: &Store, id: &str, white: UserId, black: UserId) -> Game {
     let c = challenge(id, ChallengeKind::User, white, Some(black), 0);
     s.create_challenge(&c, &NewEvents::none()).await.unwrap();
     let g = game(id, white, black);
@@ -94,7 +94,7 @@ pub async fn start_game(s: &dyn Store, id: &str, white: UserId, black: UserId) -
 }
 
 /// Every check of the suite, in turn.
-pub async fn run_all(s: &dyn Store) {
+pub async fn run_all(s: &Store) {
     users_and_tokens(s).await;
     open_challenges_are_the_pending_open_ones_newest_first(s).await;
     game_commits_are_guarded_by_version_and_ply(s).await;
@@ -113,7 +113,7 @@ pub async fn run_all(s: &dyn Store) {
     guests_are_claimed_or_pruned_when_nothing_refers_to_them(s).await;
 }
 
-async fn imports_are_stored_with_their_game_and_capped_per_user(s: &dyn Store) {
+async fn imports_are_stored_with_their_game_and_capped_per_user(s: &Store) {
     let importer = s.create_user("Importer1", "hash", 5).await.unwrap();
     let row = |id: &str| Game {
         white_id: None,
@@ -182,7 +182,7 @@ async fn imports_are_stored_with_their_game_and_capped_per_user(s: &dyn Store) {
     );
 }
 
-async fn rating_changes_commit_with_the_games_end_under_their_guard(s: &dyn Store) {
+async fn rating_changes_commit_with_the_games_end_under_their_guard(s: &Store) {
     use crate::ratings::Glicko;
     let a = s.create_user("rate_a", "h", 0).await.unwrap();
     let b = s.create_user("rate_b", "h", 0).await.unwrap();
@@ -311,7 +311,7 @@ async fn rating_changes_commit_with_the_games_end_under_their_guard(s: &dyn Stor
     assert_eq!(s.rating_history(a.id).await.unwrap().len(), 2);
 }
 
-async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &dyn Store) {
+async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &Store) {
     let bot = s.create_user("Botty", "hash", 5).await.unwrap();
     let human = s.create_user("Human1", "hash", 5).await.unwrap();
     assert!(!bot.bot);
@@ -411,7 +411,7 @@ fn at_most(key: &str, max: u32, window_ms: i64) -> Allowance {
     }
 }
 
-async fn allowances_are_counted_as_they_are_checked(s: &dyn Store) {
+async fn allowances_are_counted_as_they_are_checked(s: &Store) {
     let keys = |addr: &str| {
         vec![
             at_most("p:victim", 10, 60_000),
@@ -465,7 +465,7 @@ async fn allowances_are_counted_as_they_are_checked(s: &dyn Store) {
     assert!(s.take_allowance(&one).await.unwrap().is_ok(), "forgotten");
 }
 
-async fn spaced_allowances_let_one_take_through_per_wait(s: &dyn Store) {
+async fn spaced_allowances_let_one_take_through_per_wait(s: &Store) {
     let spaced = || {
         vec![Allowance {
             key: "s:spaced".into(),
@@ -505,11 +505,11 @@ async fn spaced_allowances_let_one_take_through_per_wait(s: &dyn Store) {
 }
 
 /// Takes or renews `key` for `holder` for a minute.
-async fn lease(s: &dyn Store, key: &str, holder: &str) -> Lease {
+async fn lease(s: &Store, key: &str, holder: &str) -> Lease {
     s.take_lease(key, holder, 60_000).await.unwrap()
 }
 
-async fn leases_have_one_holder_and_lapse(s: &dyn Store) {
+async fn leases_have_one_holder_and_lapse(s: &Store) {
     // Ten holders at once for one key: exactly one gets it.
     let holders: Vec<String> = (0..10).map(|i| format!("h{i}")).collect();
     let tries = holders.iter().map(|h| s.take_lease("live:u:1", h, 60_000));
@@ -557,7 +557,7 @@ async fn leases_have_one_holder_and_lapse(s: &dyn Store) {
     s.release_lease("live:u:3", "alive").await.unwrap();
 }
 
-async fn challenge_caps_hold_for_concurrent_creators(s: &dyn Store) {
+async fn challenge_caps_hold_for_concurrent_creators(s: &Store) {
     let a = s.create_user("Capper", "h", 0).await.unwrap();
     let b = s.create_user("Capped", "h", 0).await.unwrap();
     let c = s.create_user("Capped2", "h", 0).await.unwrap();
@@ -641,7 +641,7 @@ async fn challenge_caps_hold_for_concurrent_creators(s: &dyn Store) {
     s.create_challenge(&free, &NewEvents::none()).await.unwrap();
 }
 
-async fn users_and_tokens(s: &dyn Store) {
+async fn users_and_tokens(s: &Store) {
     let u = s.create_user("Alice", "hash", 5).await.unwrap();
     assert!(matches!(
         s.create_user("aLiCe", "h2", 6).await,
@@ -759,7 +759,7 @@ async fn users_and_tokens(s: &dyn Store) {
     );
 }
 
-async fn open_challenges_are_the_pending_open_ones_newest_first(s: &dyn Store) {
+async fn open_challenges_are_the_pending_open_ones_newest_first(s: &Store) {
     let a = s.create_user("open_a", "h", 0).await.unwrap();
     let b = s.create_user("open_b", "h", 0).await.unwrap();
     for c in [
@@ -835,7 +835,7 @@ fn commit(g: &Game, next: &Game, event: &str) -> GameCommit {
     }
 }
 
-async fn game_commits_are_guarded_by_version_and_ply(s: &dyn Store) {
+async fn game_commits_are_guarded_by_version_and_ply(s: &Store) {
     let a = s.create_user("guard_a", "h", 0).await.unwrap();
     let b = s.create_user("guard_b", "h", 0).await.unwrap();
     let g = start_game(s, "guard001", a.id, b.id).await;
@@ -895,7 +895,7 @@ async fn game_commits_are_guarded_by_version_and_ply(s: &dyn Store) {
     assert!(s.games(&[]).await.unwrap().is_empty());
 }
 
-async fn events_are_stored_with_their_change_and_published_after_it(s: &dyn Store) {
+async fn events_are_stored_with_their_change_and_published_after_it(s: &Store) {
     let a = s.create_user("ev_a", "h", 0).await.unwrap();
     let b = s.create_user("ev_b", "h", 0).await.unwrap();
     let (user_head, lobby_head) = s.event_heads().await.unwrap();
@@ -980,7 +980,7 @@ async fn events_are_stored_with_their_change_and_published_after_it(s: &dyn Stor
     assert_eq!(s.user_events_since(b.id, user_head).await.unwrap().len(), 1);
 }
 
-async fn batched_commits_each_get_their_answer(s: &dyn Store) {
+async fn batched_commits_each_get_their_answer(s: &Store) {
     let a = s.create_user("batch_a", "h", 0).await.unwrap();
     let b = s.create_user("batch_b", "h", 0).await.unwrap();
     let mut games = Vec::new();
@@ -1128,7 +1128,7 @@ async fn batched_commits_each_get_their_answer(s: &dyn Store) {
 /// change among them: each is kept, in order, and the user and lobby
 /// events get sequence numbers in the order of the changes, published in
 /// that order.
-async fn changes_of_one_game_queued_together_keep_their_order(s: &dyn Store) {
+async fn changes_of_one_game_queued_together_keep_their_order(s: &Store) {
     let a = s.create_user("chain_a", "h", 0).await.unwrap();
     let b = s.create_user("chain_b", "h", 0).await.unwrap();
     let g = start_game(s, "chain001", a.id, b.id).await;
@@ -1229,7 +1229,7 @@ async fn changes_of_one_game_queued_together_keep_their_order(s: &dyn Store) {
 /// Takeback offers, rematch state and conditional moves are stored with a
 /// change; a game started by a change (a rematch) commits with it or not at
 /// all.
-async fn correspondence_state_and_a_started_game_commit_with_the_change(s: &dyn Store) {
+async fn correspondence_state_and_a_started_game_commit_with_the_change(s: &Store) {
     let a = s.create_user("corr_a", "h", 0).await.unwrap();
     let b = s.create_user("corr_b", "h", 0).await.unwrap();
     let g = start_game(s, "corr0001", a.id, b.id).await;
@@ -1301,7 +1301,7 @@ async fn correspondence_state_and_a_started_game_commit_with_the_change(s: &dyn 
     );
 }
 
-async fn preferences_are_kept_per_account(s: &dyn Store) {
+async fn preferences_are_kept_per_account(s: &Store) {
     let a = s.create_user("PrefA", "hash", 7).await.unwrap();
     let b = s.create_user("PrefB", "hash", 7).await.unwrap();
     assert_eq!(s.preferences(a.id).await.unwrap(), None);
@@ -1338,7 +1338,7 @@ async fn preferences_are_kept_per_account(s: &dyn Store) {
     assert_eq!(s.preferences(a.id).await.unwrap().as_deref(), Some(light));
 }
 
-async fn guests_are_claimed_or_pruned_when_nothing_refers_to_them(s: &dyn Store) {
+async fn guests_are_claimed_or_pruned_when_nothing_refers_to_them(s: &Store) {
     let session = |seed: &str, user_id, expires_at| NewToken {
         hash: Box::leak(seed.repeat(32).into_boxed_str()),
         user_id,

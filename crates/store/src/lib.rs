@@ -1,7 +1,8 @@
 //! The server's storage, a crate of its own below the server: the typed
-//! model ([`model`]), ratings arithmetic ([`ratings`]), and one trait,
-//! [`Store`], that the rest of the server talks to. It imports nothing
-//! from the server.
+//! model ([`model`]), ratings arithmetic ([`ratings`]), and [`Store`],
+//! the one type the rest of the server talks to (an enum over the SQLite
+//! and PostgreSQL backends; queries written once for both are in
+//! `shared/`). It imports nothing from the server.
 //!
 //! All durable state lives behind it: accounts, tokens, challenges, games,
 //! and three ordered event histories (per game, per user, the lobby).
@@ -32,6 +33,7 @@ pub mod model;
 mod postgres;
 pub mod ratings;
 mod rows;
+mod shared;
 mod sqlite;
 
 #[cfg(any(test, feature = "test-support"))]
@@ -76,8 +78,8 @@ pub fn san_of(variant: &str, initial_fen: &str, moves: &str) -> Option<String> {
     Some(game.san_moves().join(" "))
 }
 
-/// A boxed future, so that [`Store`] can be used as a trait object.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// A boxed future (the group writer's batches, see `commit.rs`).
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What can go wrong in storage.
 #[derive(Debug, thiserror::Error)]
@@ -868,327 +870,461 @@ const PRUNE_GUESTS_POSTGRES: &str = "DELETE FROM users WHERE username_key LIKE $
  AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.user_id = users.id AND t.kind <> 'device'
                  AND (t.expires_at IS NULL OR t.expires_at > $3))";
 
-/// The storage interface.
-pub trait Store: Send + Sync + 'static {
+/// The storage interface: one of the two backends.
+///
+/// A closed set of two needs no trait object: each method is a plain
+/// `async fn` that calls the same-named method of the backend at hand
+/// (queries written once for both live in the per-concern modules, the
+/// rest in the backend's own file).
+pub enum Store {
+    /// One machine: a SQLite file.
+    Sqlite(SqliteStore),
+    /// Any number of nodes on one PostgreSQL database.
+    Postgres(PgStore),
+}
+
+impl From<SqliteStore> for Store {
+    fn from(s: SqliteStore) -> Store {
+        Store::Sqlite(s)
+    }
+}
+
+impl From<PgStore> for Store {
+    fn from(s: PgStore) -> Store {
+        Store::Postgres(s)
+    }
+}
+
+/// `backend!(self, b => b.method(..))`: the call on whichever backend
+/// `self` is.
+macro_rules! backend {
+    ($store:ident, $b:ident => $call:expr) => {
+        match $store {
+            Store::Sqlite($b) => $call,
+            Store::Postgres($b) => $call,
+        }
+    };
+}
+
+impl Store {
     /// Creates an account; [`StoreError::Conflict`] when the name is taken
     /// (names are compared without regard to case).
-    fn create_user<'a>(
+    pub async fn create_user<'a>(
         &'a self,
         username: &'a str,
         password_hash: &'a str,
         now: i64,
-    ) -> BoxFuture<'a, StoreResult<User>>;
+    ) -> StoreResult<User> {
+        backend!(self, b => b.create_user(username, password_hash, now).await)
+    }
     /// Finds an account by name, without regard to case.
-    fn user_by_name<'a>(&'a self, username: &'a str) -> BoxFuture<'a, StoreResult<Option<User>>>;
+    pub async fn user_by_name<'a>(&'a self, username: &'a str) -> StoreResult<Option<User>> {
+        backend!(self, b => b.user_by_name(username).await)
+    }
     /// Finds an account by id.
-    fn user_by_id(&self, id: UserId) -> BoxFuture<'_, StoreResult<Option<User>>>;
+    pub async fn user_by_id(&self, id: UserId) -> StoreResult<Option<User>> {
+        backend!(self, b => b.user_by_id(id).await)
+    }
 
     /// Makes an account a bot, only if it has no games at all (checked in
     /// the same statement as the change, so a game created meanwhile
     /// cannot slip past).
-    fn upgrade_to_bot(&self, id: UserId) -> BoxFuture<'_, StoreResult<BotUpgrade>>;
+    pub async fn upgrade_to_bot(&self, id: UserId) -> StoreResult<BotUpgrade> {
+        backend!(self, b => b.upgrade_to_bot(id).await)
+    }
     /// Bot accounts, oldest first, at most `limit`.
-    fn bots(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<User>>>;
+    pub async fn bots(&self, limit: i64) -> StoreResult<Vec<User>> {
+        backend!(self, b => b.bots(limit).await)
+    }
     /// Adds a line to a game's chat unless it already holds `max_lines`;
     /// true when stored.
-    fn add_chat_line<'a>(
+    pub async fn add_chat_line<'a>(
         &'a self,
         line: &'a ChatLine,
         max_lines: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>>;
+    ) -> StoreResult<bool> {
+        backend!(self, b => b.add_chat_line(line, max_lines).await)
+    }
     /// A game's chat, oldest first (`username` filled in).
-    fn chat_lines<'a>(&'a self, game: &'a GameId) -> BoxFuture<'a, StoreResult<Vec<ChatLine>>>;
+    pub async fn chat_lines<'a>(&'a self, game: &'a GameId) -> StoreResult<Vec<ChatLine>> {
+        backend!(self, b => b.chat_lines(game).await)
+    }
 
     /// Stores a token (by its hash).
-    fn create_token<'a>(&'a self, token: NewToken<'a>) -> BoxFuture<'a, StoreResult<()>>;
+    pub async fn create_token<'a>(&'a self, token: NewToken<'a>) -> StoreResult<()> {
+        backend!(self, b => b.create_token(token).await)
+    }
     /// The account a token of `kind` belongs to, if it has not expired by `now`.
-    fn user_by_token<'a>(
+    pub async fn user_by_token<'a>(
         &'a self,
         token_hash: &'a str,
         kind: TokenKind,
         now: i64,
-    ) -> BoxFuture<'a, StoreResult<Option<User>>>;
+    ) -> StoreResult<Option<User>> {
+        backend!(self, b => b.user_by_token(token_hash, kind, now).await)
+    }
     /// A user's tokens that have not expired by `now` (device cookies
     /// left out), newest first.
-    fn tokens(&self, user_id: UserId, now: i64) -> BoxFuture<'_, StoreResult<Vec<TokenInfo>>>;
+    pub async fn tokens(&self, user_id: UserId, now: i64) -> StoreResult<Vec<TokenInfo>> {
+        backend!(self, b => b.tokens(user_id, now).await)
+    }
     /// Deletes some of a user's tokens and, when any went, stores the
     /// [`tokens_ended_event`] in the same transaction; returns the ended
     /// tokens' ids.
-    fn end_tokens<'a>(
+    pub async fn end_tokens<'a>(
         &'a self,
         user_id: UserId,
         which: EndTokens<'a>,
         now: i64,
-    ) -> BoxFuture<'a, StoreResult<Vec<String>>>;
+    ) -> StoreResult<Vec<String>> {
+        backend!(self, b => b.end_tokens(user_id, which, now).await)
+    }
     /// Deletes tokens that expired before `now`; returns how many.
-    fn prune_tokens(&self, now: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    pub async fn prune_tokens(&self, now: i64) -> StoreResult<u64> {
+        backend!(self, b => b.prune_tokens(now).await)
+    }
     /// Turns a guest account (named [`GUEST_KEY_PATTERN`]) into an
     /// ordinary one with a new name and password hash, keeping its id and
     /// so its games, ratings and sessions. `None` when `id` is not a guest;
     /// [`StoreError::Conflict`] when the name is taken.
-    fn claim_guest<'a>(
+    pub async fn claim_guest<'a>(
         &'a self,
         id: UserId,
         username: &'a str,
         password_hash: &'a str,
-    ) -> BoxFuture<'a, StoreResult<Option<User>>>;
+    ) -> StoreResult<Option<User>> {
+        backend!(self, b => b.claim_guest(id, username, password_hash).await)
+    }
     /// Deletes guest accounts made before `created_before` that nothing
     /// refers to (no game, challenge, chat line or import) and that no
     /// session can sign in to any more (none left unexpired at `now`);
     /// returns how many.
-    fn prune_guests(&self, created_before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    pub async fn prune_guests(&self, created_before: i64, now: i64) -> StoreResult<u64> {
+        backend!(self, b => b.prune_guests(created_before, now).await)
+    }
 
     /// Stores a new challenge and its events.
-    fn create_challenge<'a>(
+    pub async fn create_challenge<'a>(
         &'a self,
         challenge: &'a Challenge,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<()>> {
-        Box::pin(async move {
-            let r = self
-                .create_challenge_capped(challenge, events, &ChallengeCaps::NONE)
-                .await?;
-            r.map_err(|cap| StoreError::Database(format!("uncapped challenge refused: {cap:?}")))
-        })
+    ) -> StoreResult<()> {
+        let r = self
+            .create_challenge_capped(challenge, events, &ChallengeCaps::NONE)
+            .await?;
+        r.map_err(|cap| StoreError::Database(format!("uncapped challenge refused: {cap:?}")))
     }
     /// Stores a new challenge and its events unless it would pass one of
     /// `caps` (then nothing is stored and the cap is answered). The
     /// counts and the insert are one transaction, under a lock on the
     /// challenger and the challenged user, so concurrent requests on any
     /// number of nodes cannot pass a cap together.
-    fn create_challenge_capped<'a>(
+    pub async fn create_challenge_capped<'a>(
         &'a self,
         challenge: &'a Challenge,
         events: &'a NewEvents,
         caps: &'a ChallengeCaps,
-    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>>;
+    ) -> StoreResult<Result<(), CapReached>> {
+        backend!(self, b => b.create_challenge_capped(challenge, events, caps).await)
+    }
     /// Finds a challenge.
-    fn challenge<'a>(
-        &'a self,
-        id: &'a ChallengeId,
-    ) -> BoxFuture<'a, StoreResult<Option<Challenge>>>;
+    pub async fn challenge<'a>(&'a self, id: &'a ChallengeId) -> StoreResult<Option<Challenge>> {
+        backend!(self, b => b.challenge(id).await)
+    }
     /// Pending challenges addressed to the user, and those made by them.
-    fn pending_challenges(
+    pub async fn pending_challenges(
         &self,
         user_id: UserId,
-    ) -> BoxFuture<'_, StoreResult<(Vec<Challenge>, Vec<Challenge>)>>;
+    ) -> StoreResult<(Vec<Challenge>, Vec<Challenge>)> {
+        backend!(self, b => b.pending_challenges(user_id).await)
+    }
     /// Pending open challenges, by anyone, newest first, at most `limit`.
-    fn open_challenges(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Challenge>>>;
+    pub async fn open_challenges(&self, limit: i64) -> StoreResult<Vec<Challenge>> {
+        backend!(self, b => b.open_challenges(limit).await)
+    }
     /// Moves a pending challenge to `status` (declined, canceled) and stores
     /// the events; false (and nothing stored) if it was no longer pending.
-    fn close_challenge<'a>(
+    pub async fn close_challenge<'a>(
         &'a self,
         id: &'a ChallengeId,
         status: ChallengeStatus,
         reason: Option<&'a str>,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<bool>>;
+    ) -> StoreResult<bool> {
+        backend!(self, b => b.close_challenge(id, status, reason, events).await)
+    }
     /// Accepts a pending challenge and creates its game, with the game's
     /// first event and the other events, in one transaction (`accepted_by`
     /// becomes the challenge's destination for open challenges); false (and
     /// nothing stored) if it was no longer pending.
-    fn accept_challenge<'a>(
+    pub async fn accept_challenge<'a>(
         &'a self,
         id: &'a ChallengeId,
         accepted_by: UserId,
         game: &'a Game,
         first_event: &'a str,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<bool>>;
+    ) -> StoreResult<bool> {
+        backend!(self, b => b.accept_challenge(id, accepted_by, game, first_event, events).await)
+    }
     /// Creates a challenge that is accepted at once, and its game (games
     /// against the computer), unless the challenger already has
     /// `computer_games` games against the computer under way (then nothing
     /// is stored). Counted and inserted in one transaction under the
     /// challenger's lock, like [`Store::create_challenge_capped`].
-    fn create_accepted<'a>(
+    pub async fn create_accepted<'a>(
         &'a self,
         challenge: &'a Challenge,
         game: &'a Game,
         first_event: &'a str,
         events: &'a NewEvents,
         computer_games: i64,
-    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>>;
+    ) -> StoreResult<Result<(), CapReached>> {
+        backend!(self, b => b.create_accepted(challenge, game, first_event, events, computer_games).await)
+    }
 
     /// Finds a game.
-    fn game<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<Game>>>;
+    pub async fn game<'a>(&'a self, id: &'a GameId) -> StoreResult<Option<Game>> {
+        backend!(self, b => b.game(id).await)
+    }
     /// Finds several games (those another node changed, caught up
     /// together): the ones found, in no particular order. A backend may
-    /// read them in one query; this one reads them one by one.
-    fn games<'a>(&'a self, ids: &'a [GameId]) -> BoxFuture<'a, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            let mut out = Vec::with_capacity(ids.len());
-            for id in ids {
-                out.extend(self.game(id).await?);
-            }
-            Ok(out)
-        })
+    /// read them in one query (PostgreSQL); SQLite reads them one by one.
+    pub async fn games<'a>(&'a self, ids: &'a [GameId]) -> StoreResult<Vec<Game>> {
+        let s = match self {
+            Store::Postgres(p) => return p.games(ids).await,
+            Store::Sqlite(s) => s,
+        };
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            out.extend(s.game(id).await?);
+        }
+        Ok(out)
     }
     /// Commits a guarded change of a game (see [`GameCommit`]): true when
     /// stored; false when the game was no longer at the expected version
     /// and ply (someone else changed it first), and then nothing is stored.
-    fn commit_game(&self, commit: GameCommit) -> BoxFuture<'_, StoreResult<bool>>;
+    pub async fn commit_game(&self, commit: GameCommit) -> StoreResult<bool> {
+        backend!(self, b => b.commit_game(commit).await)
+    }
     /// A game's stored events with a version above `after`, in order.
-    fn game_events_since<'a>(
+    pub async fn game_events_since<'a>(
         &'a self,
         id: &'a GameId,
         after: i64,
-    ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>>;
+    ) -> StoreResult<Vec<StoredEvent>> {
+        backend!(self, b => b.game_events_since(id, after).await)
+    }
     /// A user's stored events with a sequence above `after`, in order.
-    fn user_events_since(
+    pub async fn user_events_since(
         &self,
         user_id: UserId,
         after: i64,
-    ) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>>;
+    ) -> StoreResult<Vec<StoredEvent>> {
+        backend!(self, b => b.user_events_since(user_id, after).await)
+    }
     /// The lobby's stored events with a sequence above `after`, in order.
-    fn lobby_events_since(&self, after: i64) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>>;
+    pub async fn lobby_events_since(&self, after: i64) -> StoreResult<Vec<StoredEvent>> {
+        backend!(self, b => b.lobby_events_since(after).await)
+    }
     /// One stored event by topic and sequence number.
-    fn event<'a>(
+    pub async fn event<'a>(
         &'a self,
         topic: &'a Topic,
         seq: i64,
-    ) -> BoxFuture<'a, StoreResult<Option<StoredEvent>>>;
+    ) -> StoreResult<Option<StoredEvent>> {
+        backend!(self, b => b.event(topic, seq).await)
+    }
     /// Several stored events by topic and sequence number (a burst of
     /// another node's notices): those found, in the order asked. A backend
-    /// may read them in one query; this one reads them one by one.
-    fn events<'a>(
-        &'a self,
-        wanted: &'a [(Topic, i64)],
-    ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>> {
-        Box::pin(async move {
-            let mut out = Vec::with_capacity(wanted.len());
-            for (topic, seq) in wanted {
-                out.extend(self.event(topic, *seq).await?);
-            }
-            Ok(out)
-        })
+    /// may read them in one query (PostgreSQL); SQLite reads them one by one.
+    pub async fn events<'a>(&'a self, wanted: &'a [(Topic, i64)]) -> StoreResult<Vec<StoredEvent>> {
+        let s = match self {
+            Store::Postgres(p) => return p.events(wanted).await,
+            Store::Sqlite(s) => s,
+        };
+        let mut out = Vec::with_capacity(wanted.len());
+        for (topic, seq) in wanted {
+            out.extend(s.event(topic, *seq).await?);
+        }
+        Ok(out)
     }
     /// The highest user-event and lobby-event sequence numbers stored so far
     /// (a follower that reads a snapshot starts after these).
-    fn event_heads(&self) -> BoxFuture<'_, StoreResult<(i64, i64)>>;
+    pub async fn event_heads(&self) -> StoreResult<(i64, i64)> {
+        backend!(self, b => b.event_heads().await)
+    }
     /// The user's games that are still being played.
-    fn ongoing_games(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<Game>>>;
+    pub async fn ongoing_games(&self, user_id: UserId) -> StoreResult<Vec<Game>> {
+        backend!(self, b => b.ongoing_games(user_id).await)
+    }
     /// The user's finished games, newest first.
-    fn finished_games(&self, user_id: UserId, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Game>>>;
+    pub async fn finished_games(&self, user_id: UserId, limit: i64) -> StoreResult<Vec<Game>> {
+        backend!(self, b => b.finished_games(user_id, limit).await)
+    }
     /// Ongoing games against the computer (to resume after a restart).
-    fn ongoing_ai_games(&self) -> BoxFuture<'_, StoreResult<Vec<Game>>>;
+    pub async fn ongoing_ai_games(&self) -> StoreResult<Vec<Game>> {
+        backend!(self, b => b.ongoing_ai_games().await)
+    }
 
     /// Deletes user and lobby events older than `max_age_ms` (a follower
     /// that falls that far behind reads a fresh snapshot instead); returns
     /// how many went.
-    fn prune_events(&self, max_age_ms: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    pub async fn prune_events(&self, max_age_ms: i64) -> StoreResult<u64> {
+        backend!(self, b => b.prune_events(max_age_ms).await)
+    }
     /// Takes an allowance: one take under each key (login attempts per
     /// account and address, guest accounts per address, the account-wide
     /// spacing of sign-ins). When any key refuses, nothing is counted and
     /// the first refusal (in `keys`' order) is answered. The check and the
     /// count are one transaction (concurrent takers cannot all pass the
     /// check), and the counts are shared by every process on the database.
-    fn take_allowance<'a>(
+    pub async fn take_allowance<'a>(
         &'a self,
         keys: &'a [Allowance],
-    ) -> BoxFuture<'a, StoreResult<Result<(), Refused>>>;
+    ) -> StoreResult<Result<(), Refused>> {
+        backend!(self, b => b.take_allowance(keys).await)
+    }
     /// Gives allowances back: forgets the keys `forget` and takes one off
     /// each of `hand_back`'s counts (after a successful sign-in).
-    fn return_allowance<'a>(
+    pub async fn return_allowance<'a>(
         &'a self,
         forget: &'a [String],
         hand_back: &'a [String],
-    ) -> BoxFuture<'a, StoreResult<()>>;
+    ) -> StoreResult<()> {
+        backend!(self, b => b.return_allowance(forget, hand_back).await)
+    }
     /// Takes or renews the lease `key` for `holder` for `ttl_ms` (one
     /// statement): a lease nobody holds, or whose holder let it lapse, is
     /// taken; the holder renews its own unless asked to give it up. A
     /// holder that dies leaves a lease that lapses by itself.
-    fn take_lease<'a>(
+    pub async fn take_lease<'a>(
         &'a self,
         key: &'a str,
         holder: &'a str,
         ttl_ms: i64,
-    ) -> BoxFuture<'a, StoreResult<Lease>>;
+    ) -> StoreResult<Lease> {
+        backend!(self, b => b.take_lease(key, holder, ttl_ms).await)
+    }
     /// Gives up `holder`'s lease `key` (nothing when another holds it).
-    fn release_lease<'a>(&'a self, key: &'a str, holder: &'a str)
-    -> BoxFuture<'a, StoreResult<()>>;
+    pub async fn release_lease<'a>(&'a self, key: &'a str, holder: &'a str) -> StoreResult<()> {
+        backend!(self, b => b.release_lease(key, holder).await)
+    }
     /// Asks the holder of the lease `key` to give it up (its next
     /// [`Store::take_lease`] says so); true while a lease that has not
     /// lapsed is held.
-    fn ask_release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StoreResult<bool>>;
+    pub async fn ask_release<'a>(&'a self, key: &'a str) -> StoreResult<bool> {
+        backend!(self, b => b.ask_release(key).await)
+    }
     /// Deletes allowance rows whose window began before `before` (and
     /// that hold no wait past `now`), and leases that lapsed before
     /// `before`; returns how many went.
-    fn prune_limits(&self, before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    pub async fn prune_limits(&self, before: i64, now: i64) -> StoreResult<u64> {
+        backend!(self, b => b.prune_limits(before, now).await)
+    }
     /// Claims the computer's move at `ply` of a game for this process for
     /// `lease_ms`: true when this process is to compute it (no one else
     /// holds a live claim for that ply); renewing one's own claim succeeds.
     /// A process that dies leaves a claim that lapses.
-    fn claim_computer_turn<'a>(
+    pub async fn claim_computer_turn<'a>(
         &'a self,
         id: &'a GameId,
         ply: i64,
         lease_ms: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>>;
+    ) -> StoreResult<bool> {
+        backend!(self, b => b.claim_computer_turn(id, ply, lease_ms).await)
+    }
     /// The user's site settings as stored (a JSON object), `None` when
     /// they never saved any (then the defaults apply).
-    fn preferences(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Option<String>>>;
+    pub async fn preferences(&self, user_id: UserId) -> StoreResult<Option<String>> {
+        backend!(self, b => b.preferences(user_id).await)
+    }
     /// Replaces the user's site settings (a JSON object, already checked)
     /// if they are still `expected` (what [`Store::preferences`] read; `None`:
     /// none saved yet). False, and nothing written, when another save came
     /// first: a change of one setting is read, applied and written, so two
     /// saves at once must not lose either's setting.
-    fn set_preferences<'a>(
+    pub async fn set_preferences<'a>(
         &'a self,
         user_id: UserId,
         expected: Option<&'a str>,
         prefs: &'a str,
         now: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>>;
+    ) -> StoreResult<bool> {
+        backend!(self, b => b.set_preferences(user_id, expected, prefs, now).await)
+    }
     /// A game's stored computer analysis (JSON, as `review::StoredAnalysis`
     /// writes it), if it has one.
-    fn game_analysis<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<String>>>;
+    pub async fn game_analysis<'a>(&'a self, id: &'a GameId) -> StoreResult<Option<String>> {
+        backend!(self, b => b.game_analysis(id).await)
+    }
     /// Stores an analysis event of a game on the game's topic (the game's
     /// version goes up by one, as with any change, and the event is stored
     /// under the new version) and, when `result` is given, the game's
     /// analysis, in one transaction. Returns the event's version.
-    fn commit_analysis<'a>(
+    pub async fn commit_analysis<'a>(
         &'a self,
         id: &'a GameId,
         event: &'a str,
         result: Option<&'a str>,
-    ) -> BoxFuture<'a, StoreResult<i64>>;
+    ) -> StoreResult<i64> {
+        backend!(self, b => b.commit_analysis(id, event, result).await)
+    }
     /// Stores an imported game, its first event and its [`GameImport`] in
     /// one transaction, unless the importer already imported `max` games
     /// since `since` (ms): then nothing is stored and the answer is false.
     /// The count and the insert are one step (concurrent imports of one
     /// user cannot all pass the cap).
-    fn import_game<'a>(
+    pub async fn import_game<'a>(
         &'a self,
         game: &'a Game,
         import: &'a GameImport,
         first_event: &'a str,
         max: i64,
         since: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>>;
+    ) -> StoreResult<bool> {
+        backend!(self, b => b.import_game(game, import, first_event, max, since).await)
+    }
     /// The import record of a game, if it was imported.
-    fn game_import<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<GameImport>>>;
+    pub async fn game_import<'a>(&'a self, id: &'a GameId) -> StoreResult<Option<GameImport>> {
+        backend!(self, b => b.game_import(id).await)
+    }
     /// A player's ratings, one per variant played rated.
-    fn perfs(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<Perf>>>;
+    pub async fn perfs(&self, user_id: UserId) -> StoreResult<Vec<Perf>> {
+        backend!(self, b => b.perfs(user_id).await)
+    }
     /// A player's rating history, every variant, oldest first per variant.
-    fn rating_history(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<RatingPoint>>>;
+    pub async fn rating_history(&self, user_id: UserId) -> StoreResult<Vec<RatingPoint>> {
+        backend!(self, b => b.rating_history(user_id).await)
+    }
     /// A player's finished games per variant, by result.
-    fn result_counts(
+    pub async fn result_counts(
         &self,
         user_id: UserId,
-    ) -> BoxFuture<'_, StoreResult<Vec<(Variant, ResultCounts)>>>;
+    ) -> StoreResult<Vec<(Variant, ResultCounts)>> {
+        backend!(self, b => b.result_counts(user_id).await)
+    }
     /// A player's finished games (aborted ones too, unless a result is
     /// asked for) matching `filter`, newest first.
-    fn filtered_games<'a>(
+    pub async fn filtered_games<'a>(
         &'a self,
         user_id: UserId,
         filter: &'a GameFilter,
-    ) -> BoxFuture<'a, StoreResult<Vec<Game>>>;
+    ) -> StoreResult<Vec<Game>> {
+        backend!(self, b => b.filtered_games(user_id, filter).await)
+    }
 
     /// Whether other processes may write to the same database (then the
     /// computer player sweeps for turns no process has claimed).
-    fn shared_by_nodes(&self) -> bool;
+    pub fn shared_by_nodes(&self) -> bool {
+        backend!(self, b => b.shared_by_nodes())
+    }
     /// Follows committed events (see the module's description).
-    fn committed(&self) -> broadcast::Receiver<Committed>;
+    pub fn committed(&self) -> broadcast::Receiver<Committed> {
+        backend!(self, b => b.committed())
+    }
     /// What the store has done so far.
-    fn stats(&self) -> StoreStats;
+    pub fn stats(&self) -> StoreStats {
+        backend!(self, b => b.stats())
+    }
 }

@@ -36,17 +36,16 @@ use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 use sqlx::{ConnectOptions, PgConnection};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 use super::commit::{
     BatchResult, CommitBatch, Job, NoWrites, Pending, QUEUE, Shared, group_writer, plain_run,
 };
-use super::rows::{self, Columns};
+use super::rows;
 use super::{
     Allowance, AllowanceRow, BotUpgrade, BoxFuture, CapReached, Challenge, ChallengeCaps, ChatLine,
-    Committed, EndTokens, Game, GameCommit, GameImport, Lease, NewEvents, NewToken, PendingCounts,
-    Refused, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic,
-    User,
+    Game, GameCommit, GameImport, Lease, NewEvents, PendingCounts, Refused, StoreError,
+    StoreResult, StoredEvent, Topic, User,
 };
 use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
@@ -113,11 +112,11 @@ const EVENT_ORDER_LOCK: i64 = 0x00c4_e55e_0002;
 /// A store in a PostgreSQL database, shared by any number of nodes.
 #[derive(Clone, Debug)]
 pub struct PgStore {
-    pool: PgPool,
-    games_tx: mpsc::Sender<Job<NoWrites>>,
+    pub(crate) pool: PgPool,
+    pub(crate) games_tx: mpsc::Sender<Job<NoWrites>>,
     /// Reads of notified events, done by the listening task ([`listen`]).
     reads_tx: mpsc::Sender<EventRead>,
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     node: Arc<str>,
 }
 
@@ -230,7 +229,7 @@ async fn insert_game_row(conn: &mut PgConnection, game: &Game) -> StoreResult<()
     Ok(())
 }
 
-async fn insert_game_event(
+pub(crate) async fn insert_game_event(
     conn: &mut PgConnection,
     id: &GameId,
     version: i64,
@@ -251,7 +250,7 @@ async fn insert_game_event(
 
 /// Stores user and lobby events under the event-order lock; returns the
 /// statements sent.
-async fn insert_events(
+pub(crate) async fn insert_events(
     conn: &mut PgConnection,
     events: &NewEvents,
     now: i64,
@@ -843,12 +842,17 @@ impl PgStore {
         Ok(())
     }
 
-    async fn begin(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Postgres>> {
+    /// Where writes go: the same pool as reads.
+    pub(crate) fn writes(&self) -> &PgPool {
+        &self.pool
+    }
+
+    pub(crate) async fn begin(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Postgres>> {
         Ok(self.pool.begin().await?)
     }
 
     /// Rings for the events, commits, counts, and publishes them here.
-    async fn finish(
+    pub(crate) async fn finish(
         &self,
         mut tx: sqlx::Transaction<'static, sqlx::Postgres>,
         events: Vec<StoredEvent>,
@@ -861,7 +865,7 @@ impl PgStore {
         Ok(())
     }
 
-    fn read(&self, statements: u64) {
+    pub(crate) fn read(&self, statements: u64) {
         self.shared.count(statements);
     }
 }
@@ -1097,1142 +1101,605 @@ fn events_of(topic: impl Fn() -> Topic, rows: Vec<(i64, String)>) -> Vec<StoredE
         .collect()
 }
 
-impl Store for PgStore {
-    fn create_user<'a>(
+impl PgStore {
+    pub async fn create_user<'a>(
         &'a self,
         username: &'a str,
         password_hash: &'a str,
         now: i64,
-    ) -> BoxFuture<'a, StoreResult<User>> {
-        Box::pin(async move {
-            self.read(1);
-            let (id,): (i64,) = sqlx::query_as(
-                "INSERT INTO users (username, username_key, password_hash, created_at)
-                 VALUES ($1, $2, $3, $4) RETURNING id",
-            )
-            .bind(username)
-            .bind(username.to_lowercase())
-            .bind(password_hash)
-            .bind(now)
-            .fetch_one(&self.pool)
-            .await?;
-            Ok(User {
-                id: UserId(id),
-                username: username.to_owned(),
-                password_hash: password_hash.to_owned(),
-                created_at: now,
-                bot: false,
-            })
+    ) -> StoreResult<User> {
+        self.read(1);
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO users (username, username_key, password_hash, created_at)
+             VALUES ($1, $2, $3, $4) RETURNING id",
+        )
+        .bind(username)
+        .bind(username.to_lowercase())
+        .bind(password_hash)
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(User {
+            id: UserId(id),
+            username: username.to_owned(),
+            password_hash: password_hash.to_owned(),
+            created_at: now,
+            bot: false,
         })
     }
 
-    fn user_by_name<'a>(&'a self, username: &'a str) -> BoxFuture<'a, StoreResult<Option<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query(
-                "SELECT id, username, password_hash, created_at, bot FROM users WHERE username_key = $1",
-            )
-            .bind(username.to_lowercase())
-            .fetch_optional(&self.pool)
-            .await?;
-            row.as_ref().map(rows::user).transpose()
-        })
-    }
-
-    fn user_by_id(&self, id: UserId) -> BoxFuture<'_, StoreResult<Option<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query(
-                "SELECT id, username, password_hash, created_at, bot FROM users WHERE id = $1",
-            )
+    pub async fn upgrade_to_bot(&self, id: UserId) -> StoreResult<BotUpgrade> {
+        self.read(1);
+        let r = sqlx::query(
+            "UPDATE users SET bot = 1 WHERE id = $1 AND bot = 0
+                AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = $1 OR black_id = $1)",
+        )
+        .bind(id.0)
+        .execute(&self.pool)
+        .await?;
+        if r.rows_affected() == 1 {
+            return Ok(BotUpgrade::Upgraded);
+        }
+        self.read(1);
+        let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = $1")
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await?;
-            row.as_ref().map(rows::user).transpose()
+        Ok(match bot {
+            None => BotUpgrade::NoUser,
+            Some((0,)) => BotUpgrade::HasGames,
+            Some(_) => BotUpgrade::AlreadyBot,
         })
     }
 
-    fn upgrade_to_bot(&self, id: UserId) -> BoxFuture<'_, StoreResult<BotUpgrade>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "UPDATE users SET bot = 1 WHERE id = $1 AND bot = 0
-                    AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = $1 OR black_id = $1)",
-            )
-            .bind(id.0)
-            .execute(&self.pool)
-            .await?;
-            if r.rows_affected() == 1 {
-                return Ok(BotUpgrade::Upgraded);
-            }
-            self.read(1);
-            let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = $1")
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
-            Ok(match bot {
-                None => BotUpgrade::NoUser,
-                Some((0,)) => BotUpgrade::HasGames,
-                Some(_) => BotUpgrade::AlreadyBot,
-            })
-        })
-    }
-
-    fn bots(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT id, username, password_hash, created_at, bot FROM users
-                 WHERE bot = 1 ORDER BY id LIMIT $1",
-            )
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::user)
-        })
-    }
-
-    fn add_chat_line<'a>(
+    pub async fn add_chat_line<'a>(
         &'a self,
         line: &'a ChatLine,
         max_lines: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
-                 SELECT $1, $2, $3, $4, $5
-                 WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = $1) < $6",
-            )
-            .bind(line.game_id.as_str())
-            .bind(line.user_id.0)
-            .bind(line.room.as_str())
-            .bind(&line.text)
-            .bind(line.created_at)
-            .bind(max_lines)
-            .execute(&self.pool)
-            .await?;
-            Ok(r.rows_affected() == 1)
-        })
+    ) -> StoreResult<bool> {
+        self.read(1);
+        let r = sqlx::query(
+            "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
+             SELECT $1, $2, $3, $4, $5
+             WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = $1) < $6",
+        )
+        .bind(line.game_id.as_str())
+        .bind(line.user_id.0)
+        .bind(line.room.as_str())
+        .bind(&line.text)
+        .bind(line.created_at)
+        .bind(max_lines)
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected() == 1)
     }
 
-    fn chat_lines<'a>(&'a self, game: &'a GameId) -> BoxFuture<'a, StoreResult<Vec<ChatLine>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT c.game_id, c.user_id, u.username, c.room, c.text, c.created_at
-                 FROM chat_lines c JOIN users u ON u.id = c.user_id
-                 WHERE c.game_id = $1 ORDER BY c.id",
-            )
-            .bind(game.as_str())
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::chat_line)
-        })
-    }
-
-    fn create_token<'a>(&'a self, token: NewToken<'a>) -> BoxFuture<'a, StoreResult<()>> {
-        Box::pin(async move {
-            self.read(1);
-            sqlx::query(
-                "INSERT INTO tokens (token_hash, user_id, kind, created_at, expires_at, description)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(token.hash)
-            .bind(token.user_id.0)
-            .bind(token.kind.as_str())
-            .bind(token.created_at)
-            .bind(token.expires_at)
-            .bind(token.description)
-            .execute(&self.pool)
-            .await?;
-            Ok(())
-        })
-    }
-
-    fn user_by_token<'a>(
-        &'a self,
-        token_hash: &'a str,
-        kind: TokenKind,
-        now: i64,
-    ) -> BoxFuture<'a, StoreResult<Option<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query(
-                "SELECT u.id, u.username, u.password_hash, u.created_at, u.bot
-                 FROM tokens t JOIN users u ON u.id = t.user_id
-                 WHERE t.token_hash = $1 AND t.kind = $2
-                   AND (t.expires_at IS NULL OR t.expires_at > $3)",
-            )
-            .bind(token_hash)
-            .bind(kind.as_str())
-            .bind(now)
-            .fetch_optional(&self.pool)
-            .await?;
-            row.as_ref().map(rows::user).transpose()
-        })
-    }
-
-    fn tokens(&self, user_id: UserId, now: i64) -> BoxFuture<'_, StoreResult<Vec<TokenInfo>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT token_hash, kind, created_at, expires_at, description FROM tokens
-                 WHERE user_id = $1 AND kind <> 'device'
-                   AND (expires_at IS NULL OR expires_at > $2)
-                 ORDER BY created_at DESC, token_hash",
-            )
-            .bind(user_id.0)
-            .bind(now)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::token_info)
-        })
-    }
-
-    fn end_tokens<'a>(
-        &'a self,
-        user_id: UserId,
-        which: EndTokens<'a>,
-        now: i64,
-    ) -> BoxFuture<'a, StoreResult<Vec<String>>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let q = match which {
-                EndTokens::Hash(h) => sqlx::query(
-                    "DELETE FROM tokens WHERE user_id = $1 AND token_hash = $2 RETURNING token_hash",
-                )
-                .bind(user_id.0)
-                .bind(h),
-                EndTokens::Id(id) => sqlx::query(
-                    "DELETE FROM tokens WHERE user_id = $1 AND substr(token_hash, 1, 16) = $2 AND kind <> 'device'
-                     RETURNING token_hash",
-                )
-                .bind(user_id.0)
-                .bind(id),
-                EndTokens::Kind(kind) => sqlx::query(
-                    "DELETE FROM tokens WHERE user_id = $1 AND kind = $2 RETURNING token_hash",
-                )
-                .bind(user_id.0)
-                .bind(kind.as_str()),
-                EndTokens::All => sqlx::query(
-                    "DELETE FROM tokens WHERE user_id = $1 AND kind <> 'device' RETURNING token_hash",
-                )
-                .bind(user_id.0),
-            };
-            let ended: Vec<String> = q
-                .fetch_all(&mut *tx)
-                .await?
-                .iter()
-                .map(|r| r.text("token_hash").map(|h| super::token_id(&h).to_owned()))
-                .collect::<StoreResult<_>>()?;
-            let mut out = Vec::new();
-            let mut n = 0;
-            if !ended.is_empty() {
-                let events = NewEvents {
-                    user: vec![(user_id, super::tokens_ended_event(&ended))],
-                    lobby: Vec::new(),
-                };
-                n = insert_events(&mut tx, &events, now, &mut out).await?;
-            }
-            self.finish(tx, out, 1 + n).await?;
-            Ok(ended)
-        })
-    }
-
-    fn prune_tokens(&self, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
-        Box::pin(async move {
-            self.read(1);
-            let r =
-                sqlx::query("DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= $1")
-                    .bind(now)
-                    .execute(&self.pool)
-                    .await?;
-            Ok(r.rows_affected())
-        })
-    }
-
-    fn claim_guest<'a>(
-        &'a self,
-        id: UserId,
-        username: &'a str,
-        password_hash: &'a str,
-    ) -> BoxFuture<'a, StoreResult<Option<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query(
-                "UPDATE users SET username = $1, username_key = $2, password_hash = $3
-                 WHERE id = $4 AND username_key LIKE $5
-                 RETURNING id, username, password_hash, created_at, bot",
-            )
-            .bind(username)
-            .bind(username.to_lowercase())
-            .bind(password_hash)
-            .bind(id.0)
+    pub async fn prune_guests(&self, created_before: i64, now: i64) -> StoreResult<u64> {
+        self.read(1);
+        let r = sqlx::query(super::PRUNE_GUESTS_POSTGRES)
             .bind(super::GUEST_KEY_PATTERN)
-            .fetch_optional(&self.pool)
+            .bind(created_before)
+            .bind(now)
+            .execute(&self.pool)
             .await?;
-            row.as_ref().map(rows::user).transpose()
-        })
+        Ok(r.rows_affected())
     }
 
-    fn prune_guests(&self, created_before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(super::PRUNE_GUESTS_POSTGRES)
-                .bind(super::GUEST_KEY_PATTERN)
-                .bind(created_before)
-                .bind(now)
-                .execute(&self.pool)
-                .await?;
-            Ok(r.rows_affected())
-        })
-    }
-
-    fn create_challenge_capped<'a>(
+    pub async fn create_challenge_capped<'a>(
         &'a self,
         challenge: &'a Challenge,
         events: &'a NewEvents,
         caps: &'a ChallengeCaps,
-    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            if *caps != ChallengeCaps::NONE {
-                let users: Vec<UserId> = std::iter::once(challenge.challenger_id)
-                    .chain(challenge.dest_user_id)
-                    .collect();
-                lock_users(&mut tx, &users).await?;
-                let counts = pending_counts(&mut tx, challenge).await?;
-                if let Some(cap) = caps.reached(challenge, counts) {
-                    self.read(5);
-                    return Ok(Err(cap));
-                }
+    ) -> StoreResult<Result<(), CapReached>> {
+        let mut tx = self.begin().await?;
+        if *caps != ChallengeCaps::NONE {
+            let users: Vec<UserId> = std::iter::once(challenge.challenger_id)
+                .chain(challenge.dest_user_id)
+                .collect();
+            lock_users(&mut tx, &users).await?;
+            let counts = pending_counts(&mut tx, challenge).await?;
+            if let Some(cap) = caps.reached(challenge, counts) {
+                self.read(5);
+                return Ok(Err(cap));
             }
-            let mut out = Vec::new();
-            insert_challenge(&mut tx, challenge).await?;
-            let n = insert_events(&mut tx, events, challenge.created_at, &mut out).await?;
-            self.finish(tx, out, 4 + n).await?;
-            Ok(Ok(()))
-        })
+        }
+        let mut out = Vec::new();
+        insert_challenge(&mut tx, challenge).await?;
+        let n = insert_events(&mut tx, events, challenge.created_at, &mut out).await?;
+        self.finish(tx, out, 4 + n).await?;
+        Ok(Ok(()))
     }
 
-    fn challenge<'a>(
-        &'a self,
-        id: &'a ChallengeId,
-    ) -> BoxFuture<'a, StoreResult<Option<Challenge>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query("SELECT * FROM challenges WHERE id = $1")
-                .bind(id.as_str())
-                .fetch_optional(&self.pool)
-                .await?;
-            row.as_ref().map(rows::challenge).transpose()
-        })
+    pub async fn open_challenges(&self, limit: i64) -> StoreResult<Vec<Challenge>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
+             ORDER BY created_at DESC, n DESC LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::challenge)
     }
 
-    fn pending_challenges(
-        &self,
-        user_id: UserId,
-    ) -> BoxFuture<'_, StoreResult<(Vec<Challenge>, Vec<Challenge>)>> {
-        Box::pin(async move {
-            self.read(2);
-            let incoming = sqlx::query(
-                "SELECT * FROM challenges WHERE dest_user_id = $1 AND status = 'created'
-                 ORDER BY created_at, id",
-            )
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
-            let outgoing = sqlx::query(
-                "SELECT * FROM challenges WHERE challenger_id = $1 AND status = 'created'
-                 ORDER BY created_at, id",
-            )
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
-            Ok((
-                rows::all(incoming, rows::challenge)?,
-                rows::all(outgoing, rows::challenge)?,
-            ))
-        })
-    }
-
-    fn open_challenges(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Challenge>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
-                 ORDER BY created_at DESC, n DESC LIMIT $1",
-            )
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::challenge)
-        })
-    }
-
-    fn close_challenge<'a>(
+    pub async fn close_challenge<'a>(
         &'a self,
         id: &'a ChallengeId,
         status: ChallengeStatus,
         reason: Option<&'a str>,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let mut out = Vec::new();
-            let r = sqlx::query(
-                "UPDATE challenges SET status = $1, decline_reason = $2
-                 WHERE id = $3 AND status = 'created'",
-            )
-            .bind(status.as_str())
-            .bind(reason)
-            .bind(id.as_str())
-            .execute(&mut *tx)
-            .await?;
-            if r.rows_affected() != 1 {
-                self.read(3);
-                return Ok(false);
-            }
-            let n = insert_events(&mut tx, events, crate::now_ms(), &mut out).await?;
-            self.finish(tx, out, 1 + n).await?;
-            Ok(true)
-        })
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin().await?;
+        let mut out = Vec::new();
+        let r = sqlx::query(
+            "UPDATE challenges SET status = $1, decline_reason = $2
+             WHERE id = $3 AND status = 'created'",
+        )
+        .bind(status.as_str())
+        .bind(reason)
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if r.rows_affected() != 1 {
+            self.read(3);
+            return Ok(false);
+        }
+        let n = insert_events(&mut tx, events, crate::now_ms(), &mut out).await?;
+        self.finish(tx, out, 1 + n).await?;
+        Ok(true)
     }
 
-    fn accept_challenge<'a>(
+    pub async fn accept_challenge<'a>(
         &'a self,
         id: &'a ChallengeId,
         accepted_by: UserId,
         game: &'a Game,
         first_event: &'a str,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let mut out = Vec::new();
-            let r = sqlx::query(
-                "UPDATE challenges SET status = 'accepted', dest_user_id = $1
-                 WHERE id = $2 AND status = 'created'",
-            )
-            .bind(accepted_by.0)
-            .bind(id.as_str())
-            .execute(&mut *tx)
-            .await?;
-            if r.rows_affected() != 1 {
-                self.read(3);
-                return Ok(false);
-            }
-            out.push(insert_game(&mut tx, game, first_event).await?);
-            let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-            self.finish(tx, out, 3 + n).await?;
-            Ok(true)
-        })
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin().await?;
+        let mut out = Vec::new();
+        let r = sqlx::query(
+            "UPDATE challenges SET status = 'accepted', dest_user_id = $1
+             WHERE id = $2 AND status = 'created'",
+        )
+        .bind(accepted_by.0)
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if r.rows_affected() != 1 {
+            self.read(3);
+            return Ok(false);
+        }
+        out.push(insert_game(&mut tx, game, first_event).await?);
+        let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
+        self.finish(tx, out, 3 + n).await?;
+        Ok(true)
     }
 
-    fn create_accepted<'a>(
+    pub async fn create_accepted<'a>(
         &'a self,
         challenge: &'a Challenge,
         game: &'a Game,
         first_event: &'a str,
         events: &'a NewEvents,
         computer_games: i64,
-    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            lock_users(&mut tx, &[challenge.challenger_id]).await?;
-            let (ongoing,): (i64,) = sqlx::query_as(
-                "SELECT COUNT(*) FROM games WHERE status = 'started' AND ai_level IS NOT NULL
-                 AND (white_id = $1 OR black_id = $1)",
-            )
-            .bind(challenge.challenger_id.0)
-            .fetch_one(&mut *tx)
+    ) -> StoreResult<Result<(), CapReached>> {
+        let mut tx = self.begin().await?;
+        lock_users(&mut tx, &[challenge.challenger_id]).await?;
+        let (ongoing,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM games WHERE status = 'started' AND ai_level IS NOT NULL
+             AND (white_id = $1 OR black_id = $1)",
+        )
+        .bind(challenge.challenger_id.0)
+        .fetch_one(&mut *tx)
+        .await?;
+        if ongoing >= computer_games {
+            self.read(4);
+            return Ok(Err(CapReached::ComputerGames(ongoing)));
+        }
+        let mut out = Vec::new();
+        insert_challenge(&mut tx, challenge).await?;
+        out.push(insert_game(&mut tx, game, first_event).await?);
+        let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
+        self.finish(tx, out, 5 + n).await?;
+        Ok(Ok(()))
+    }
+
+    pub async fn games<'a>(&'a self, ids: &'a [GameId]) -> StoreResult<Vec<Game>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.read(1);
+        let ids: Vec<&str> = ids.iter().map(GameId::as_str).collect();
+        let rows = sqlx::query("SELECT * FROM games WHERE id = ANY($1)")
+            .bind(ids)
+            .fetch_all(&self.pool)
             .await?;
-            if ongoing >= computer_games {
-                self.read(4);
-                return Ok(Err(CapReached::ComputerGames(ongoing)));
-            }
-            let mut out = Vec::new();
-            insert_challenge(&mut tx, challenge).await?;
-            out.push(insert_game(&mut tx, game, first_event).await?);
-            let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-            self.finish(tx, out, 5 + n).await?;
-            Ok(Ok(()))
-        })
+        rows.iter().map(rows::game).collect()
     }
 
-    fn game<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query("SELECT * FROM games WHERE id = $1")
-                .bind(id.as_str())
-                .fetch_optional(&self.pool)
-                .await?;
-            row.as_ref().map(rows::game).transpose()
-        })
-    }
-
-    fn games<'a>(&'a self, ids: &'a [GameId]) -> BoxFuture<'a, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            if ids.is_empty() {
-                return Ok(Vec::new());
-            }
-            self.read(1);
-            let ids: Vec<&str> = ids.iter().map(GameId::as_str).collect();
-            let rows = sqlx::query("SELECT * FROM games WHERE id = ANY($1)")
-                .bind(ids)
-                .fetch_all(&self.pool)
-                .await?;
-            rows.iter().map(rows::game).collect()
-        })
-    }
-
-    fn commit_game(&self, commit: GameCommit) -> BoxFuture<'_, StoreResult<bool>> {
-        Box::pin(async move {
-            let (reply, answer) = oneshot::channel();
-            self.games_tx
-                .send(Job::Game(Pending { commit, reply }))
-                .await
-                .map_err(|_| StoreError::Database("the writer has stopped".into()))?;
-            answer
-                .await
-                .map_err(|_| StoreError::Database("the writer has stopped".into()))?
-        })
-    }
-
-    fn game_events_since<'a>(
+    pub async fn game_events_since<'a>(
         &'a self,
         id: &'a GameId,
         after: i64,
-    ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>> {
-        Box::pin(async move {
-            self.read(1);
-            let rows: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT version, payload FROM game_events WHERE game_id = $1 AND version > $2
-                 ORDER BY version",
-            )
-            .bind(id.as_str())
-            .bind(after)
-            .fetch_all(&self.pool)
-            .await?;
-            Ok(events_of(|| Topic::Game(id.clone()), rows))
-        })
+    ) -> StoreResult<Vec<StoredEvent>> {
+        self.read(1);
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT version, payload FROM game_events WHERE game_id = $1 AND version > $2
+             ORDER BY version",
+        )
+        .bind(id.as_str())
+        .bind(after)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(events_of(|| Topic::Game(id.clone()), rows))
     }
 
-    fn user_events_since(
+    pub async fn user_events_since(
         &self,
         user_id: UserId,
         after: i64,
-    ) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>> {
-        Box::pin(async move {
-            self.read(1);
-            let rows: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT seq, payload FROM user_events WHERE user_id = $1 AND seq > $2 ORDER BY seq",
-            )
-            .bind(user_id.0)
-            .bind(after)
-            .fetch_all(&self.pool)
-            .await?;
-            Ok(events_of(|| Topic::User(user_id), rows))
-        })
+    ) -> StoreResult<Vec<StoredEvent>> {
+        self.read(1);
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, payload FROM user_events WHERE user_id = $1 AND seq > $2 ORDER BY seq",
+        )
+        .bind(user_id.0)
+        .bind(after)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(events_of(|| Topic::User(user_id), rows))
     }
 
-    fn lobby_events_since(&self, after: i64) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>> {
-        Box::pin(async move {
-            self.read(1);
-            let rows: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT seq, payload FROM lobby_events WHERE seq > $1 ORDER BY seq LIMIT 1000",
-            )
-            .bind(after)
-            .fetch_all(&self.pool)
-            .await?;
-            Ok(events_of(|| Topic::Lobby, rows))
-        })
+    pub async fn lobby_events_since(&self, after: i64) -> StoreResult<Vec<StoredEvent>> {
+        self.read(1);
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, payload FROM lobby_events WHERE seq > $1 ORDER BY seq LIMIT 1000",
+        )
+        .bind(after)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(events_of(|| Topic::Lobby, rows))
     }
 
-    fn event<'a>(
+    pub async fn event<'a>(
         &'a self,
         topic: &'a Topic,
         seq: i64,
-    ) -> BoxFuture<'a, StoreResult<Option<StoredEvent>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row: Option<(String,)> = match topic {
-                Topic::Game(id) => {
-                    sqlx::query_as(
-                        "SELECT payload FROM game_events WHERE game_id = $1 AND version = $2",
-                    )
-                    .bind(id.as_str())
-                    .bind(seq)
-                    .fetch_optional(&self.pool)
-                    .await?
-                }
-                Topic::User(id) => {
-                    sqlx::query_as(
-                        "SELECT payload FROM user_events WHERE seq = $1 AND user_id = $2",
-                    )
+    ) -> StoreResult<Option<StoredEvent>> {
+        self.read(1);
+        let row: Option<(String,)> = match topic {
+            Topic::Game(id) => {
+                sqlx::query_as(
+                    "SELECT payload FROM game_events WHERE game_id = $1 AND version = $2",
+                )
+                .bind(id.as_str())
+                .bind(seq)
+                .fetch_optional(&self.pool)
+                .await?
+            }
+            Topic::User(id) => {
+                sqlx::query_as("SELECT payload FROM user_events WHERE seq = $1 AND user_id = $2")
                     .bind(seq)
                     .bind(id.0)
                     .fetch_optional(&self.pool)
                     .await?
-                }
-                Topic::Lobby => {
-                    sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = $1")
-                        .bind(seq)
-                        .fetch_optional(&self.pool)
-                        .await?
-                }
-            };
-            Ok(row.map(|(p,)| StoredEvent {
-                topic: topic.clone(),
-                seq,
-                payload: p.into(),
-            }))
-        })
+            }
+            Topic::Lobby => {
+                sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = $1")
+                    .bind(seq)
+                    .fetch_optional(&self.pool)
+                    .await?
+            }
+        };
+        Ok(row.map(|(p,)| StoredEvent {
+            topic: topic.clone(),
+            seq,
+            payload: p.into(),
+        }))
     }
 
-    fn events<'a>(
-        &'a self,
-        wanted: &'a [(Topic, i64)],
-    ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>> {
-        Box::pin(async move {
-            let gone = || StoreError::Unavailable("the notification task has stopped".into());
-            let (reply, got) = oneshot::channel();
-            let read = EventRead {
-                wanted: wanted.to_vec(),
-                reply,
-            };
-            self.reads_tx.send(read).await.map_err(|_| gone())?;
-            got.await.map_err(|_| gone())?
-        })
+    pub async fn events<'a>(&'a self, wanted: &'a [(Topic, i64)]) -> StoreResult<Vec<StoredEvent>> {
+        let gone = || StoreError::Unavailable("the notification task has stopped".into());
+        let (reply, got) = oneshot::channel();
+        let read = EventRead {
+            wanted: wanted.to_vec(),
+            reply,
+        };
+        self.reads_tx.send(read).await.map_err(|_| gone())?;
+        got.await.map_err(|_| gone())?
     }
 
-    fn event_heads(&self) -> BoxFuture<'_, StoreResult<(i64, i64)>> {
-        Box::pin(async move {
-            self.read(1);
-            let heads: (i64, i64) = sqlx::query_as(
-                "SELECT (SELECT COALESCE(MAX(seq), 0) FROM user_events),
-                        (SELECT COALESCE(MAX(seq), 0) FROM lobby_events)",
-            )
-            .fetch_one(&self.pool)
-            .await?;
-            Ok(heads)
-        })
+    pub async fn ongoing_games(&self, user_id: UserId) -> StoreResult<Vec<Game>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM games WHERE status = 'started' AND (white_id = $1 OR black_id = $1)
+             ORDER BY updated_at DESC, id",
+        )
+        .bind(user_id.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::game)
     }
 
-    fn ongoing_games(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM games WHERE status = 'started' AND (white_id = $1 OR black_id = $1)
-                 ORDER BY updated_at DESC, id",
-            )
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::game)
-        })
+    pub async fn finished_games(&self, user_id: UserId, limit: i64) -> StoreResult<Vec<Game>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM games WHERE status NOT IN ('created', 'started')
+                AND (white_id = $1 OR black_id = $1)
+             ORDER BY updated_at DESC, n DESC LIMIT $2",
+        )
+        .bind(user_id.0)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::game)
     }
 
-    fn finished_games(&self, user_id: UserId, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM games WHERE status NOT IN ('created', 'started')
-                    AND (white_id = $1 OR black_id = $1)
-                 ORDER BY updated_at DESC, n DESC LIMIT $2",
-            )
-            .bind(user_id.0)
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::game)
-        })
-    }
-
-    fn ongoing_ai_games(&self) -> BoxFuture<'_, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM games WHERE status = 'started' AND ai_level IS NOT NULL ORDER BY id",
-            )
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::game)
-        })
-    }
-
-    fn prune_events(&self, max_age_ms: i64) -> BoxFuture<'_, StoreResult<u64>> {
-        Box::pin(async move {
-            let before = crate::now_ms() - max_age_ms;
-            let mut tx = self.begin().await?;
-            let a = sqlx::query("DELETE FROM user_events WHERE created_at < $1")
-                .bind(before)
-                .execute(&mut *tx)
-                .await?;
-            let b = sqlx::query("DELETE FROM lobby_events WHERE created_at < $1")
-                .bind(before)
-                .execute(&mut *tx)
-                .await?;
-            self.finish(tx, Vec::new(), 2).await?;
-            Ok(a.rows_affected() + b.rows_affected())
-        })
-    }
-
-    fn take_allowance<'a>(
+    pub async fn take_allowance<'a>(
         &'a self,
         keys: &'a [Allowance],
-    ) -> BoxFuture<'a, StoreResult<Result<(), Refused>>> {
-        Box::pin(async move {
-            let now = crate::now_ms();
-            // One lock order for every node: no deadlock between two takers.
-            let mut order: Vec<usize> = (0..keys.len()).collect();
-            order.sort_by(|&a, &b| keys[a].key.cmp(&keys[b].key));
-            let mut tx = self.begin().await?;
-            let mut rows = vec![(0, 0, 0); keys.len()];
-            let mut refused: Option<Refused> = None;
-            for &i in &order {
-                sqlx::query(
-                    "INSERT INTO allowances (key, count, window_start) VALUES ($1, 0, $2)
-                     ON CONFLICT (key) DO NOTHING",
-                )
-                .bind(&keys[i].key)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                let row: AllowanceRow = sqlx::query_as(
-                    "SELECT count, window_start, next_allowed FROM allowances WHERE key = $1 FOR UPDATE",
-                )
-                .bind(&keys[i].key)
-                .fetch_one(&mut *tx)
-                .await?;
-                match keys[i].take(Some(row), now) {
-                    Ok(row) => rows[i] = row,
-                    // The first refusal in the caller's order is the one told.
-                    Err(retry_ms) if refused.is_none_or(|r| i < r.index) => {
-                        refused = Some(Refused { index: i, retry_ms })
-                    }
-                    Err(_) => {}
+    ) -> StoreResult<Result<(), Refused>> {
+        let now = crate::now_ms();
+        // One lock order for every node: no deadlock between two takers.
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by(|&a, &b| keys[a].key.cmp(&keys[b].key));
+        let mut tx = self.begin().await?;
+        let mut rows = vec![(0, 0, 0); keys.len()];
+        let mut refused: Option<Refused> = None;
+        for &i in &order {
+            sqlx::query(
+                "INSERT INTO allowances (key, count, window_start) VALUES ($1, 0, $2)
+                 ON CONFLICT (key) DO NOTHING",
+            )
+            .bind(&keys[i].key)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            let row: AllowanceRow = sqlx::query_as(
+                "SELECT count, window_start, next_allowed FROM allowances WHERE key = $1 FOR UPDATE",
+            )
+            .bind(&keys[i].key)
+            .fetch_one(&mut *tx)
+            .await?;
+            match keys[i].take(Some(row), now) {
+                Ok(row) => rows[i] = row,
+                // The first refusal in the caller's order is the one told.
+                Err(retry_ms) if refused.is_none_or(|r| i < r.index) => {
+                    refused = Some(Refused { index: i, retry_ms })
                 }
+                Err(_) => {}
             }
-            if let Some(r) = refused {
-                self.read(2 * keys.len() as u64 + 2);
-                return Ok(Err(r));
-            }
-            for (a, (count, start, next)) in keys.iter().zip(rows) {
-                sqlx::query(
-                    "UPDATE allowances SET count = $2, window_start = $3, next_allowed = $4
-                     WHERE key = $1",
-                )
-                .bind(&a.key)
-                .bind(count)
-                .bind(start)
-                .bind(next)
-                .execute(&mut *tx)
-                .await?;
-            }
-            self.finish(tx, Vec::new(), 3 * keys.len() as u64).await?;
-            Ok(Ok(()))
-        })
+        }
+        if let Some(r) = refused {
+            self.read(2 * keys.len() as u64 + 2);
+            return Ok(Err(r));
+        }
+        for (a, (count, start, next)) in keys.iter().zip(rows) {
+            sqlx::query(
+                "UPDATE allowances SET count = $2, window_start = $3, next_allowed = $4
+                 WHERE key = $1",
+            )
+            .bind(&a.key)
+            .bind(count)
+            .bind(start)
+            .bind(next)
+            .execute(&mut *tx)
+            .await?;
+        }
+        self.finish(tx, Vec::new(), 3 * keys.len() as u64).await?;
+        Ok(Ok(()))
     }
 
-    fn return_allowance<'a>(
+    pub async fn return_allowance<'a>(
         &'a self,
         forget: &'a [String],
         hand_back: &'a [String],
-    ) -> BoxFuture<'a, StoreResult<()>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            sqlx::query("DELETE FROM allowances WHERE key = ANY($1)")
-                .bind(forget)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query("UPDATE allowances SET count = GREATEST(count - 1, 0) WHERE key = ANY($1)")
-                .bind(hand_back)
-                .execute(&mut *tx)
-                .await?;
-            self.finish(tx, Vec::new(), 2).await
-        })
+    ) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        sqlx::query("DELETE FROM allowances WHERE key = ANY($1)")
+            .bind(forget)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE allowances SET count = GREATEST(count - 1, 0) WHERE key = ANY($1)")
+            .bind(hand_back)
+            .execute(&mut *tx)
+            .await?;
+        self.finish(tx, Vec::new(), 2).await
     }
 
-    fn take_lease<'a>(
+    pub async fn take_lease<'a>(
         &'a self,
         key: &'a str,
         holder: &'a str,
         ttl_ms: i64,
-    ) -> BoxFuture<'a, StoreResult<Lease>> {
-        Box::pin(async move {
-            let now = crate::now_ms();
-            self.read(1);
-            // The row the statement wrote, or else the one it found (none
-            // when another node's take committed after this statement's
-            // snapshot was taken: then that node holds it).
-            let row: Option<(String, bool)> = sqlx::query_as(
-                "WITH taken AS (
-                    INSERT INTO leases (key, holder, until, release) VALUES ($1, $2, $3, FALSE)
-                    ON CONFLICT (key) DO UPDATE
-                       SET holder = EXCLUDED.holder, until = EXCLUDED.until, release = FALSE
-                       WHERE leases.until < $4
-                          OR (leases.holder = EXCLUDED.holder AND NOT leases.release)
-                    RETURNING holder)
-                 SELECT holder, TRUE FROM taken
-                 UNION ALL
-                 SELECT holder, FALSE FROM leases WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM taken)",
-            )
+    ) -> StoreResult<Lease> {
+        let now = crate::now_ms();
+        self.read(1);
+        // The row the statement wrote, or else the one it found (none
+        // when another node's take committed after this statement's
+        // snapshot was taken: then that node holds it).
+        let row: Option<(String, bool)> = sqlx::query_as(
+            "WITH taken AS (
+                INSERT INTO leases (key, holder, until, release) VALUES ($1, $2, $3, FALSE)
+                ON CONFLICT (key) DO UPDATE
+                   SET holder = EXCLUDED.holder, until = EXCLUDED.until, release = FALSE
+                   WHERE leases.until < $4
+                      OR (leases.holder = EXCLUDED.holder AND NOT leases.release)
+                RETURNING holder)
+             SELECT holder, TRUE FROM taken
+             UNION ALL
+             SELECT holder, FALSE FROM leases WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM taken)",
+        )
+        .bind(key)
+        .bind(holder)
+        .bind(now + ttl_ms)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(match row {
+            Some((_, true)) => Lease::Taken,
+            Some((by, false)) if by == holder => Lease::ReleaseAsked,
+            _ => Lease::Held,
+        })
+    }
+
+    pub async fn release_lease<'a>(&'a self, key: &'a str, holder: &'a str) -> StoreResult<()> {
+        self.read(1);
+        sqlx::query("DELETE FROM leases WHERE key = $1 AND holder = $2")
             .bind(key)
             .bind(holder)
-            .bind(now + ttl_ms)
-            .bind(now)
-            .fetch_optional(&self.pool)
+            .execute(&self.pool)
             .await?;
-            Ok(match row {
-                Some((_, true)) => Lease::Taken,
-                Some((by, false)) if by == holder => Lease::ReleaseAsked,
-                _ => Lease::Held,
-            })
-        })
+        Ok(())
     }
 
-    fn release_lease<'a>(
-        &'a self,
-        key: &'a str,
-        holder: &'a str,
-    ) -> BoxFuture<'a, StoreResult<()>> {
-        Box::pin(async move {
-            self.read(1);
-            sqlx::query("DELETE FROM leases WHERE key = $1 AND holder = $2")
-                .bind(key)
-                .bind(holder)
-                .execute(&self.pool)
-                .await?;
-            Ok(())
-        })
+    pub async fn ask_release<'a>(&'a self, key: &'a str) -> StoreResult<bool> {
+        // A write, counted as SQLite's store counts it.
+        self.shared.count_tx(1);
+        let r = sqlx::query("UPDATE leases SET release = TRUE WHERE key = $1 AND until >= $2")
+            .bind(key)
+            .bind(crate::now_ms())
+            .execute(&self.pool)
+            .await?;
+        Ok(r.rows_affected() > 0)
     }
 
-    fn ask_release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            // A write, counted as SQLite's store counts it.
-            self.shared.count_tx(1);
-            let r = sqlx::query("UPDATE leases SET release = TRUE WHERE key = $1 AND until >= $2")
-                .bind(key)
-                .bind(crate::now_ms())
-                .execute(&self.pool)
-                .await?;
-            Ok(r.rows_affected() > 0)
-        })
-    }
-
-    fn prune_limits(&self, before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let a =
-                sqlx::query("DELETE FROM allowances WHERE window_start < $1 AND next_allowed < $2")
-                    .bind(before)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
-            let b = sqlx::query("DELETE FROM leases WHERE until < $1")
-                .bind(before)
-                .execute(&mut *tx)
-                .await?;
-            self.finish(tx, Vec::new(), 2).await?;
-            Ok(a.rows_affected() + b.rows_affected())
-        })
-    }
-
-    fn claim_computer_turn<'a>(
+    pub async fn claim_computer_turn<'a>(
         &'a self,
         id: &'a GameId,
         ply: i64,
         lease_ms: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            self.read(1);
-            let now = crate::now_ms();
-            let r = sqlx::query(
-                "INSERT INTO computer_claims (game_id, ply, node, until) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (game_id) DO UPDATE
-                    SET ply = EXCLUDED.ply, node = EXCLUDED.node, until = EXCLUDED.until
-                    WHERE computer_claims.until < $5
-                       OR computer_claims.ply <> EXCLUDED.ply
-                       OR computer_claims.node = EXCLUDED.node",
-            )
-            .bind(id.as_str())
-            .bind(ply)
-            .bind(&*self.node)
-            .bind(now + lease_ms)
-            .bind(now)
-            .execute(&self.pool)
-            .await?;
-            Ok(r.rows_affected() == 1)
-        })
+    ) -> StoreResult<bool> {
+        self.read(1);
+        let now = crate::now_ms();
+        let r = sqlx::query(
+            "INSERT INTO computer_claims (game_id, ply, node, until) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (game_id) DO UPDATE
+                SET ply = EXCLUDED.ply, node = EXCLUDED.node, until = EXCLUDED.until
+                WHERE computer_claims.until < $5
+                   OR computer_claims.ply <> EXCLUDED.ply
+                   OR computer_claims.node = EXCLUDED.node",
+        )
+        .bind(id.as_str())
+        .bind(ply)
+        .bind(&*self.node)
+        .bind(now + lease_ms)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected() == 1)
     }
 
-    fn preferences(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Option<String>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row: Option<(String,)> =
-                sqlx::query_as("SELECT prefs FROM user_preferences WHERE user_id = $1")
-                    .bind(user_id.0)
-                    .fetch_optional(&self.pool)
-                    .await?;
-            Ok(row.map(|(p,)| p))
-        })
-    }
-
-    fn set_preferences<'a>(
-        &'a self,
-        user_id: UserId,
-        expected: Option<&'a str>,
-        prefs: &'a str,
-        now: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            // One autocommitted write (a statement and its transaction).
-            self.shared.count_tx(1);
-            // Written only over what was read: a save that lost the race
-            // changes no row.
-            let done = match expected {
-                None => sqlx::query(
-                    "INSERT INTO user_preferences (user_id, prefs, updated_at) VALUES ($1, $2, $3)
-                     ON CONFLICT (user_id) DO NOTHING",
-                )
-                .bind(user_id.0)
-                .bind(prefs)
-                .bind(now)
-                .execute(&self.pool)
-                .await?,
-                Some(old) => sqlx::query(
-                    "UPDATE user_preferences SET prefs = $1, updated_at = $2 WHERE user_id = $3 AND prefs = $4",
-                )
-                .bind(prefs)
-                .bind(now)
-                .bind(user_id.0)
-                .bind(old)
-                .execute(&self.pool)
-                .await?,
-            };
-            Ok(done.rows_affected() == 1)
-        })
-    }
-
-    fn game_analysis<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<String>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row: Option<(String,)> =
-                sqlx::query_as("SELECT result FROM game_analyses WHERE game_id = $1")
-                    .bind(id.as_str())
-                    .fetch_optional(&self.pool)
-                    .await?;
-            Ok(row.map(|(r,)| r))
-        })
-    }
-
-    fn commit_analysis<'a>(
-        &'a self,
-        id: &'a GameId,
-        event: &'a str,
-        result: Option<&'a str>,
-    ) -> BoxFuture<'a, StoreResult<i64>> {
-        Box::pin(async move {
-            let now = crate::now_ms();
-            let mut tx = self.begin().await?;
-            let (version,): (i64,) = sqlx::query_as(
-                "UPDATE games SET version = version + 1 WHERE id = $1 RETURNING version",
-            )
-            .bind(id.as_str())
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or_else(|| StoreError::Database(format!("no game {id} to analyse")))?;
-            let stored = insert_game_event(&mut tx, id, version, event).await?;
-            let mut statements = 2;
-            if let Some(result) = result {
-                sqlx::query(
-                    "INSERT INTO game_analyses (game_id, result, created_at) VALUES ($1, $2, $3)
-                     ON CONFLICT (game_id) DO UPDATE SET result = excluded.result, created_at = excluded.created_at",
-                )
-                .bind(id.as_str())
-                .bind(result)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                statements += 1;
-            }
-            self.finish(tx, vec![stored], statements).await?;
-            Ok(version)
-        })
-    }
-
-    fn import_game<'a>(
+    pub async fn import_game<'a>(
         &'a self,
         game: &'a Game,
         import: &'a GameImport,
         first_event: &'a str,
         max: i64,
         since: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            // One importer's imports queue here, so the count below holds.
-            sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE")
-                .bind(import.importer_id.0)
-                .execute(&mut *tx)
-                .await?;
-            let (count,): (i64,) = sqlx::query_as(
-                "SELECT COUNT(*) FROM game_imports WHERE importer_id = $1 AND created_at >= $2",
-            )
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin().await?;
+        // One importer's imports queue here, so the count below holds.
+        sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE")
             .bind(import.importer_id.0)
-            .bind(since)
-            .fetch_one(&mut *tx)
-            .await?;
-            if count >= max {
-                return Ok(false);
-            }
-            let stored = insert_game(&mut tx, game, first_event).await?;
-            sqlx::query(
-                "INSERT INTO game_imports (game_id, importer_id, white_name, black_name, tags, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(import.game_id.as_str())
-            .bind(import.importer_id.0)
-            .bind(&import.white_name)
-            .bind(&import.black_name)
-            .bind(&import.tags)
-            .bind(import.created_at)
             .execute(&mut *tx)
             .await?;
-            self.finish(tx, vec![stored], 5).await?;
-            Ok(true)
-        })
+        let (count,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM game_imports WHERE importer_id = $1 AND created_at >= $2",
+        )
+        .bind(import.importer_id.0)
+        .bind(since)
+        .fetch_one(&mut *tx)
+        .await?;
+        if count >= max {
+            return Ok(false);
+        }
+        let stored = insert_game(&mut tx, game, first_event).await?;
+        sqlx::query(
+            "INSERT INTO game_imports (game_id, importer_id, white_name, black_name, tags, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(import.game_id.as_str())
+        .bind(import.importer_id.0)
+        .bind(&import.white_name)
+        .bind(&import.black_name)
+        .bind(&import.tags)
+        .bind(import.created_at)
+        .execute(&mut *tx)
+        .await?;
+        self.finish(tx, vec![stored], 5).await?;
+        Ok(true)
     }
 
-    fn game_import<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<GameImport>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row: Option<(i64, String, String, String, i64)> = sqlx::query_as(
-                "SELECT importer_id, white_name, black_name, tags, created_at FROM game_imports WHERE game_id = $1",
-            )
-            .bind(id.as_str())
-            .fetch_optional(&self.pool)
-            .await?;
-            Ok(row.map(
-                |(importer, white_name, black_name, tags, created_at)| GameImport {
-                    game_id: id.clone(),
-                    importer_id: UserId(importer),
-                    white_name,
-                    black_name,
-                    tags,
-                    created_at,
-                },
-            ))
-        })
-    }
-
-    fn perfs(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<super::Perf>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query("SELECT * FROM perfs WHERE user_id = $1 ORDER BY variant")
-                .bind(user_id.0)
-                .fetch_all(&self.pool)
-                .await?;
-            rows::all(r, rows::perf)
-        })
-    }
-
-    fn rating_history(
+    pub async fn result_counts(
         &self,
         user_id: UserId,
-    ) -> BoxFuture<'_, StoreResult<Vec<super::RatingPoint>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r =
-                sqlx::query("SELECT * FROM rating_history WHERE user_id = $1 ORDER BY variant, n")
-                    .bind(user_id.0)
-                    .fetch_all(&self.pool)
-                    .await?;
-            rows::all(r, rows::rating_point)
-        })
+    ) -> StoreResult<Vec<(crate::model::Variant, super::ResultCounts)>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT variant, COUNT(*) AS n_all,
+                SUM(CASE WHEN (winner = 'white' AND white_id = $1)
+                    OR (winner = 'black' AND black_id = $1) THEN 1 ELSE 0 END)::BIGINT AS n_win,
+                SUM(CASE WHEN (winner = 'black' AND white_id = $1)
+                    OR (winner = 'white' AND black_id = $1) THEN 1 ELSE 0 END)::BIGINT AS n_loss,
+                SUM(CASE WHEN winner IS NULL THEN 1 ELSE 0 END)::BIGINT AS n_draw,
+                SUM(rated)::BIGINT AS n_rated
+             FROM games WHERE status NOT IN ('created', 'started', 'aborted')
+                AND (white_id = $1 OR black_id = $1)
+             GROUP BY variant ORDER BY variant",
+        )
+        .bind(user_id.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::result_counts)
     }
 
-    fn result_counts(
-        &self,
-        user_id: UserId,
-    ) -> BoxFuture<'_, StoreResult<Vec<(crate::model::Variant, super::ResultCounts)>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT variant, COUNT(*) AS n_all,
-                    SUM(CASE WHEN (winner = 'white' AND white_id = $1)
-                        OR (winner = 'black' AND black_id = $1) THEN 1 ELSE 0 END)::BIGINT AS n_win,
-                    SUM(CASE WHEN (winner = 'black' AND white_id = $1)
-                        OR (winner = 'white' AND black_id = $1) THEN 1 ELSE 0 END)::BIGINT AS n_loss,
-                    SUM(CASE WHEN winner IS NULL THEN 1 ELSE 0 END)::BIGINT AS n_draw,
-                    SUM(rated)::BIGINT AS n_rated
-                 FROM games WHERE status NOT IN ('created', 'started', 'aborted')
-                    AND (white_id = $1 OR black_id = $1)
-                 GROUP BY variant ORDER BY variant",
-            )
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::result_counts)
-        })
-    }
-
-    fn filtered_games<'a>(
+    pub async fn filtered_games<'a>(
         &'a self,
         user_id: UserId,
         f: &'a super::GameFilter,
-    ) -> BoxFuture<'a, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM games WHERE status NOT IN ('created', 'started')
-                    AND (white_id = $1 OR black_id = $1)
-                    AND ($2::TEXT IS NULL OR variant = $2)
-                    AND ($3::BIGINT IS NULL OR rated = $3)
-                    AND ($4::TEXT IS NULL
-                        OR ($4 = 'draw' AND winner IS NULL AND status <> 'aborted')
-                        OR ($4 = 'win' AND ((winner = 'white' AND white_id = $1)
-                            OR (winner = 'black' AND black_id = $1)))
-                        OR ($4 = 'loss' AND ((winner = 'black' AND white_id = $1)
-                            OR (winner = 'white' AND black_id = $1))))
-                    AND ($5::BIGINT IS NULL OR white_id = $5 OR black_id = $5)
-                    AND ($6::BIGINT IS NULL OR created_at >= $6)
-                    AND ($7::BIGINT IS NULL OR created_at < $7)
-                 ORDER BY created_at DESC, n DESC LIMIT $8 OFFSET $9",
-            )
-            .bind(user_id.0)
-            .bind(f.variant.map(|v| v.id()))
-            .bind(f.rated.map(i64::from))
-            .bind(f.result.map(|r| r.as_str()))
-            .bind(f.vs.map(|u| u.0))
-            .bind(f.since)
-            .bind(f.until)
-            .bind(f.limit)
-            .bind(f.offset)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::game)
-        })
+    ) -> StoreResult<Vec<Game>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM games WHERE status NOT IN ('created', 'started')
+                AND (white_id = $1 OR black_id = $1)
+                AND ($2::TEXT IS NULL OR variant = $2)
+                AND ($3::BIGINT IS NULL OR rated = $3)
+                AND ($4::TEXT IS NULL
+                    OR ($4 = 'draw' AND winner IS NULL AND status <> 'aborted')
+                    OR ($4 = 'win' AND ((winner = 'white' AND white_id = $1)
+                        OR (winner = 'black' AND black_id = $1)))
+                    OR ($4 = 'loss' AND ((winner = 'black' AND white_id = $1)
+                        OR (winner = 'white' AND black_id = $1))))
+                AND ($5::BIGINT IS NULL OR white_id = $5 OR black_id = $5)
+                AND ($6::BIGINT IS NULL OR created_at >= $6)
+                AND ($7::BIGINT IS NULL OR created_at < $7)
+             ORDER BY created_at DESC, n DESC LIMIT $8 OFFSET $9",
+        )
+        .bind(user_id.0)
+        .bind(f.variant.map(|v| v.id()))
+        .bind(f.rated.map(i64::from))
+        .bind(f.result.map(|r| r.as_str()))
+        .bind(f.vs.map(|u| u.0))
+        .bind(f.since)
+        .bind(f.until)
+        .bind(f.limit)
+        .bind(f.offset)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::game)
     }
 
-    fn shared_by_nodes(&self) -> bool {
+    pub fn shared_by_nodes(&self) -> bool {
         true
-    }
-
-    fn committed(&self) -> broadcast::Receiver<Committed> {
-        self.shared.subscribe()
-    }
-
-    fn stats(&self) -> StoreStats {
-        self.shared.stats()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance;
+    use crate::{Committed, conformance};
 
     /// The test server: `CHESSMERGE_TEST_POSTGRES`, or the local one.
     pub(crate) fn server_url() -> String {
@@ -2305,7 +1772,7 @@ mod tests {
     async fn conformance_suite() {
         let db = TempDb::new("conf").await;
         let s = PgStore::open(&db.url, 4).await.unwrap();
-        conformance::run_all(&s).await;
+        conformance::run_all(&s.into()).await;
     }
 
     /// A node whose notification connection is cut tells its caches at
@@ -2316,7 +1783,7 @@ mod tests {
         let s = PgStore::open(&db.url, 2).await.unwrap();
         let u = s.create_user("alice", "h", 0).await.unwrap();
         let v = s.create_user("bob", "h", 0).await.unwrap();
-        let g = conformance::start_game(&s, "listen01", u.id, v.id).await;
+        let g = conformance::start_game(&s.clone().into(), "listen01", u.id, v.id).await;
         let wanted = [(Topic::Game(g.id.clone()), 1)];
         let first = |got: StoreResult<Vec<StoredEvent>>| {
             let got = got.expect("the event reads");
@@ -2370,7 +1837,7 @@ mod tests {
         let mut feed_b = b.committed();
         let u = a.create_user("alice", "h", 0).await.unwrap();
         let v = a.create_user("bob", "h", 0).await.unwrap();
-        let g = conformance::start_game(&a, "nodes001", u.id, v.id).await;
+        let g = conformance::start_game(&a.clone().into(), "nodes001", u.id, v.id).await;
         // b hears of the new game's first event from a, and reads it.
         let (topic, seq) = tokio::time::timeout(Duration::from_secs(5), async {
             loop {
@@ -2447,7 +1914,10 @@ mod tests {
         let v = a.create_user("bulk_b", "h", 0).await.unwrap();
         let mut games = Vec::new();
         for i in 0..40 {
-            games.push(conformance::start_game(&a, &format!("bulk{i:04}"), u.id, v.id).await);
+            games.push(
+                conformance::start_game(&a.clone().into(), &format!("bulk{i:04}"), u.id, v.id)
+                    .await,
+            );
         }
         let mut feed_b = b.committed();
         let commits: Vec<GameCommit> = games

@@ -8,7 +8,7 @@ use sqlx::SqliteConnection;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::commit::{
     BatchResult, CommitBatch, Job, Pending, QUEUE, Shared, plain_run, spawn_group_writer,
@@ -17,12 +17,11 @@ use writes::{ChallengeWork, ChallengeWrite, Outcome};
 
 mod writes;
 
-use super::rows::{self, Columns};
+use super::rows;
 use super::{
     Allowance, AllowanceRow, BotUpgrade, BoxFuture, CapReached, Challenge, ChallengeCaps, ChatLine,
-    Committed, EndTokens, Game, GameCommit, GameImport, Lease, NewEvents, NewToken, PendingCounts,
-    Refused, Store, StoreError, StoreResult, StoreStats, StoredEvent, TokenInfo, TokenKind, Topic,
-    User,
+    Game, GameCommit, GameImport, Lease, NewEvents, PendingCounts, Refused, StoreError,
+    StoreResult, StoredEvent, Topic, User,
 };
 use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
 
@@ -109,12 +108,14 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
 /// only then answers each caller and hands the events to the live layer.
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
-    pool: SqlitePool,
+    /// Reads.
+    pub(crate) pool: SqlitePool,
+    /// Writes: one connection.
     writer: SqlitePool,
     /// The group writer's queue: game changes, and the writes that start
     /// and end challenges ([`writes`]).
-    games_tx: mpsc::Sender<Job<ChallengeWrite>>,
-    shared: Arc<Shared>,
+    pub(crate) games_tx: mpsc::Sender<Job<ChallengeWrite>>,
+    pub(crate) shared: Arc<Shared>,
 }
 
 async fn insert_game(
@@ -150,7 +151,7 @@ async fn insert_game(
     insert_game_event(conn, &game.id, game.version, first_event).await
 }
 
-async fn insert_game_event(
+pub(crate) async fn insert_game_event(
     conn: &mut SqliteConnection,
     id: &GameId,
     version: i64,
@@ -245,7 +246,7 @@ fn push_padded_values<'r, T>(
 /// Stores user and lobby events (a multi-row `INSERT` per table:
 /// [`insert_user_events`]); returns them with their sequence numbers and
 /// the number of statements sent.
-async fn insert_events(
+pub(crate) async fn insert_events(
     conn: &mut SqliteConnection,
     events: &NewEvents,
     now: i64,
@@ -896,13 +897,18 @@ impl SqliteStore {
         answer.await.map_err(|_| stopped())?
     }
 
-    async fn begin(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Sqlite>> {
+    /// Where writes go: the one-connection writer.
+    pub(crate) fn writes(&self) -> &SqlitePool {
+        &self.writer
+    }
+
+    pub(crate) async fn begin(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Sqlite>> {
         Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
     }
 
     /// Commits a write transaction, counts its statements, and only then
     /// publishes its events.
-    async fn finish(
+    pub(crate) async fn finish(
         &self,
         tx: sqlx::Transaction<'static, sqlx::Sqlite>,
         events: Vec<StoredEvent>,
@@ -914,399 +920,148 @@ impl SqliteStore {
         Ok(())
     }
 
-    fn read(&self, statements: u64) {
+    pub(crate) fn read(&self, statements: u64) {
         self.shared.count(statements);
     }
 }
 
-impl Store for SqliteStore {
-    fn create_user<'a>(
+impl SqliteStore {
+    pub async fn create_user<'a>(
         &'a self,
         username: &'a str,
         password_hash: &'a str,
         now: i64,
-    ) -> BoxFuture<'a, StoreResult<User>> {
-        Box::pin(async move {
-            self.read(1);
-            let id: (i64,) = sqlx::query_as(
-                "INSERT INTO users (username, username_key, password_hash, created_at)
-                 VALUES (?, ?, ?, ?) RETURNING id",
-            )
-            .bind(username)
-            .bind(username.to_lowercase())
-            .bind(password_hash)
-            .bind(now)
-            .fetch_one(&self.writer)
-            .await?;
-            Ok(User {
-                id: UserId(id.0),
-                username: username.to_owned(),
-                password_hash: password_hash.to_owned(),
-                created_at: now,
-                bot: false,
-            })
+    ) -> StoreResult<User> {
+        self.read(1);
+        let id: (i64,) = sqlx::query_as(
+            "INSERT INTO users (username, username_key, password_hash, created_at)
+             VALUES (?, ?, ?, ?) RETURNING id",
+        )
+        .bind(username)
+        .bind(username.to_lowercase())
+        .bind(password_hash)
+        .bind(now)
+        .fetch_one(&self.writer)
+        .await?;
+        Ok(User {
+            id: UserId(id.0),
+            username: username.to_owned(),
+            password_hash: password_hash.to_owned(),
+            created_at: now,
+            bot: false,
         })
     }
 
-    fn user_by_name<'a>(&'a self, username: &'a str) -> BoxFuture<'a, StoreResult<Option<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query(
-                "SELECT id, username, password_hash, created_at, bot FROM users WHERE username_key = ?",
-            )
-            .bind(username.to_lowercase())
-            .fetch_optional(&self.pool)
-            .await?;
-            row.as_ref().map(rows::user).transpose()
-        })
-    }
-
-    fn user_by_id(&self, id: UserId) -> BoxFuture<'_, StoreResult<Option<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query(
-                "SELECT id, username, password_hash, created_at, bot FROM users WHERE id = ?",
-            )
+    pub async fn upgrade_to_bot(&self, id: UserId) -> StoreResult<BotUpgrade> {
+        self.read(1);
+        let r = sqlx::query(
+            "UPDATE users SET bot = 1 WHERE id = ? AND bot = 0
+                AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = ? OR black_id = ?)",
+        )
+        .bind(id.0)
+        .bind(id.0)
+        .bind(id.0)
+        .execute(&self.writer)
+        .await?;
+        if r.rows_affected() == 1 {
+            return Ok(BotUpgrade::Upgraded);
+        }
+        self.read(1);
+        let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = ?")
             .bind(id.0)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.writer)
             .await?;
-            row.as_ref().map(rows::user).transpose()
+        Ok(match bot {
+            None => BotUpgrade::NoUser,
+            Some((0,)) => BotUpgrade::HasGames,
+            Some(_) => BotUpgrade::AlreadyBot,
         })
     }
 
-    fn upgrade_to_bot(&self, id: UserId) -> BoxFuture<'_, StoreResult<BotUpgrade>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "UPDATE users SET bot = 1 WHERE id = ? AND bot = 0
-                    AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = ? OR black_id = ?)",
-            )
-            .bind(id.0)
-            .bind(id.0)
-            .bind(id.0)
-            .execute(&self.writer)
-            .await?;
-            if r.rows_affected() == 1 {
-                return Ok(BotUpgrade::Upgraded);
-            }
-            self.read(1);
-            let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = ?")
-                .bind(id.0)
-                .fetch_optional(&self.writer)
-                .await?;
-            Ok(match bot {
-                None => BotUpgrade::NoUser,
-                Some((0,)) => BotUpgrade::HasGames,
-                Some(_) => BotUpgrade::AlreadyBot,
-            })
-        })
-    }
-
-    fn bots(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT id, username, password_hash, created_at, bot FROM users
-                 WHERE bot = 1 ORDER BY id LIMIT ?",
-            )
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::user)
-        })
-    }
-
-    fn add_chat_line<'a>(
+    pub async fn add_chat_line<'a>(
         &'a self,
         line: &'a ChatLine,
         max_lines: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
-                 SELECT ?, ?, ?, ?, ?
-                 WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = ?) < ?",
-            )
-            .bind(line.game_id.as_str())
-            .bind(line.user_id.0)
-            .bind(line.room.as_str())
-            .bind(&line.text)
-            .bind(line.created_at)
-            .bind(line.game_id.as_str())
-            .bind(max_lines)
-            .execute(&self.writer)
-            .await?;
-            Ok(r.rows_affected() == 1)
-        })
+    ) -> StoreResult<bool> {
+        self.read(1);
+        let r = sqlx::query(
+            "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
+             SELECT ?, ?, ?, ?, ?
+             WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = ?) < ?",
+        )
+        .bind(line.game_id.as_str())
+        .bind(line.user_id.0)
+        .bind(line.room.as_str())
+        .bind(&line.text)
+        .bind(line.created_at)
+        .bind(line.game_id.as_str())
+        .bind(max_lines)
+        .execute(&self.writer)
+        .await?;
+        Ok(r.rows_affected() == 1)
     }
 
-    fn chat_lines<'a>(&'a self, game: &'a GameId) -> BoxFuture<'a, StoreResult<Vec<ChatLine>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT c.game_id, c.user_id, u.username, c.room, c.text, c.created_at
-                 FROM chat_lines c JOIN users u ON u.id = c.user_id
-                 WHERE c.game_id = ? ORDER BY c.id",
-            )
-            .bind(game.as_str())
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::chat_line)
-        })
-    }
-
-    fn create_token<'a>(&'a self, token: NewToken<'a>) -> BoxFuture<'a, StoreResult<()>> {
-        Box::pin(async move {
-            self.read(1);
-            sqlx::query(
-                "INSERT INTO tokens (token_hash, user_id, kind, created_at, expires_at, description)
-                 VALUES (?, ?, ?, ?, ?, ?)",
-            )
-            .bind(token.hash)
-            .bind(token.user_id.0)
-            .bind(token.kind.as_str())
-            .bind(token.created_at)
-            .bind(token.expires_at)
-            .bind(token.description)
-            .execute(&self.writer)
-            .await?;
-            Ok(())
-        })
-    }
-
-    fn user_by_token<'a>(
-        &'a self,
-        token_hash: &'a str,
-        kind: TokenKind,
-        now: i64,
-    ) -> BoxFuture<'a, StoreResult<Option<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query(
-                "SELECT u.id, u.username, u.password_hash, u.created_at, u.bot
-                 FROM tokens t JOIN users u ON u.id = t.user_id
-                 WHERE t.token_hash = ? AND t.kind = ?
-                   AND (t.expires_at IS NULL OR t.expires_at > ?)",
-            )
-            .bind(token_hash)
-            .bind(kind.as_str())
-            .bind(now)
-            .fetch_optional(&self.pool)
-            .await?;
-            row.as_ref().map(rows::user).transpose()
-        })
-    }
-
-    fn tokens(&self, user_id: UserId, now: i64) -> BoxFuture<'_, StoreResult<Vec<TokenInfo>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT token_hash, kind, created_at, expires_at, description FROM tokens
-                 WHERE user_id = ? AND kind <> 'device'
-                   AND (expires_at IS NULL OR expires_at > ?)
-                 ORDER BY created_at DESC, token_hash",
-            )
-            .bind(user_id.0)
-            .bind(now)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::token_info)
-        })
-    }
-
-    fn end_tokens<'a>(
-        &'a self,
-        user_id: UserId,
-        which: EndTokens<'a>,
-        now: i64,
-    ) -> BoxFuture<'a, StoreResult<Vec<String>>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let q = match which {
-                EndTokens::Hash(h) => sqlx::query(
-                    "DELETE FROM tokens WHERE user_id = ? AND token_hash = ? RETURNING token_hash",
-                )
-                .bind(user_id.0)
-                .bind(h),
-                EndTokens::Id(id) => sqlx::query(
-                    "DELETE FROM tokens WHERE user_id = ? AND substr(token_hash, 1, 16) = ? AND kind <> 'device'
-                     RETURNING token_hash",
-                )
-                .bind(user_id.0)
-                .bind(id),
-                EndTokens::Kind(kind) => sqlx::query(
-                    "DELETE FROM tokens WHERE user_id = ? AND kind = ? RETURNING token_hash",
-                )
-                .bind(user_id.0)
-                .bind(kind.as_str()),
-                EndTokens::All => sqlx::query(
-                    "DELETE FROM tokens WHERE user_id = ? AND kind <> 'device' RETURNING token_hash",
-                )
-                .bind(user_id.0),
-            };
-            let ended: Vec<String> = q
-                .fetch_all(&mut *tx)
-                .await?
-                .iter()
-                .map(|r| r.text("token_hash").map(|h| super::token_id(&h).to_owned()))
-                .collect::<StoreResult<_>>()?;
-            let mut out = Vec::new();
-            let mut n = 0;
-            if !ended.is_empty() {
-                let events = NewEvents {
-                    user: vec![(user_id, super::tokens_ended_event(&ended))],
-                    lobby: Vec::new(),
-                };
-                n = insert_events(&mut tx, &events, now, &mut out).await?;
-            }
-            self.finish(tx, out, 1 + n).await?;
-            Ok(ended)
-        })
-    }
-
-    fn prune_tokens(&self, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
-        Box::pin(async move {
-            self.read(1);
-            let r =
-                sqlx::query("DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?")
-                    .bind(now)
-                    .execute(&self.writer)
-                    .await?;
-            Ok(r.rows_affected())
-        })
-    }
-
-    fn claim_guest<'a>(
-        &'a self,
-        id: UserId,
-        username: &'a str,
-        password_hash: &'a str,
-    ) -> BoxFuture<'a, StoreResult<Option<User>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query(
-                "UPDATE users SET username = ?, username_key = ?, password_hash = ?
-                 WHERE id = ? AND username_key LIKE ?
-                 RETURNING id, username, password_hash, created_at, bot",
-            )
-            .bind(username)
-            .bind(username.to_lowercase())
-            .bind(password_hash)
-            .bind(id.0)
+    pub async fn prune_guests(&self, created_before: i64, now: i64) -> StoreResult<u64> {
+        self.read(1);
+        let r = sqlx::query(super::PRUNE_GUESTS_SQLITE)
             .bind(super::GUEST_KEY_PATTERN)
-            .fetch_optional(&self.writer)
+            .bind(created_before)
+            .bind(now)
+            .execute(&self.writer)
             .await?;
-            row.as_ref().map(rows::user).transpose()
-        })
+        Ok(r.rows_affected())
     }
 
-    fn prune_guests(&self, created_before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(super::PRUNE_GUESTS_SQLITE)
-                .bind(super::GUEST_KEY_PATTERN)
-                .bind(created_before)
-                .bind(now)
-                .execute(&self.writer)
-                .await?;
-            Ok(r.rows_affected())
-        })
-    }
-
-    fn create_challenge_capped<'a>(
+    pub async fn create_challenge_capped<'a>(
         &'a self,
         challenge: &'a Challenge,
         events: &'a NewEvents,
         caps: &'a ChallengeCaps,
-    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
+    ) -> StoreResult<Result<(), CapReached>> {
         let work = ChallengeWork::Create {
             challenge: challenge.clone(),
             events: events.clone(),
             caps: *caps,
         };
-        Box::pin(async move { Ok(capped(self.queue_write(work).await?)) })
+        Ok(capped(self.queue_write(work).await?))
     }
 
-    fn challenge<'a>(
-        &'a self,
-        id: &'a ChallengeId,
-    ) -> BoxFuture<'a, StoreResult<Option<Challenge>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query("SELECT * FROM challenges WHERE id = ?")
-                .bind(id.as_str())
-                .fetch_optional(&self.pool)
-                .await?;
-            row.as_ref().map(rows::challenge).transpose()
-        })
+    pub async fn open_challenges(&self, limit: i64) -> StoreResult<Vec<Challenge>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
+             ORDER BY created_at DESC, rowid DESC LIMIT ?",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::challenge)
     }
 
-    fn pending_challenges(
-        &self,
-        user_id: UserId,
-    ) -> BoxFuture<'_, StoreResult<(Vec<Challenge>, Vec<Challenge>)>> {
-        Box::pin(async move {
-            self.read(2);
-            let incoming = sqlx::query(
-                "SELECT * FROM challenges WHERE dest_user_id = ? AND status = 'created'
-                 ORDER BY created_at, id",
-            )
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
-            let outgoing = sqlx::query(
-                "SELECT * FROM challenges WHERE challenger_id = ? AND status = 'created'
-                 ORDER BY created_at, id",
-            )
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
-            Ok((
-                rows::all(incoming, rows::challenge)?,
-                rows::all(outgoing, rows::challenge)?,
-            ))
-        })
-    }
-
-    fn open_challenges(&self, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Challenge>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
-                 ORDER BY created_at DESC, rowid DESC LIMIT ?",
-            )
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::challenge)
-        })
-    }
-
-    fn close_challenge<'a>(
+    pub async fn close_challenge<'a>(
         &'a self,
         id: &'a ChallengeId,
         status: ChallengeStatus,
         reason: Option<&'a str>,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
+    ) -> StoreResult<bool> {
         let work = ChallengeWork::Close {
             id: id.clone(),
             status,
             reason: reason.map(str::to_owned),
             events: events.clone(),
         };
-        Box::pin(async move { Ok(self.queue_write(work).await? == Outcome::Written) })
+        Ok(self.queue_write(work).await? == Outcome::Written)
     }
 
-    fn accept_challenge<'a>(
+    pub async fn accept_challenge<'a>(
         &'a self,
         id: &'a ChallengeId,
         accepted_by: UserId,
         game: &'a Game,
         first_event: &'a str,
         events: &'a NewEvents,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
+    ) -> StoreResult<bool> {
         let work = ChallengeWork::Accept {
             id: id.clone(),
             accepted_by,
@@ -1314,17 +1069,17 @@ impl Store for SqliteStore {
             first_event: first_event.to_owned(),
             events: events.clone(),
         };
-        Box::pin(async move { Ok(self.queue_write(work).await? == Outcome::Written) })
+        Ok(self.queue_write(work).await? == Outcome::Written)
     }
 
-    fn create_accepted<'a>(
+    pub async fn create_accepted<'a>(
         &'a self,
         challenge: &'a Challenge,
         game: &'a Game,
         first_event: &'a str,
         events: &'a NewEvents,
         computer_games: i64,
-    ) -> BoxFuture<'a, StoreResult<Result<(), CapReached>>> {
+    ) -> StoreResult<Result<(), CapReached>> {
         let work = ChallengeWork::CreateAccepted {
             challenge: challenge.clone(),
             game: game.clone(),
@@ -1332,643 +1087,382 @@ impl Store for SqliteStore {
             events: events.clone(),
             computer_games,
         };
-        Box::pin(async move { Ok(capped(self.queue_write(work).await?)) })
+        Ok(capped(self.queue_write(work).await?))
     }
 
-    fn game<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row = sqlx::query("SELECT * FROM games WHERE id = ?")
-                .bind(id.as_str())
-                .fetch_optional(&self.pool)
-                .await?;
-            row.as_ref().map(rows::game).transpose()
-        })
-    }
-
-    fn commit_game(&self, commit: GameCommit) -> BoxFuture<'_, StoreResult<bool>> {
-        Box::pin(async move {
-            let (reply, answer) = oneshot::channel();
-            self.games_tx
-                .send(Job::Game(Pending { commit, reply }))
-                .await
-                .map_err(|_| StoreError::Database("the writer has stopped".into()))?;
-            answer
-                .await
-                .map_err(|_| StoreError::Database("the writer has stopped".into()))?
-        })
-    }
-
-    fn game_events_since<'a>(
+    pub async fn game_events_since<'a>(
         &'a self,
         id: &'a GameId,
         after: i64,
-    ) -> BoxFuture<'a, StoreResult<Vec<StoredEvent>>> {
-        Box::pin(async move {
-            self.read(1);
-            let rows: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT version, payload FROM game_events WHERE game_id = ? AND version > ?
-                 ORDER BY version",
-            )
-            .bind(id.as_str())
-            .bind(after)
-            .fetch_all(&self.pool)
-            .await?;
-            Ok(rows
-                .into_iter()
-                .map(|(seq, payload)| StoredEvent {
-                    topic: Topic::Game(id.clone()),
-                    seq,
-                    payload: payload.into(),
-                })
-                .collect())
-        })
+    ) -> StoreResult<Vec<StoredEvent>> {
+        self.read(1);
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT version, payload FROM game_events WHERE game_id = ? AND version > ?
+             ORDER BY version",
+        )
+        .bind(id.as_str())
+        .bind(after)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, payload)| StoredEvent {
+                topic: Topic::Game(id.clone()),
+                seq,
+                payload: payload.into(),
+            })
+            .collect())
     }
 
-    fn user_events_since(
+    pub async fn user_events_since(
         &self,
         user_id: UserId,
         after: i64,
-    ) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>> {
-        Box::pin(async move {
-            self.read(1);
-            let rows: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT seq, payload FROM user_events WHERE user_id = ? AND seq > ? ORDER BY seq",
-            )
-            .bind(user_id.0)
-            .bind(after)
-            .fetch_all(&self.pool)
-            .await?;
-            Ok(rows
-                .into_iter()
-                .map(|(seq, payload)| StoredEvent {
-                    topic: Topic::User(user_id),
-                    seq,
-                    payload: payload.into(),
-                })
-                .collect())
-        })
+    ) -> StoreResult<Vec<StoredEvent>> {
+        self.read(1);
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, payload FROM user_events WHERE user_id = ? AND seq > ? ORDER BY seq",
+        )
+        .bind(user_id.0)
+        .bind(after)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, payload)| StoredEvent {
+                topic: Topic::User(user_id),
+                seq,
+                payload: payload.into(),
+            })
+            .collect())
     }
 
-    fn lobby_events_since(&self, after: i64) -> BoxFuture<'_, StoreResult<Vec<StoredEvent>>> {
-        Box::pin(async move {
-            self.read(1);
-            let rows: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT seq, payload FROM lobby_events WHERE seq > ? ORDER BY seq LIMIT 1000",
-            )
-            .bind(after)
-            .fetch_all(&self.pool)
-            .await?;
-            Ok(rows
-                .into_iter()
-                .map(|(seq, payload)| StoredEvent {
-                    topic: Topic::Lobby,
-                    seq,
-                    payload: payload.into(),
-                })
-                .collect())
-        })
+    pub async fn lobby_events_since(&self, after: i64) -> StoreResult<Vec<StoredEvent>> {
+        self.read(1);
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, payload FROM lobby_events WHERE seq > ? ORDER BY seq LIMIT 1000",
+        )
+        .bind(after)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, payload)| StoredEvent {
+                topic: Topic::Lobby,
+                seq,
+                payload: payload.into(),
+            })
+            .collect())
     }
 
-    fn event<'a>(
+    pub async fn event<'a>(
         &'a self,
         topic: &'a Topic,
         seq: i64,
-    ) -> BoxFuture<'a, StoreResult<Option<StoredEvent>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row: Option<(String,)> = match topic {
-                Topic::Game(id) => {
-                    sqlx::query_as(
-                        "SELECT payload FROM game_events WHERE game_id = ? AND version = ?",
-                    )
+    ) -> StoreResult<Option<StoredEvent>> {
+        self.read(1);
+        let row: Option<(String,)> = match topic {
+            Topic::Game(id) => {
+                sqlx::query_as("SELECT payload FROM game_events WHERE game_id = ? AND version = ?")
                     .bind(id.as_str())
                     .bind(seq)
                     .fetch_optional(&self.pool)
                     .await?
-                }
-                Topic::User(id) => {
-                    sqlx::query_as("SELECT payload FROM user_events WHERE seq = ? AND user_id = ?")
-                        .bind(seq)
-                        .bind(id.0)
-                        .fetch_optional(&self.pool)
-                        .await?
-                }
-                Topic::Lobby => {
-                    sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = ?")
-                        .bind(seq)
-                        .fetch_optional(&self.pool)
-                        .await?
-                }
-            };
-            Ok(row.map(|(p,)| StoredEvent {
-                topic: topic.clone(),
-                seq,
-                payload: p.into(),
-            }))
-        })
+            }
+            Topic::User(id) => {
+                sqlx::query_as("SELECT payload FROM user_events WHERE seq = ? AND user_id = ?")
+                    .bind(seq)
+                    .bind(id.0)
+                    .fetch_optional(&self.pool)
+                    .await?
+            }
+            Topic::Lobby => {
+                sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = ?")
+                    .bind(seq)
+                    .fetch_optional(&self.pool)
+                    .await?
+            }
+        };
+        Ok(row.map(|(p,)| StoredEvent {
+            topic: topic.clone(),
+            seq,
+            payload: p.into(),
+        }))
     }
 
-    fn event_heads(&self) -> BoxFuture<'_, StoreResult<(i64, i64)>> {
-        Box::pin(async move {
-            self.read(1);
-            let heads: (i64, i64) = sqlx::query_as(
-                "SELECT (SELECT COALESCE(MAX(seq), 0) FROM user_events),
-                        (SELECT COALESCE(MAX(seq), 0) FROM lobby_events)",
-            )
-            .fetch_one(&self.pool)
-            .await?;
-            Ok(heads)
-        })
+    pub async fn ongoing_games(&self, user_id: UserId) -> StoreResult<Vec<Game>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM games WHERE status = 'started' AND (white_id = ? OR black_id = ?)
+             ORDER BY updated_at DESC, id",
+        )
+        .bind(user_id.0)
+        .bind(user_id.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::game)
     }
 
-    fn ongoing_games(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM games WHERE status = 'started' AND (white_id = ? OR black_id = ?)
-                 ORDER BY updated_at DESC, id",
-            )
-            .bind(user_id.0)
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::game)
-        })
+    pub async fn finished_games(&self, user_id: UserId, limit: i64) -> StoreResult<Vec<Game>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM games WHERE status NOT IN ('created', 'started')
+                AND (white_id = ? OR black_id = ?)
+             ORDER BY updated_at DESC, rowid DESC LIMIT ?",
+        )
+        .bind(user_id.0)
+        .bind(user_id.0)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::game)
     }
 
-    fn finished_games(&self, user_id: UserId, limit: i64) -> BoxFuture<'_, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM games WHERE status NOT IN ('created', 'started')
-                    AND (white_id = ? OR black_id = ?)
-                 ORDER BY updated_at DESC, rowid DESC LIMIT ?",
-            )
-            .bind(user_id.0)
-            .bind(user_id.0)
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::game)
-        })
-    }
-
-    fn ongoing_ai_games(&self) -> BoxFuture<'_, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM games WHERE status = 'started' AND ai_level IS NOT NULL ORDER BY id",
-            )
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::game)
-        })
-    }
-
-    fn prune_events(&self, max_age_ms: i64) -> BoxFuture<'_, StoreResult<u64>> {
-        Box::pin(async move {
-            let before = crate::now_ms() - max_age_ms;
-            let mut tx = self.begin().await?;
-            let a = sqlx::query("DELETE FROM user_events WHERE created_at < ?")
-                .bind(before)
-                .execute(&mut *tx)
-                .await?;
-            let b = sqlx::query("DELETE FROM lobby_events WHERE created_at < ?")
-                .bind(before)
-                .execute(&mut *tx)
-                .await?;
-            self.finish(tx, Vec::new(), 2).await?;
-            Ok(a.rows_affected() + b.rows_affected())
-        })
-    }
-
-    fn take_allowance<'a>(
+    pub async fn take_allowance<'a>(
         &'a self,
         keys: &'a [Allowance],
-    ) -> BoxFuture<'a, StoreResult<Result<(), Refused>>> {
-        Box::pin(async move {
-            let now = crate::now_ms();
-            let mut tx = self.begin().await?;
-            let mut rows = Vec::with_capacity(keys.len());
-            for (index, a) in keys.iter().enumerate() {
-                let row: Option<AllowanceRow> = sqlx::query_as(
-                    "SELECT count, window_start, next_allowed FROM allowances WHERE key = ?",
-                )
-                .bind(&a.key)
-                .fetch_optional(&mut *tx)
-                .await?;
-                match a.take(row, now) {
-                    Ok(row) => rows.push(row),
-                    Err(retry_ms) => {
-                        self.read(index as u64 + 3);
-                        return Ok(Err(Refused { index, retry_ms }));
-                    }
+    ) -> StoreResult<Result<(), Refused>> {
+        let now = crate::now_ms();
+        let mut tx = self.begin().await?;
+        let mut rows = Vec::with_capacity(keys.len());
+        for (index, a) in keys.iter().enumerate() {
+            let row: Option<AllowanceRow> = sqlx::query_as(
+                "SELECT count, window_start, next_allowed FROM allowances WHERE key = ?",
+            )
+            .bind(&a.key)
+            .fetch_optional(&mut *tx)
+            .await?;
+            match a.take(row, now) {
+                Ok(row) => rows.push(row),
+                Err(retry_ms) => {
+                    self.read(index as u64 + 3);
+                    return Ok(Err(Refused { index, retry_ms }));
                 }
             }
-            for (a, (count, start, next)) in keys.iter().zip(rows) {
-                sqlx::query(
-                    "INSERT INTO allowances (key, count, window_start, next_allowed) VALUES (?, ?, ?, ?)
-                     ON CONFLICT (key) DO UPDATE SET count = excluded.count,
-                        window_start = excluded.window_start, next_allowed = excluded.next_allowed",
-                )
-                .bind(&a.key)
-                .bind(count)
-                .bind(start)
-                .bind(next)
-                .execute(&mut *tx)
-                .await?;
-            }
-            self.finish(tx, Vec::new(), 2 * keys.len() as u64).await?;
-            Ok(Ok(()))
-        })
+        }
+        for (a, (count, start, next)) in keys.iter().zip(rows) {
+            sqlx::query(
+                "INSERT INTO allowances (key, count, window_start, next_allowed) VALUES (?, ?, ?, ?)
+                 ON CONFLICT (key) DO UPDATE SET count = excluded.count,
+                    window_start = excluded.window_start, next_allowed = excluded.next_allowed",
+            )
+            .bind(&a.key)
+            .bind(count)
+            .bind(start)
+            .bind(next)
+            .execute(&mut *tx)
+            .await?;
+        }
+        self.finish(tx, Vec::new(), 2 * keys.len() as u64).await?;
+        Ok(Ok(()))
     }
 
-    fn return_allowance<'a>(
+    pub async fn return_allowance<'a>(
         &'a self,
         forget: &'a [String],
         hand_back: &'a [String],
-    ) -> BoxFuture<'a, StoreResult<()>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            for key in forget {
-                sqlx::query("DELETE FROM allowances WHERE key = ?")
-                    .bind(key)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            for key in hand_back {
-                sqlx::query("UPDATE allowances SET count = MAX(count - 1, 0) WHERE key = ?")
-                    .bind(key)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            self.finish(tx, Vec::new(), (forget.len() + hand_back.len()) as u64)
-                .await
-        })
+    ) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        for key in forget {
+            sqlx::query("DELETE FROM allowances WHERE key = ?")
+                .bind(key)
+                .execute(&mut *tx)
+                .await?;
+        }
+        for key in hand_back {
+            sqlx::query("UPDATE allowances SET count = MAX(count - 1, 0) WHERE key = ?")
+                .bind(key)
+                .execute(&mut *tx)
+                .await?;
+        }
+        self.finish(tx, Vec::new(), (forget.len() + hand_back.len()) as u64)
+            .await
     }
 
-    fn take_lease<'a>(
+    pub async fn take_lease<'a>(
         &'a self,
         key: &'a str,
         holder: &'a str,
         ttl_ms: i64,
-    ) -> BoxFuture<'a, StoreResult<Lease>> {
-        Box::pin(async move {
-            let now = crate::now_ms();
-            let mut tx = self.begin().await?;
-            let r = sqlx::query(
-                "INSERT INTO leases (key, holder, until, release) VALUES (?, ?, ?, 0)
-                 ON CONFLICT (key) DO UPDATE
-                    SET holder = excluded.holder, until = excluded.until, release = 0
-                    WHERE leases.until < ? OR (leases.holder = excluded.holder AND leases.release = 0)",
-            )
+    ) -> StoreResult<Lease> {
+        let now = crate::now_ms();
+        let mut tx = self.begin().await?;
+        let r = sqlx::query(
+            "INSERT INTO leases (key, holder, until, release) VALUES (?, ?, ?, 0)
+             ON CONFLICT (key) DO UPDATE
+                SET holder = excluded.holder, until = excluded.until, release = 0
+                WHERE leases.until < ? OR (leases.holder = excluded.holder AND leases.release = 0)",
+        )
+        .bind(key)
+        .bind(holder)
+        .bind(now + ttl_ms)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        let lease = if r.rows_affected() == 1 {
+            Lease::Taken
+        } else {
+            let (by,): (String,) = sqlx::query_as("SELECT holder FROM leases WHERE key = ?")
+                .bind(key)
+                .fetch_one(&mut *tx)
+                .await?;
+            if by == holder {
+                Lease::ReleaseAsked
+            } else {
+                Lease::Held
+            }
+        };
+        self.finish(tx, Vec::new(), 2).await?;
+        Ok(lease)
+    }
+
+    pub async fn release_lease<'a>(&'a self, key: &'a str, holder: &'a str) -> StoreResult<()> {
+        self.shared.count_tx(1);
+        sqlx::query("DELETE FROM leases WHERE key = ? AND holder = ?")
             .bind(key)
             .bind(holder)
-            .bind(now + ttl_ms)
-            .bind(now)
-            .execute(&mut *tx)
+            .execute(&self.writer)
             .await?;
-            let lease = if r.rows_affected() == 1 {
-                Lease::Taken
-            } else {
-                let (by,): (String,) = sqlx::query_as("SELECT holder FROM leases WHERE key = ?")
-                    .bind(key)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                if by == holder {
-                    Lease::ReleaseAsked
-                } else {
-                    Lease::Held
-                }
-            };
-            self.finish(tx, Vec::new(), 2).await?;
-            Ok(lease)
-        })
+        Ok(())
     }
 
-    fn release_lease<'a>(
-        &'a self,
-        key: &'a str,
-        holder: &'a str,
-    ) -> BoxFuture<'a, StoreResult<()>> {
-        Box::pin(async move {
-            self.shared.count_tx(1);
-            sqlx::query("DELETE FROM leases WHERE key = ? AND holder = ?")
-                .bind(key)
-                .bind(holder)
-                .execute(&self.writer)
-                .await?;
-            Ok(())
-        })
+    pub async fn ask_release<'a>(&'a self, key: &'a str) -> StoreResult<bool> {
+        self.shared.count_tx(1);
+        let r = sqlx::query("UPDATE leases SET release = 1 WHERE key = ? AND until >= ?")
+            .bind(key)
+            .bind(crate::now_ms())
+            .execute(&self.writer)
+            .await?;
+        Ok(r.rows_affected() > 0)
     }
 
-    fn ask_release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            self.shared.count_tx(1);
-            let r = sqlx::query("UPDATE leases SET release = 1 WHERE key = ? AND until >= ?")
-                .bind(key)
-                .bind(crate::now_ms())
-                .execute(&self.writer)
-                .await?;
-            Ok(r.rows_affected() > 0)
-        })
-    }
-
-    fn prune_limits(&self, before: i64, now: i64) -> BoxFuture<'_, StoreResult<u64>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let a =
-                sqlx::query("DELETE FROM allowances WHERE window_start < ? AND next_allowed < ?")
-                    .bind(before)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
-            let b = sqlx::query("DELETE FROM leases WHERE until < ?")
-                .bind(before)
-                .execute(&mut *tx)
-                .await?;
-            self.finish(tx, Vec::new(), 2).await?;
-            Ok(a.rows_affected() + b.rows_affected())
-        })
-    }
-
-    fn claim_computer_turn<'a>(
+    pub async fn claim_computer_turn<'a>(
         &'a self,
         _id: &'a GameId,
         _ply: i64,
         _lease_ms: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
+    ) -> StoreResult<bool> {
         // One process owns a SQLite database: its computer player is the only one.
-        Box::pin(async { Ok(true) })
+        Ok(true)
     }
 
-    fn preferences(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Option<String>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row: Option<(String,)> =
-                sqlx::query_as("SELECT prefs FROM user_preferences WHERE user_id = ?")
-                    .bind(user_id.0)
-                    .fetch_optional(&self.pool)
-                    .await?;
-            Ok(row.map(|(p,)| p))
-        })
-    }
-
-    fn set_preferences<'a>(
-        &'a self,
-        user_id: UserId,
-        expected: Option<&'a str>,
-        prefs: &'a str,
-        now: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            // One autocommitted write (a statement and its transaction).
-            self.shared.count_tx(1);
-            // Written only over what was read: a save that lost the race
-            // changes no row.
-            let done = match expected {
-                None => sqlx::query(
-                    "INSERT INTO user_preferences (user_id, prefs, updated_at) VALUES (?, ?, ?)
-                     ON CONFLICT (user_id) DO NOTHING",
-                )
-                .bind(user_id.0)
-                .bind(prefs)
-                .bind(now)
-                .execute(&self.writer)
-                .await?,
-                Some(old) => sqlx::query(
-                    "UPDATE user_preferences SET prefs = ?, updated_at = ? WHERE user_id = ? AND prefs = ?",
-                )
-                .bind(prefs)
-                .bind(now)
-                .bind(user_id.0)
-                .bind(old)
-                .execute(&self.writer)
-                .await?,
-            };
-            Ok(done.rows_affected() == 1)
-        })
-    }
-
-    fn game_analysis<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<String>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row: Option<(String,)> =
-                sqlx::query_as("SELECT result FROM game_analyses WHERE game_id = ?")
-                    .bind(id.as_str())
-                    .fetch_optional(&self.pool)
-                    .await?;
-            Ok(row.map(|(r,)| r))
-        })
-    }
-
-    fn commit_analysis<'a>(
-        &'a self,
-        id: &'a GameId,
-        event: &'a str,
-        result: Option<&'a str>,
-    ) -> BoxFuture<'a, StoreResult<i64>> {
-        Box::pin(async move {
-            let now = crate::now_ms();
-            let mut tx = self.begin().await?;
-            let (version,): (i64,) = sqlx::query_as(
-                "UPDATE games SET version = version + 1 WHERE id = ? RETURNING version",
-            )
-            .bind(id.as_str())
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or_else(|| StoreError::Database(format!("no game {id} to analyse")))?;
-            let stored = insert_game_event(&mut tx, id, version, event).await?;
-            let mut statements = 2;
-            if let Some(result) = result {
-                sqlx::query(
-                    "INSERT INTO game_analyses (game_id, result, created_at) VALUES (?, ?, ?)
-                     ON CONFLICT (game_id) DO UPDATE SET result = excluded.result, created_at = excluded.created_at",
-                )
-                .bind(id.as_str())
-                .bind(result)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                statements += 1;
-            }
-            self.finish(tx, vec![stored], statements).await?;
-            Ok(version)
-        })
-    }
-
-    fn import_game<'a>(
+    pub async fn import_game<'a>(
         &'a self,
         game: &'a Game,
         import: &'a GameImport,
         first_event: &'a str,
         max: i64,
         since: i64,
-    ) -> BoxFuture<'a, StoreResult<bool>> {
-        Box::pin(async move {
-            let mut tx = self.begin().await?;
-            let (count,): (i64,) = sqlx::query_as(
-                "SELECT COUNT(*) FROM game_imports WHERE importer_id = ? AND created_at >= ?",
-            )
-            .bind(import.importer_id.0)
-            .bind(since)
-            .fetch_one(&mut *tx)
-            .await?;
-            if count >= max {
-                return Ok(false);
-            }
-            let stored = insert_game(&mut tx, game, first_event).await?;
-            sqlx::query(
-                "INSERT INTO game_imports (game_id, importer_id, white_name, black_name, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            )
-            .bind(import.game_id.as_str())
-            .bind(import.importer_id.0)
-            .bind(&import.white_name)
-            .bind(&import.black_name)
-            .bind(&import.tags)
-            .bind(import.created_at)
-            .execute(&mut *tx)
-            .await?;
-            self.finish(tx, vec![stored], 4).await?;
-            Ok(true)
-        })
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin().await?;
+        let (count,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM game_imports WHERE importer_id = ? AND created_at >= ?",
+        )
+        .bind(import.importer_id.0)
+        .bind(since)
+        .fetch_one(&mut *tx)
+        .await?;
+        if count >= max {
+            return Ok(false);
+        }
+        let stored = insert_game(&mut tx, game, first_event).await?;
+        sqlx::query(
+            "INSERT INTO game_imports (game_id, importer_id, white_name, black_name, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(import.game_id.as_str())
+        .bind(import.importer_id.0)
+        .bind(&import.white_name)
+        .bind(&import.black_name)
+        .bind(&import.tags)
+        .bind(import.created_at)
+        .execute(&mut *tx)
+        .await?;
+        self.finish(tx, vec![stored], 4).await?;
+        Ok(true)
     }
 
-    fn game_import<'a>(&'a self, id: &'a GameId) -> BoxFuture<'a, StoreResult<Option<GameImport>>> {
-        Box::pin(async move {
-            self.read(1);
-            let row: Option<(i64, String, String, String, i64)> = sqlx::query_as(
-                "SELECT importer_id, white_name, black_name, tags, created_at FROM game_imports WHERE game_id = ?",
-            )
-            .bind(id.as_str())
-            .fetch_optional(&self.pool)
-            .await?;
-            Ok(row.map(
-                |(importer, white_name, black_name, tags, created_at)| GameImport {
-                    game_id: id.clone(),
-                    importer_id: UserId(importer),
-                    white_name,
-                    black_name,
-                    tags,
-                    created_at,
-                },
-            ))
-        })
-    }
-
-    fn perfs(&self, user_id: UserId) -> BoxFuture<'_, StoreResult<Vec<super::Perf>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query("SELECT * FROM perfs WHERE user_id = ? ORDER BY variant")
-                .bind(user_id.0)
-                .fetch_all(&self.pool)
-                .await?;
-            rows::all(r, rows::perf)
-        })
-    }
-
-    fn rating_history(
+    pub async fn result_counts(
         &self,
         user_id: UserId,
-    ) -> BoxFuture<'_, StoreResult<Vec<super::RatingPoint>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r =
-                sqlx::query("SELECT * FROM rating_history WHERE user_id = ? ORDER BY variant, n")
-                    .bind(user_id.0)
-                    .fetch_all(&self.pool)
-                    .await?;
-            rows::all(r, rows::rating_point)
-        })
+    ) -> StoreResult<Vec<(crate::model::Variant, super::ResultCounts)>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT variant, COUNT(*) AS n_all,
+                SUM(CASE WHEN (winner = 'white' AND white_id = ?1)
+                    OR (winner = 'black' AND black_id = ?1) THEN 1 ELSE 0 END) AS n_win,
+                SUM(CASE WHEN (winner = 'black' AND white_id = ?1)
+                    OR (winner = 'white' AND black_id = ?1) THEN 1 ELSE 0 END) AS n_loss,
+                SUM(CASE WHEN winner IS NULL THEN 1 ELSE 0 END) AS n_draw,
+                SUM(rated) AS n_rated
+             FROM games WHERE status NOT IN ('created', 'started', 'aborted')
+                AND (white_id = ?1 OR black_id = ?1)
+             GROUP BY variant ORDER BY variant",
+        )
+        .bind(user_id.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::result_counts)
     }
 
-    fn result_counts(
-        &self,
-        user_id: UserId,
-    ) -> BoxFuture<'_, StoreResult<Vec<(crate::model::Variant, super::ResultCounts)>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT variant, COUNT(*) AS n_all,
-                    SUM(CASE WHEN (winner = 'white' AND white_id = ?1)
-                        OR (winner = 'black' AND black_id = ?1) THEN 1 ELSE 0 END) AS n_win,
-                    SUM(CASE WHEN (winner = 'black' AND white_id = ?1)
-                        OR (winner = 'white' AND black_id = ?1) THEN 1 ELSE 0 END) AS n_loss,
-                    SUM(CASE WHEN winner IS NULL THEN 1 ELSE 0 END) AS n_draw,
-                    SUM(rated) AS n_rated
-                 FROM games WHERE status NOT IN ('created', 'started', 'aborted')
-                    AND (white_id = ?1 OR black_id = ?1)
-                 GROUP BY variant ORDER BY variant",
-            )
-            .bind(user_id.0)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::result_counts)
-        })
-    }
-
-    fn filtered_games<'a>(
+    pub async fn filtered_games<'a>(
         &'a self,
         user_id: UserId,
         f: &'a super::GameFilter,
-    ) -> BoxFuture<'a, StoreResult<Vec<Game>>> {
-        Box::pin(async move {
-            self.read(1);
-            let r = sqlx::query(
-                "SELECT * FROM games WHERE status NOT IN ('created', 'started')
-                    AND (white_id = ?1 OR black_id = ?1)
-                    AND (?2 IS NULL OR variant = ?2)
-                    AND (?3 IS NULL OR rated = ?3)
-                    AND (?4 IS NULL
-                        OR (?4 = 'draw' AND winner IS NULL AND status <> 'aborted')
-                        OR (?4 = 'win' AND ((winner = 'white' AND white_id = ?1)
-                            OR (winner = 'black' AND black_id = ?1)))
-                        OR (?4 = 'loss' AND ((winner = 'black' AND white_id = ?1)
-                            OR (winner = 'white' AND black_id = ?1))))
-                    AND (?5 IS NULL OR white_id = ?5 OR black_id = ?5)
-                    AND (?6 IS NULL OR created_at >= ?6)
-                    AND (?7 IS NULL OR created_at < ?7)
-                 ORDER BY created_at DESC, rowid DESC LIMIT ?8 OFFSET ?9",
-            )
-            .bind(user_id.0)
-            .bind(f.variant.map(|v| v.id()))
-            .bind(f.rated.map(i64::from))
-            .bind(f.result.map(|r| r.as_str()))
-            .bind(f.vs.map(|u| u.0))
-            .bind(f.since)
-            .bind(f.until)
-            .bind(f.limit)
-            .bind(f.offset)
-            .fetch_all(&self.pool)
-            .await?;
-            rows::all(r, rows::game)
-        })
+    ) -> StoreResult<Vec<Game>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM games WHERE status NOT IN ('created', 'started')
+                AND (white_id = ?1 OR black_id = ?1)
+                AND (?2 IS NULL OR variant = ?2)
+                AND (?3 IS NULL OR rated = ?3)
+                AND (?4 IS NULL
+                    OR (?4 = 'draw' AND winner IS NULL AND status <> 'aborted')
+                    OR (?4 = 'win' AND ((winner = 'white' AND white_id = ?1)
+                        OR (winner = 'black' AND black_id = ?1)))
+                    OR (?4 = 'loss' AND ((winner = 'black' AND white_id = ?1)
+                        OR (winner = 'white' AND black_id = ?1))))
+                AND (?5 IS NULL OR white_id = ?5 OR black_id = ?5)
+                AND (?6 IS NULL OR created_at >= ?6)
+                AND (?7 IS NULL OR created_at < ?7)
+             ORDER BY created_at DESC, rowid DESC LIMIT ?8 OFFSET ?9",
+        )
+        .bind(user_id.0)
+        .bind(f.variant.map(|v| v.id()))
+        .bind(f.rated.map(i64::from))
+        .bind(f.result.map(|r| r.as_str()))
+        .bind(f.vs.map(|u| u.0))
+        .bind(f.since)
+        .bind(f.until)
+        .bind(f.limit)
+        .bind(f.offset)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::game)
     }
 
-    fn shared_by_nodes(&self) -> bool {
+    pub fn shared_by_nodes(&self) -> bool {
         false
-    }
-
-    fn committed(&self) -> broadcast::Receiver<Committed> {
-        self.shared.subscribe()
-    }
-
-    fn stats(&self) -> StoreStats {
-        self.shared.stats()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance;
+    use crate::{Store, conformance};
+
+    /// A fresh SQLite store in a temporary directory, as the backend itself.
+    async fn temp(name: &str) -> (SqliteStore, conformance::TempDir) {
+        let (Store::Sqlite(s), dir) = conformance::temp_sqlite(name).await else {
+            unreachable!("temp_sqlite opens a SQLite store")
+        };
+        (s, dir)
+    }
 
     /// The lobby's and the start-up's queries use their indexes (SQLite's
     /// plan says `USING INDEX`, not `SCAN challenges`/`SCAN games`).
     #[tokio::test]
     async fn lookups_use_their_indexes() {
-        let (s, _dir) = conformance::temp_sqlite("plans").await;
+        let (s, _dir) = temp("plans").await;
         for (sql, index) in [
             (
                 "EXPLAIN QUERY PLAN SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
@@ -2001,7 +1495,7 @@ mod tests {
 
     #[tokio::test]
     async fn reopening_keeps_the_data_and_runs_no_migration_twice() {
-        let (s, dir) = conformance::temp_sqlite("reopen").await;
+        let (s, dir) = temp("reopen").await;
         let path = dir.0.join("test.db");
         s.create_user("Alice", "hash", 5).await.unwrap();
         drop(s);
@@ -2013,10 +1507,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_corrupt_row_is_an_error_naming_the_row() {
-        let (s, _dir) = conformance::temp_sqlite("corrupt").await;
+        let (s, _dir) = temp("corrupt").await;
         let a = s.create_user("a1", "h", 0).await.unwrap();
         let b = s.create_user("b1", "h", 0).await.unwrap();
-        conformance::start_game(&s, "corrupt1", a.id, b.id).await;
+        conformance::start_game(&s.clone().into(), "corrupt1", a.id, b.id).await;
         sqlx::query("UPDATE games SET status = 'finished' WHERE id = 'corrupt1'")
             .execute(&s.writer)
             .await
@@ -2033,11 +1527,11 @@ mod tests {
     /// table with row ids, read back in order, one per game and version.
     #[tokio::test]
     async fn game_events_move_to_a_table_with_row_ids_and_keep_their_order() {
-        let (s, dir) = conformance::temp_sqlite("rowid").await;
+        let (s, dir) = temp("rowid").await;
         let path = dir.0.join("test.db");
         let a = s.create_user("a1", "h", 0).await.unwrap();
         let b = s.create_user("b1", "h", 0).await.unwrap();
-        conformance::start_game(&s, "g1", a.id, b.id).await;
+        conformance::start_game(&s.clone().into(), "g1", a.id, b.id).await;
         // The events table as migration 1 made it, with two more events.
         sqlx::raw_sql(
             "CREATE TABLE old_events (
@@ -2081,7 +1575,7 @@ mod tests {
     /// before the WAL reaches the writer's own checkpoint threshold.
     #[tokio::test]
     async fn the_checkpointer_copies_the_wal_into_the_database() {
-        let (s, dir) = conformance::temp_sqlite("checkpoint").await;
+        let (s, dir) = temp("checkpoint").await;
         let (pages,): (i64,) = sqlx::query_as("PRAGMA wal_autocheckpoint")
             .fetch_one(&s.writer)
             .await

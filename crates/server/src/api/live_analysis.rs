@@ -170,7 +170,7 @@ impl LiveAnalyses {
     /// one at once on any node).
     async fn take_shared<L: Send + 'static>(
         self: &Arc<Self>,
-        store: &Arc<dyn Store>,
+        store: &Arc<Store>,
         owner: Owner,
         linger: L,
     ) -> ApiResult<Option<Held>> {

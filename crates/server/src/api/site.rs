@@ -304,7 +304,6 @@ mod tests {
 
     #[tokio::test]
     async fn guests_are_counted_per_address_in_the_store() {
-        use crate::store::Store;
         let (store, _dir) = crate::store::conformance::temp_sqlite("guests").await;
         let ip: IpAddr = "10.0.0.1".parse().unwrap();
         for _ in 0..GUESTS_PER_ADDRESS_PER_HOUR {

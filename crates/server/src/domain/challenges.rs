@@ -123,7 +123,7 @@ impl Terms {
 
 /// The challenge JSON, with its users read from the store.
 pub async fn challenge_json(
-    store: &dyn Store,
+    store: &Store,
     base_url: &str,
     c: &Challenge,
 ) -> StoreResult<ChallengeJson> {
@@ -139,11 +139,7 @@ pub async fn challenge_json(
 
 /// Sets the ratings in the challenge's variant next to its users' names
 /// (lichess's `challenger.rating`, `provisional`).
-pub async fn with_ratings(
-    store: &dyn Store,
-    c: &Challenge,
-    j: &mut ChallengeJson,
-) -> StoreResult<()> {
+pub async fn with_ratings(store: &Store, c: &Challenge, j: &mut ChallengeJson) -> StoreResult<()> {
     if let Some(u) = j.challenger.take() {
         let (r, _) = crate::profile::rating_of(store, c.challenger_id, c.variant).await?;
         j.challenger = Some(u.rated(r));
@@ -157,7 +153,7 @@ pub async fn with_ratings(
 
 /// The users' ratings in `variant`, for a new game's players.
 pub async fn ratings_of(
-    store: &dyn Store,
+    store: &Store,
     users: &[&User],
     variant: Variant,
 ) -> StoreResult<Vec<(UserId, Glicko)>> {
@@ -180,7 +176,7 @@ pub fn direction_for(challenger_id: UserId, viewer: UserId) -> &'static str {
 /// The pending open challenges, newest first (at most `limit`), as `viewer`
 /// sees them: their own marked `direction: "out"`, the others' `"in"`.
 pub async fn open_list(
-    store: &dyn Store,
+    store: &Store,
     base_url: &str,
     viewer: UserId,
     limit: i64,
@@ -276,7 +272,7 @@ impl Default for ChallengeLimits {
 
 /// The challenges domain.
 pub struct Challenges {
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     games: Arc<Games>,
     base_url: Arc<str>,
     limits: ChallengeLimits,
@@ -289,7 +285,7 @@ pub struct Challenges {
 impl Challenges {
     /// The domain over `store`; games it starts are told to `games`.
     pub fn new(
-        store: Arc<dyn Store>,
+        store: Arc<Store>,
         games: Arc<Games>,
         base_url: Arc<str>,
         limits: ChallengeLimits,

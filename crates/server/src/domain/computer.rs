@@ -184,7 +184,7 @@ impl Computer {
 
     /// Looks for computer turns every `every` (for several nodes on one
     /// database: the claims decide which node computes).
-    pub fn sweep(self: &Arc<Self>, store: Arc<dyn Store>, every: Duration) {
+    pub fn sweep(self: &Arc<Self>, store: Arc<Store>, every: Duration) {
         let weak = Arc::downgrade(self);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
@@ -199,7 +199,7 @@ impl Computer {
     }
 
     /// After a start, resumes every game where the computer is to move.
-    pub async fn resume_all(self: &Arc<Self>, store: &dyn Store) -> StoreResult<usize> {
+    pub async fn resume_all(self: &Arc<Self>, store: &Store) -> StoreResult<usize> {
         let mut n = 0;
         for g in store.ongoing_ai_games().await? {
             if games::computer_to_move(&g) {

@@ -144,7 +144,7 @@ impl LiveGame {
 
 /// The games domain (see the module's description).
 pub struct Games {
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     cache: Mutex<HashMap<GameId, Slot>>,
     /// Games dropped from the cache because another process changed them,
     /// as they were: their reload plays only the moves since (see
@@ -198,7 +198,7 @@ pub fn rebuild(row: &store::Game) -> GameResult<RulesGame> {
 pub use crate::store::san_of;
 
 /// The players of a stored game, as the views show them.
-pub async fn players_of(store: &dyn Store, row: &store::Game) -> GameResult<Players> {
+pub async fn players_of(store: &Store, row: &store::Game) -> GameResult<Players> {
     if row.is_imported() {
         let names = store.game_import(&row.id).await?;
         let (white, black) =
@@ -314,7 +314,7 @@ impl Games {
     /// where the computer is to move after a change are sent to
     /// `computer_turns`.
     pub fn new(
-        store: Arc<dyn Store>,
+        store: Arc<Store>,
         capacity: usize,
         computer_turns: mpsc::UnboundedSender<GameId>,
     ) -> Arc<Games> {
@@ -348,7 +348,7 @@ impl Games {
     }
 
     /// The store behind the domain.
-    pub fn store(&self) -> &Arc<dyn Store> {
+    pub fn store(&self) -> &Arc<Store> {
         &self.store
     }
 
@@ -941,7 +941,7 @@ mod tests {
 
     /// Plays `mv` on the stored game `id` straight into `store`, as another
     /// process would; the new version.
-    async fn commit_elsewhere(store: &dyn Store, id: &GameId, mv: &str) -> i64 {
+    async fn commit_elsewhere(store: &Store, id: &GameId, mv: &str) -> i64 {
         let mut stored = store.game(id).await.unwrap().unwrap();
         let expected = (stored.version, stored.ply);
         let mut rules = rebuild(&stored).unwrap();
@@ -1002,9 +1002,10 @@ mod tests {
         let (games, row, _rx, dir) = setup("interrupted").await;
         // Another process on the same database, whose commits send this
         // one no notice: as another node's while the listener is away.
-        let other = crate::store::SqliteStore::open(dir.0.join("test.db").to_str().unwrap())
+        let other: Store = crate::store::SqliteStore::open(dir.0.join("test.db").to_str().unwrap())
             .await
-            .unwrap();
+            .unwrap()
+            .into();
         let w = row.white_id.unwrap();
         games
             .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)

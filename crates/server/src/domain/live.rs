@@ -157,7 +157,7 @@ impl Hub {
     /// A hub fed by `store`'s committed events (a task routes them; an
     /// event another process committed is read from `store` only when
     /// someone on this node follows its topic).
-    pub fn start(store: Arc<dyn Store>) -> Hub {
+    pub fn start(store: Arc<Store>) -> Hub {
         let hub = Hub(Arc::new(HubInner {
             games: Channels::default(),
             users: Channels::default(),
@@ -220,7 +220,7 @@ impl Hub {
     /// their followers to read the store themselves, a moment later: the
     /// event may be a game's last for a while (the opponent waits for it),
     /// so waiting for a next one that may never come will not do.
-    fn read_notified(&self, store: Arc<dyn Store>, wanted: Vec<(Topic, i64)>) {
+    fn read_notified(&self, store: Arc<Store>, wanted: Vec<(Topic, i64)>) {
         let hub = self.clone();
         tokio::spawn(async move {
             match store.events(&wanted).await {
@@ -314,7 +314,7 @@ pub struct Feeds {
     /// Routing of committed events.
     pub hub: Hub,
     /// Where the history is read from.
-    pub store: Arc<dyn Store>,
+    pub store: Arc<Store>,
     /// The live games (full views).
     pub games: Arc<Games>,
     /// Base URL for links in challenge JSON.
@@ -695,7 +695,7 @@ mod tests {
     #[tokio::test]
     async fn another_node_s_state_is_completed_once_for_all_its_followers() {
         let (store, dir) = temp_sqlite("complete").await;
-        let store: Arc<dyn Store> = Arc::new(store);
+        let store: Arc<Store> = Arc::new(store);
         let a = store.create_user("alice", "h", 0).await.unwrap();
         let b = store.create_user("bob", "h", 0).await.unwrap();
         let row = start_game(store.as_ref(), "compl001", a.id, b.id).await;
@@ -720,10 +720,11 @@ mod tests {
         }
         // Another node moves: its store holds the state without legal
         // moves, and this node is told of it.
-        let other: Arc<dyn Store> = Arc::new(
+        let other: Arc<Store> = Arc::new(
             crate::store::SqliteStore::open(dir.0.join("test.db").to_str().unwrap())
                 .await
-                .unwrap(),
+                .unwrap()
+                .into(),
         );
         let (turns, _rx) = mpsc::unbounded_channel();
         let elsewhere = Games::new(other, 100, turns);

@@ -11,7 +11,7 @@ use crate::store::{self, Perf, RatingChange, SideRating, Store, StoreResult};
 /// A player's rating in `variant` and their rated game count (a new
 /// player's rating and 0 when they have none yet).
 pub async fn rating_of(
-    store: &dyn Store,
+    store: &Store,
     user: UserId,
     variant: Variant,
 ) -> StoreResult<(Glicko, i64)> {
@@ -38,7 +38,7 @@ pub fn rates(old: &store::Game, new: &store::Game) -> bool {
 /// the game's ratings before and changes, and returns the rating changes
 /// to commit with it (ordered by user, so that two commits lock rows in
 /// the same order).
-pub async fn rate(store: &dyn Store, new: &mut store::Game) -> StoreResult<Vec<RatingChange>> {
+pub async fn rate(store: &Store, new: &mut store::Game) -> StoreResult<Vec<RatingChange>> {
     let (Some(w), Some(b)) = (new.white_id, new.black_id) else {
         return Ok(Vec::new());
     };

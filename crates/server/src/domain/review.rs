@@ -508,7 +508,7 @@ struct Pending {
 
 /// The analysis queue of this node.
 pub struct Analyses {
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     games: Arc<Games>,
     lane: Bounded,
     nodes: u64,
@@ -527,12 +527,7 @@ pub enum Requested {
 
 impl Analyses {
     /// Starts the queue's worker; searches run on `lane` with `nodes` per position.
-    pub fn start(
-        store: Arc<dyn Store>,
-        games: Arc<Games>,
-        lane: Bounded,
-        nodes: u64,
-    ) -> Arc<Analyses> {
+    pub fn start(store: Arc<Store>, games: Arc<Games>, lane: Bounded, nodes: u64) -> Arc<Analyses> {
         let (tx, rx) = mpsc::channel(QUEUE_LIMIT);
         let me = Arc::new(Analyses {
             store,

@@ -319,7 +319,7 @@ pub fn client_ip(
 /// every node counts the same attempts, and an attempt is counted, under
 /// every key, in the same transaction as it is checked.
 pub struct LoginLimiter {
-    store: std::sync::Arc<dyn crate::store::Store>,
+    store: std::sync::Arc<crate::store::Store>,
     window: Duration,
     per_pair: u32,
     per_address: u32,
@@ -332,7 +332,7 @@ pub const MAX_ACCOUNT_DELAY: Duration = Duration::from_secs(30);
 impl LoginLimiter {
     /// A limiter with these limits per `window`.
     pub fn new(
-        store: std::sync::Arc<dyn crate::store::Store>,
+        store: std::sync::Arc<crate::store::Store>,
         window: Duration,
         per_pair: u32,
         per_address: u32,

@@ -232,7 +232,7 @@ async fn run(
 #[cfg(test)]
 mod tests {
     use crate::model::ChallengeKind;
-    use crate::{NewEvents, Store, StoreError, conformance};
+    use crate::{NewEvents, StoreError, conformance};
 
     /// Challenges created at once share the group writer's transactions,
     /// and one that fails (its id is taken) is undone alone: the others
