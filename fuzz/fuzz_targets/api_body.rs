@@ -20,6 +20,7 @@ use chessmerge_server::api::challenge::{ChallengeParams, DeclineParams, OpenList
 use chessmerge_server::challenges::Terms;
 use chessmerge_server::error::ApiError;
 use chessmerge_server::extract::{Input, Query};
+use chessmerge_server::model::{ColorRequest, Variant};
 use libfuzzer_sys::fuzz_target;
 use serde::de::DeserializeOwned;
 
@@ -97,8 +98,11 @@ fuzz_target!(|data: &[u8]| {
         }
         1 => {
             if let Some(p) = body::<ChallengeParams>(content_type, bytes)
-                && let Err(e) =
-                    Terms::parse(p.variant.as_deref(), p.color.as_deref(), p.fen.as_deref())
+                && let Err(e) = Terms::new(
+                    p.variant.unwrap_or(Variant::ChessMerge),
+                    p.color.unwrap_or(ColorRequest::Random),
+                    p.fen.as_deref(),
+                )
             {
                 refused_as_client_error(&e.into());
             }
