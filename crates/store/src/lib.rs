@@ -52,6 +52,7 @@ use crate::model::{
     ChallengeId, ChallengeKind, ChallengeStatus, ChatRoom, Color, ColorRequest, GameId, GameStatus,
     UserId, Variant,
 };
+use crate::shared::challenge_writes::{ChallengeWork, Outcome};
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
@@ -852,24 +853,6 @@ pub struct StoreStats {
 /// [`model::GUEST_PREFIX`]).
 pub const GUEST_KEY_PATTERN: &str = "guest-%";
 
-/// [`Store::prune_guests`]'s statement. The tables that refer to users
-/// without `ON DELETE CASCADE` are checked; the rest (tokens, events,
-/// ratings, preferences) go with the account.
-const PRUNE_GUESTS_SQLITE: &str = "DELETE FROM users WHERE username_key LIKE ? AND created_at < ?
- AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = users.id OR g.black_id = users.id)
- AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.challenger_id = users.id OR c.dest_user_id = users.id)
- AND NOT EXISTS (SELECT 1 FROM chat_lines l WHERE l.user_id = users.id)
- AND NOT EXISTS (SELECT 1 FROM game_imports i WHERE i.importer_id = users.id)
- AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.user_id = users.id AND t.kind <> 'device'
-                 AND (t.expires_at IS NULL OR t.expires_at > ?))";
-const PRUNE_GUESTS_POSTGRES: &str = "DELETE FROM users WHERE username_key LIKE $1 AND created_at < $2
- AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = users.id OR g.black_id = users.id)
- AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.challenger_id = users.id OR c.dest_user_id = users.id)
- AND NOT EXISTS (SELECT 1 FROM chat_lines l WHERE l.user_id = users.id)
- AND NOT EXISTS (SELECT 1 FROM game_imports i WHERE i.importer_id = users.id)
- AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.user_id = users.id AND t.kind <> 'device'
-                 AND (t.expires_at IS NULL OR t.expires_at > $3))";
-
 /// The storage interface: one of the two backends.
 ///
 /// A closed set of two needs no trait object: each method is a plain
@@ -1025,7 +1008,12 @@ impl Store {
         events: &'a NewEvents,
         caps: &'a ChallengeCaps,
     ) -> StoreResult<Result<(), CapReached>> {
-        backend!(self, b => b.create_challenge_capped(challenge, events, caps).await)
+        let work = ChallengeWork::Create {
+            challenge: challenge.clone(),
+            events: events.clone(),
+            caps: *caps,
+        };
+        Ok(self.challenge_write(work).await?.capped())
     }
     /// Finds a challenge.
     pub async fn challenge<'a>(&'a self, id: &'a ChallengeId) -> StoreResult<Option<Challenge>> {
@@ -1051,7 +1039,13 @@ impl Store {
         reason: Option<&'a str>,
         events: &'a NewEvents,
     ) -> StoreResult<bool> {
-        backend!(self, b => b.close_challenge(id, status, reason, events).await)
+        let work = ChallengeWork::Close {
+            id: id.clone(),
+            status,
+            reason: reason.map(str::to_owned),
+            events: events.clone(),
+        };
+        Ok(self.challenge_write(work).await? == Outcome::Written)
     }
     /// Accepts a pending challenge and creates its game, with the game's
     /// first event and the other events, in one transaction (`accepted_by`
@@ -1065,7 +1059,14 @@ impl Store {
         first_event: &'a str,
         events: &'a NewEvents,
     ) -> StoreResult<bool> {
-        backend!(self, b => b.accept_challenge(id, accepted_by, game, first_event, events).await)
+        let work = ChallengeWork::Accept {
+            id: id.clone(),
+            accepted_by,
+            game: game.clone(),
+            first_event: first_event.to_owned(),
+            events: events.clone(),
+        };
+        Ok(self.challenge_write(work).await? == Outcome::Written)
     }
     /// Creates a challenge that is accepted at once, and its game (games
     /// against the computer), unless the challenger already has
@@ -1080,7 +1081,18 @@ impl Store {
         events: &'a NewEvents,
         computer_games: i64,
     ) -> StoreResult<Result<(), CapReached>> {
-        backend!(self, b => b.create_accepted(challenge, game, first_event, events, computer_games).await)
+        let work = ChallengeWork::CreateAccepted {
+            challenge: challenge.clone(),
+            game: game.clone(),
+            first_event: first_event.to_owned(),
+            events: events.clone(),
+            computer_games,
+        };
+        Ok(self.challenge_write(work).await?.capped())
+    }
+    /// A challenge's write, on the backend's writer.
+    async fn challenge_write(&self, work: ChallengeWork) -> StoreResult<Outcome> {
+        backend!(self, b => b.challenge_write(work).await)
     }
 
     /// Finds a game.
@@ -1317,7 +1329,7 @@ impl Store {
     /// Whether other processes may write to the same database (then the
     /// computer player sweeps for turns no process has claimed).
     pub fn shared_by_nodes(&self) -> bool {
-        backend!(self, b => b.shared_by_nodes())
+        matches!(self, Store::Postgres(_))
     }
     /// Follows committed events (see the module's description).
     pub fn committed(&self) -> broadcast::Receiver<Committed> {

@@ -43,14 +43,15 @@ use super::commit::{
 };
 use super::rows;
 use super::{
-    Allowance, AllowanceRow, BotUpgrade, BoxFuture, CapReached, Challenge, ChallengeCaps, ChatLine,
-    Game, GameCommit, GameImport, Lease, NewEvents, PendingCounts, Refused, StoreError,
-    StoreResult, StoredEvent, Topic, User,
+    Allowance, AllowanceRow, BoxFuture, Game, GameCommit, Lease, NewEvents, Refused, StoreError,
+    StoreResult, StoredEvent, Topic,
 };
-use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
+use crate::model::{GameId, UserId};
+use crate::shared::challenge_writes::{self, ChallengeWork, Outcome};
+use crate::shared::inserts::postgres::{insert_challenge, insert_game_row, store_rating};
 
 /// Migrations, embedded in the binary, applied in order on start.
-const MIGRATIONS: &[(i64, &str, &str)] = &[
+const MIGRATIONS: &[crate::shared::migrations::Migration] = &[
     (
         1,
         "initial",
@@ -189,65 +190,6 @@ async fn ring_for<'a>(
     Ok(payloads.len() as u64)
 }
 
-async fn insert_game(
-    conn: &mut PgConnection,
-    game: &Game,
-    first_event: &str,
-) -> StoreResult<StoredEvent> {
-    insert_game_row(conn, game).await?;
-    insert_game_event(conn, &game.id, game.version, first_event).await
-}
-
-/// A new game's row, without its first event.
-async fn insert_game_row(conn: &mut PgConnection, game: &Game) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO games (id, variant, initial_fen, white_id, black_id, ai_level, status, winner,
-            status_reason, moves, san, fen, ply, version, draw_offer, created_at, updated_at, rated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-            $18)",
-    )
-    .bind(game.id.as_str())
-    .bind(game.variant.id())
-    .bind(&game.initial_fen)
-    .bind(game.white_id.map(|u| u.0))
-    .bind(game.black_id.map(|u| u.0))
-    .bind(game.ai_level.map(i64::from))
-    .bind(game.status.as_str())
-    .bind(game.winner.map(|c| c.name()))
-    .bind(&game.status_reason)
-    .bind(&game.moves)
-    .bind(&game.san)
-    .bind(&game.fen)
-    .bind(game.ply)
-    .bind(game.version)
-    .bind(game.draw_offer.map(|c| c.name()))
-    .bind(game.created_at)
-    .bind(game.updated_at)
-    .bind(i64::from(game.rated))
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
-pub(crate) async fn insert_game_event(
-    conn: &mut PgConnection,
-    id: &GameId,
-    version: i64,
-    payload: &str,
-) -> StoreResult<StoredEvent> {
-    sqlx::query("INSERT INTO game_events (game_id, version, payload) VALUES ($1, $2, $3)")
-        .bind(id.as_str())
-        .bind(version)
-        .bind(payload)
-        .execute(&mut *conn)
-        .await?;
-    Ok(StoredEvent {
-        topic: Topic::Game(id.clone()),
-        seq: version,
-        payload: payload.into(),
-    })
-}
-
 /// Stores user and lobby events under the event-order lock; returns the
 /// statements sent.
 pub(crate) async fn insert_events(
@@ -296,29 +238,6 @@ pub(crate) async fn insert_events(
     Ok(1 + (events.user.len() + events.lobby.len()) as u64)
 }
 
-async fn insert_challenge(conn: &mut PgConnection, c: &Challenge) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO challenges (id, kind, challenger_id, dest_user_id, variant, color, initial_fen,
-            ai_level, status, decline_reason, created_at, rated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-    )
-    .bind(c.id.as_str())
-    .bind(c.kind.as_str())
-    .bind(c.challenger_id.0)
-    .bind(c.dest_user_id.map(|u| u.0))
-    .bind(c.variant.id())
-    .bind(c.color.as_str())
-    .bind(&c.initial_fen)
-    .bind(c.ai_level.map(i64::from))
-    .bind(c.status.as_str())
-    .bind(&c.decline_reason)
-    .bind(c.created_at)
-    .bind(i64::from(c.rated))
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
 /// Advisory lock keys of users' caps: this plus the user's id.
 const USER_CAP_LOCK: i64 = 0x0c4e_0000_0000_0000;
 
@@ -337,26 +256,6 @@ async fn lock_users(conn: &mut PgConnection, users: &[UserId]) -> StoreResult<()
             .await?;
     }
     Ok(())
-}
-
-/// The pending challenges a new one is capped by, read under the locks.
-async fn pending_counts(conn: &mut PgConnection, c: &Challenge) -> StoreResult<PendingCounts> {
-    let (out, pair, open): (i64, i64, i64) = sqlx::query_as(
-        "SELECT COUNT(*), COUNT(*) FILTER (WHERE dest_user_id = $2),
-            COUNT(*) FILTER (WHERE kind = 'open')
-         FROM challenges WHERE challenger_id = $1 AND status = 'created'",
-    )
-    .bind(c.challenger_id.0)
-    .bind(c.dest_user_id.map(|u| u.0))
-    .fetch_one(&mut *conn)
-    .await?;
-    let (incoming,): (i64,) = sqlx::query_as(
-        "SELECT COUNT(*) FROM challenges WHERE dest_user_id = $1 AND status = 'created'",
-    )
-    .bind(c.dest_user_id.map(|u| u.0))
-    .fetch_one(&mut *conn)
-    .await?;
-    Ok((out, pair, open, incoming))
 }
 
 /// The guarded `UPDATE` of many games in one statement (each game at most
@@ -536,45 +435,6 @@ async fn insert_events_bulk(
         lobby_seqs = rows.into_iter().map(|(seq,)| seq).collect();
     }
     Ok((user_seqs, lobby_seqs, statements))
-}
-
-/// Writes one rating change (its guard was checked, and its row locked, in
-/// the same transaction).
-async fn store_rating(
-    conn: &mut PgConnection,
-    r: &super::RatingChange,
-    game: &GameId,
-    now: i64,
-) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO perfs (user_id, variant, rating, rd, volatility, games, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (user_id, variant) DO UPDATE SET rating = excluded.rating, rd = excluded.rd,
-            volatility = excluded.volatility, games = excluded.games,
-            updated_at = excluded.updated_at",
-    )
-    .bind(r.user_id.0)
-    .bind(r.variant.id())
-    .bind(r.after.rating)
-    .bind(r.after.rd)
-    .bind(r.after.volatility)
-    .bind(r.games_before + 1)
-    .bind(now)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(
-        "INSERT INTO rating_history (user_id, variant, n, game_id, rating, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)",
-    )
-    .bind(r.user_id.0)
-    .bind(r.variant.id())
-    .bind(r.games_before + 1)
-    .bind(game.as_str())
-    .bind(r.shown)
-    .bind(now)
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
 }
 
 struct Batches {
@@ -820,24 +680,7 @@ impl PgStore {
         )
         .execute(&mut *tx)
         .await?;
-        let done: Vec<(i64,)> = sqlx::query_as("SELECT version FROM schema_migrations")
-            .fetch_all(&mut *tx)
-            .await?;
-        for &(version, name, sql) in MIGRATIONS {
-            if done.iter().any(|&(v,)| v == version) {
-                continue;
-            }
-            tracing::info!(version, name, "applying migration");
-            sqlx::raw_sql(sql).execute(&mut *tx).await?;
-            sqlx::query(
-                "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
-            )
-            .bind(version)
-            .bind(name)
-            .bind(crate::now_ms())
-            .execute(&mut *tx)
-            .await?;
-        }
+        crate::shared::migrations::postgres::apply(&mut tx, MIGRATIONS).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -865,8 +708,19 @@ impl PgStore {
         Ok(())
     }
 
-    pub(crate) fn read(&self, statements: u64) {
-        self.shared.count(statements);
+    /// Locks the importer's row until the transaction ends: one importer's
+    /// imports queue here, so the count of their imports holds. Returns
+    /// the statements sent.
+    pub(crate) async fn lock_importer(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+        importer: UserId,
+    ) -> StoreResult<u64> {
+        sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE")
+            .bind(importer.0)
+            .execute(&mut **tx)
+            .await?;
+        Ok(1)
     }
 }
 
@@ -1091,219 +945,24 @@ fn parse_notice(kind: &str, key: &str, seq: &str) -> Option<(Topic, i64)> {
     Some((topic, seq))
 }
 
-fn events_of(topic: impl Fn() -> Topic, rows: Vec<(i64, String)>) -> Vec<StoredEvent> {
-    rows.into_iter()
-        .map(|(seq, payload)| StoredEvent {
-            topic: topic(),
-            seq,
-            payload: payload.into(),
-        })
-        .collect()
-}
-
 impl PgStore {
-    pub async fn create_user<'a>(
-        &'a self,
-        username: &'a str,
-        password_hash: &'a str,
-        now: i64,
-    ) -> StoreResult<User> {
-        self.read(1);
-        let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO users (username, username_key, password_hash, created_at)
-             VALUES ($1, $2, $3, $4) RETURNING id",
-        )
-        .bind(username)
-        .bind(username.to_lowercase())
-        .bind(password_hash)
-        .bind(now)
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(User {
-            id: UserId(id),
-            username: username.to_owned(),
-            password_hash: password_hash.to_owned(),
-            created_at: now,
-            bot: false,
-        })
-    }
-
-    pub async fn upgrade_to_bot(&self, id: UserId) -> StoreResult<BotUpgrade> {
-        self.read(1);
-        let r = sqlx::query(
-            "UPDATE users SET bot = 1 WHERE id = $1 AND bot = 0
-                AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = $1 OR black_id = $1)",
-        )
-        .bind(id.0)
-        .execute(&self.pool)
-        .await?;
-        if r.rows_affected() == 1 {
-            return Ok(BotUpgrade::Upgraded);
-        }
-        self.read(1);
-        let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(match bot {
-            None => BotUpgrade::NoUser,
-            Some((0,)) => BotUpgrade::HasGames,
-            Some(_) => BotUpgrade::AlreadyBot,
-        })
-    }
-
-    pub async fn add_chat_line<'a>(
-        &'a self,
-        line: &'a ChatLine,
-        max_lines: i64,
-    ) -> StoreResult<bool> {
-        self.read(1);
-        let r = sqlx::query(
-            "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
-             SELECT $1, $2, $3, $4, $5
-             WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = $1) < $6",
-        )
-        .bind(line.game_id.as_str())
-        .bind(line.user_id.0)
-        .bind(line.room.as_str())
-        .bind(&line.text)
-        .bind(line.created_at)
-        .bind(max_lines)
-        .execute(&self.pool)
-        .await?;
-        Ok(r.rows_affected() == 1)
-    }
-
-    pub async fn prune_guests(&self, created_before: i64, now: i64) -> StoreResult<u64> {
-        self.read(1);
-        let r = sqlx::query(super::PRUNE_GUESTS_POSTGRES)
-            .bind(super::GUEST_KEY_PATTERN)
-            .bind(created_before)
-            .bind(now)
-            .execute(&self.pool)
-            .await?;
-        Ok(r.rows_affected())
-    }
-
-    pub async fn create_challenge_capped<'a>(
-        &'a self,
-        challenge: &'a Challenge,
-        events: &'a NewEvents,
-        caps: &'a ChallengeCaps,
-    ) -> StoreResult<Result<(), CapReached>> {
+    /// Runs a challenge's write in a transaction of its own: its counts
+    /// and insert under the locks of the users it counts, so that
+    /// concurrent requests on any number of nodes cannot pass a cap
+    /// together. Nothing is stored unless it is written.
+    pub(crate) async fn challenge_write(&self, work: ChallengeWork) -> StoreResult<Outcome> {
         let mut tx = self.begin().await?;
-        if *caps != ChallengeCaps::NONE {
-            let users: Vec<UserId> = std::iter::once(challenge.challenger_id)
-                .chain(challenge.dest_user_id)
-                .collect();
-            lock_users(&mut tx, &users).await?;
-            let counts = pending_counts(&mut tx, challenge).await?;
-            if let Some(cap) = caps.reached(challenge, counts) {
-                self.read(5);
-                return Ok(Err(cap));
-            }
+        let users = work.users_to_lock();
+        lock_users(&mut tx, &users).await?;
+        let (outcome, events, n) = challenge_writes::postgres::run(&mut tx, &work).await?;
+        let statements = users.len() as u64 + n;
+        if outcome == Outcome::Written {
+            self.finish(tx, events, statements).await?;
+        } else {
+            // Rolled back as it drops.
+            self.read(statements + 2);
         }
-        let mut out = Vec::new();
-        insert_challenge(&mut tx, challenge).await?;
-        let n = insert_events(&mut tx, events, challenge.created_at, &mut out).await?;
-        self.finish(tx, out, 4 + n).await?;
-        Ok(Ok(()))
-    }
-
-    pub async fn open_challenges(&self, limit: i64) -> StoreResult<Vec<Challenge>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
-             ORDER BY created_at DESC, n DESC LIMIT $1",
-        )
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::challenge)
-    }
-
-    pub async fn close_challenge<'a>(
-        &'a self,
-        id: &'a ChallengeId,
-        status: ChallengeStatus,
-        reason: Option<&'a str>,
-        events: &'a NewEvents,
-    ) -> StoreResult<bool> {
-        let mut tx = self.begin().await?;
-        let mut out = Vec::new();
-        let r = sqlx::query(
-            "UPDATE challenges SET status = $1, decline_reason = $2
-             WHERE id = $3 AND status = 'created'",
-        )
-        .bind(status.as_str())
-        .bind(reason)
-        .bind(id.as_str())
-        .execute(&mut *tx)
-        .await?;
-        if r.rows_affected() != 1 {
-            self.read(3);
-            return Ok(false);
-        }
-        let n = insert_events(&mut tx, events, crate::now_ms(), &mut out).await?;
-        self.finish(tx, out, 1 + n).await?;
-        Ok(true)
-    }
-
-    pub async fn accept_challenge<'a>(
-        &'a self,
-        id: &'a ChallengeId,
-        accepted_by: UserId,
-        game: &'a Game,
-        first_event: &'a str,
-        events: &'a NewEvents,
-    ) -> StoreResult<bool> {
-        let mut tx = self.begin().await?;
-        let mut out = Vec::new();
-        let r = sqlx::query(
-            "UPDATE challenges SET status = 'accepted', dest_user_id = $1
-             WHERE id = $2 AND status = 'created'",
-        )
-        .bind(accepted_by.0)
-        .bind(id.as_str())
-        .execute(&mut *tx)
-        .await?;
-        if r.rows_affected() != 1 {
-            self.read(3);
-            return Ok(false);
-        }
-        out.push(insert_game(&mut tx, game, first_event).await?);
-        let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-        self.finish(tx, out, 3 + n).await?;
-        Ok(true)
-    }
-
-    pub async fn create_accepted<'a>(
-        &'a self,
-        challenge: &'a Challenge,
-        game: &'a Game,
-        first_event: &'a str,
-        events: &'a NewEvents,
-        computer_games: i64,
-    ) -> StoreResult<Result<(), CapReached>> {
-        let mut tx = self.begin().await?;
-        lock_users(&mut tx, &[challenge.challenger_id]).await?;
-        let (ongoing,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM games WHERE status = 'started' AND ai_level IS NOT NULL
-             AND (white_id = $1 OR black_id = $1)",
-        )
-        .bind(challenge.challenger_id.0)
-        .fetch_one(&mut *tx)
-        .await?;
-        if ongoing >= computer_games {
-            self.read(4);
-            return Ok(Err(CapReached::ComputerGames(ongoing)));
-        }
-        let mut out = Vec::new();
-        insert_challenge(&mut tx, challenge).await?;
-        out.push(insert_game(&mut tx, game, first_event).await?);
-        let n = insert_events(&mut tx, events, game.created_at, &mut out).await?;
-        self.finish(tx, out, 5 + n).await?;
-        Ok(Ok(()))
+        Ok(outcome)
     }
 
     pub async fn games<'a>(&'a self, ids: &'a [GameId]) -> StoreResult<Vec<Game>> {
@@ -1319,87 +978,6 @@ impl PgStore {
         rows.iter().map(rows::game).collect()
     }
 
-    pub async fn game_events_since<'a>(
-        &'a self,
-        id: &'a GameId,
-        after: i64,
-    ) -> StoreResult<Vec<StoredEvent>> {
-        self.read(1);
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT version, payload FROM game_events WHERE game_id = $1 AND version > $2
-             ORDER BY version",
-        )
-        .bind(id.as_str())
-        .bind(after)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(events_of(|| Topic::Game(id.clone()), rows))
-    }
-
-    pub async fn user_events_since(
-        &self,
-        user_id: UserId,
-        after: i64,
-    ) -> StoreResult<Vec<StoredEvent>> {
-        self.read(1);
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT seq, payload FROM user_events WHERE user_id = $1 AND seq > $2 ORDER BY seq",
-        )
-        .bind(user_id.0)
-        .bind(after)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(events_of(|| Topic::User(user_id), rows))
-    }
-
-    pub async fn lobby_events_since(&self, after: i64) -> StoreResult<Vec<StoredEvent>> {
-        self.read(1);
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT seq, payload FROM lobby_events WHERE seq > $1 ORDER BY seq LIMIT 1000",
-        )
-        .bind(after)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(events_of(|| Topic::Lobby, rows))
-    }
-
-    pub async fn event<'a>(
-        &'a self,
-        topic: &'a Topic,
-        seq: i64,
-    ) -> StoreResult<Option<StoredEvent>> {
-        self.read(1);
-        let row: Option<(String,)> = match topic {
-            Topic::Game(id) => {
-                sqlx::query_as(
-                    "SELECT payload FROM game_events WHERE game_id = $1 AND version = $2",
-                )
-                .bind(id.as_str())
-                .bind(seq)
-                .fetch_optional(&self.pool)
-                .await?
-            }
-            Topic::User(id) => {
-                sqlx::query_as("SELECT payload FROM user_events WHERE seq = $1 AND user_id = $2")
-                    .bind(seq)
-                    .bind(id.0)
-                    .fetch_optional(&self.pool)
-                    .await?
-            }
-            Topic::Lobby => {
-                sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = $1")
-                    .bind(seq)
-                    .fetch_optional(&self.pool)
-                    .await?
-            }
-        };
-        Ok(row.map(|(p,)| StoredEvent {
-            topic: topic.clone(),
-            seq,
-            payload: p.into(),
-        }))
-    }
-
     pub async fn events<'a>(&'a self, wanted: &'a [(Topic, i64)]) -> StoreResult<Vec<StoredEvent>> {
         let gone = || StoreError::Unavailable("the notification task has stopped".into());
         let (reply, got) = oneshot::channel();
@@ -1409,32 +987,6 @@ impl PgStore {
         };
         self.reads_tx.send(read).await.map_err(|_| gone())?;
         got.await.map_err(|_| gone())?
-    }
-
-    pub async fn ongoing_games(&self, user_id: UserId) -> StoreResult<Vec<Game>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT * FROM games WHERE status = 'started' AND (white_id = $1 OR black_id = $1)
-             ORDER BY updated_at DESC, id",
-        )
-        .bind(user_id.0)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::game)
-    }
-
-    pub async fn finished_games(&self, user_id: UserId, limit: i64) -> StoreResult<Vec<Game>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT * FROM games WHERE status NOT IN ('created', 'started')
-                AND (white_id = $1 OR black_id = $1)
-             ORDER BY updated_at DESC, n DESC LIMIT $2",
-        )
-        .bind(user_id.0)
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::game)
     }
 
     pub async fn take_allowance<'a>(
@@ -1545,27 +1097,6 @@ impl PgStore {
         })
     }
 
-    pub async fn release_lease<'a>(&'a self, key: &'a str, holder: &'a str) -> StoreResult<()> {
-        self.read(1);
-        sqlx::query("DELETE FROM leases WHERE key = $1 AND holder = $2")
-            .bind(key)
-            .bind(holder)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    pub async fn ask_release<'a>(&'a self, key: &'a str) -> StoreResult<bool> {
-        // A write, counted as SQLite's store counts it.
-        self.shared.count_tx(1);
-        let r = sqlx::query("UPDATE leases SET release = TRUE WHERE key = $1 AND until >= $2")
-            .bind(key)
-            .bind(crate::now_ms())
-            .execute(&self.pool)
-            .await?;
-        Ok(r.rows_affected() > 0)
-    }
-
     pub async fn claim_computer_turn<'a>(
         &'a self,
         id: &'a GameId,
@@ -1590,109 +1121,6 @@ impl PgStore {
         .execute(&self.pool)
         .await?;
         Ok(r.rows_affected() == 1)
-    }
-
-    pub async fn import_game<'a>(
-        &'a self,
-        game: &'a Game,
-        import: &'a GameImport,
-        first_event: &'a str,
-        max: i64,
-        since: i64,
-    ) -> StoreResult<bool> {
-        let mut tx = self.begin().await?;
-        // One importer's imports queue here, so the count below holds.
-        sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE")
-            .bind(import.importer_id.0)
-            .execute(&mut *tx)
-            .await?;
-        let (count,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM game_imports WHERE importer_id = $1 AND created_at >= $2",
-        )
-        .bind(import.importer_id.0)
-        .bind(since)
-        .fetch_one(&mut *tx)
-        .await?;
-        if count >= max {
-            return Ok(false);
-        }
-        let stored = insert_game(&mut tx, game, first_event).await?;
-        sqlx::query(
-            "INSERT INTO game_imports (game_id, importer_id, white_name, black_name, tags, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(import.game_id.as_str())
-        .bind(import.importer_id.0)
-        .bind(&import.white_name)
-        .bind(&import.black_name)
-        .bind(&import.tags)
-        .bind(import.created_at)
-        .execute(&mut *tx)
-        .await?;
-        self.finish(tx, vec![stored], 5).await?;
-        Ok(true)
-    }
-
-    pub async fn result_counts(
-        &self,
-        user_id: UserId,
-    ) -> StoreResult<Vec<(crate::model::Variant, super::ResultCounts)>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT variant, COUNT(*) AS n_all,
-                SUM(CASE WHEN (winner = 'white' AND white_id = $1)
-                    OR (winner = 'black' AND black_id = $1) THEN 1 ELSE 0 END)::BIGINT AS n_win,
-                SUM(CASE WHEN (winner = 'black' AND white_id = $1)
-                    OR (winner = 'white' AND black_id = $1) THEN 1 ELSE 0 END)::BIGINT AS n_loss,
-                SUM(CASE WHEN winner IS NULL THEN 1 ELSE 0 END)::BIGINT AS n_draw,
-                SUM(rated)::BIGINT AS n_rated
-             FROM games WHERE status NOT IN ('created', 'started', 'aborted')
-                AND (white_id = $1 OR black_id = $1)
-             GROUP BY variant ORDER BY variant",
-        )
-        .bind(user_id.0)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::result_counts)
-    }
-
-    pub async fn filtered_games<'a>(
-        &'a self,
-        user_id: UserId,
-        f: &'a super::GameFilter,
-    ) -> StoreResult<Vec<Game>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT * FROM games WHERE status NOT IN ('created', 'started')
-                AND (white_id = $1 OR black_id = $1)
-                AND ($2::TEXT IS NULL OR variant = $2)
-                AND ($3::BIGINT IS NULL OR rated = $3)
-                AND ($4::TEXT IS NULL
-                    OR ($4 = 'draw' AND winner IS NULL AND status <> 'aborted')
-                    OR ($4 = 'win' AND ((winner = 'white' AND white_id = $1)
-                        OR (winner = 'black' AND black_id = $1)))
-                    OR ($4 = 'loss' AND ((winner = 'black' AND white_id = $1)
-                        OR (winner = 'white' AND black_id = $1))))
-                AND ($5::BIGINT IS NULL OR white_id = $5 OR black_id = $5)
-                AND ($6::BIGINT IS NULL OR created_at >= $6)
-                AND ($7::BIGINT IS NULL OR created_at < $7)
-             ORDER BY created_at DESC, n DESC LIMIT $8 OFFSET $9",
-        )
-        .bind(user_id.0)
-        .bind(f.variant.map(|v| v.id()))
-        .bind(f.rated.map(i64::from))
-        .bind(f.result.map(|r| r.as_str()))
-        .bind(f.vs.map(|u| u.0))
-        .bind(f.since)
-        .bind(f.until)
-        .bind(f.limit)
-        .bind(f.offset)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::game)
-    }
-
-    pub fn shared_by_nodes(&self) -> bool {
-        true
     }
 }
 

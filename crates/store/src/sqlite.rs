@@ -13,20 +13,21 @@ use tokio::sync::mpsc;
 use super::commit::{
     BatchResult, CommitBatch, Job, Pending, QUEUE, Shared, plain_run, spawn_group_writer,
 };
-use writes::{ChallengeWork, ChallengeWrite, Outcome};
+use writes::ChallengeWrite;
+
+use crate::shared::challenge_writes::{ChallengeWork, Outcome};
 
 mod writes;
 
-use super::rows;
 use super::{
-    Allowance, AllowanceRow, BotUpgrade, BoxFuture, CapReached, Challenge, ChallengeCaps, ChatLine,
-    Game, GameCommit, GameImport, Lease, NewEvents, PendingCounts, Refused, StoreError,
-    StoreResult, StoredEvent, Topic, User,
+    Allowance, AllowanceRow, BoxFuture, GameCommit, Lease, NewEvents, Refused, StoreError,
+    StoreResult, StoredEvent, Topic,
 };
-use crate::model::{ChallengeId, ChallengeStatus, GameId, UserId};
+use crate::model::{GameId, UserId};
+use crate::shared::inserts::sqlite::{insert_challenge, insert_game, store_rating};
 
 /// Migrations, embedded in the binary, applied in order on start.
-const MIGRATIONS: &[(i64, &str, &str)] = &[
+const MIGRATIONS: &[crate::shared::migrations::Migration] = &[
     (
         1,
         "initial",
@@ -116,58 +117,6 @@ pub struct SqliteStore {
     /// and end challenges ([`writes`]).
     pub(crate) games_tx: mpsc::Sender<Job<ChallengeWrite>>,
     pub(crate) shared: Arc<Shared>,
-}
-
-async fn insert_game(
-    conn: &mut SqliteConnection,
-    game: &Game,
-    first_event: &str,
-) -> StoreResult<StoredEvent> {
-    sqlx::query(
-        "INSERT INTO games (id, variant, initial_fen, white_id, black_id, ai_level, status, winner,
-            status_reason, moves, san, fen, ply, version, draw_offer, created_at, updated_at, rated)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(game.id.as_str())
-    .bind(game.variant.id())
-    .bind(&game.initial_fen)
-    .bind(game.white_id.map(|u| u.0))
-    .bind(game.black_id.map(|u| u.0))
-    .bind(game.ai_level.map(i64::from))
-    .bind(game.status.as_str())
-    .bind(game.winner.map(|c| c.name()))
-    .bind(&game.status_reason)
-    .bind(&game.moves)
-    .bind(&game.san)
-    .bind(&game.fen)
-    .bind(game.ply)
-    .bind(game.version)
-    .bind(game.draw_offer.map(|c| c.name()))
-    .bind(game.created_at)
-    .bind(game.updated_at)
-    .bind(i64::from(game.rated))
-    .execute(&mut *conn)
-    .await?;
-    insert_game_event(conn, &game.id, game.version, first_event).await
-}
-
-pub(crate) async fn insert_game_event(
-    conn: &mut SqliteConnection,
-    id: &GameId,
-    version: i64,
-    payload: &str,
-) -> StoreResult<StoredEvent> {
-    sqlx::query("INSERT INTO game_events (game_id, version, payload) VALUES (?, ?, ?)")
-        .bind(id.as_str())
-        .bind(version)
-        .bind(payload)
-        .execute(&mut *conn)
-        .await?;
-    Ok(StoredEvent {
-        topic: Topic::Game(id.clone()),
-        seq: version,
-        payload: payload.into(),
-    })
 }
 
 /// Writes game events (game, version, payload) with one statement per
@@ -281,29 +230,6 @@ pub(crate) async fn insert_events(
     Ok(a + b)
 }
 
-async fn insert_challenge(conn: &mut SqliteConnection, c: &Challenge) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO challenges (id, kind, challenger_id, dest_user_id, variant, color, initial_fen,
-            ai_level, status, decline_reason, created_at, rated)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(c.id.as_str())
-    .bind(c.kind.as_str())
-    .bind(c.challenger_id.0)
-    .bind(c.dest_user_id.map(|u| u.0))
-    .bind(c.variant.id())
-    .bind(c.color.as_str())
-    .bind(&c.initial_fen)
-    .bind(c.ai_level.map(i64::from))
-    .bind(c.status.as_str())
-    .bind(&c.decline_reason)
-    .bind(c.created_at)
-    .bind(i64::from(c.rated))
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
 /// Applies one guarded game change inside an open transaction, all but
 /// its game event's row (the caller writes those of a batch together).
 /// `Ok(None)` when the guard failed.
@@ -376,44 +302,6 @@ async fn apply_game_commit(
         n += 2 + insert_events(conn, &s.events, now, &mut events).await?;
     }
     Ok((Some(events), 1 + n + 3 * c.ratings.len() as u64))
-}
-
-/// Writes one rating change (its guard was checked in the same transaction).
-async fn store_rating(
-    conn: &mut SqliteConnection,
-    r: &super::RatingChange,
-    game: &GameId,
-    now: i64,
-) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO perfs (user_id, variant, rating, rd, volatility, games, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (user_id, variant) DO UPDATE SET rating = excluded.rating, rd = excluded.rd,
-            volatility = excluded.volatility, games = excluded.games,
-            updated_at = excluded.updated_at",
-    )
-    .bind(r.user_id.0)
-    .bind(r.variant.id())
-    .bind(r.after.rating)
-    .bind(r.after.rd)
-    .bind(r.after.volatility)
-    .bind(r.games_before + 1)
-    .bind(now)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(
-        "INSERT INTO rating_history (user_id, variant, n, game_id, rating, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)",
-    )
-    .bind(r.user_id.0)
-    .bind(r.variant.id())
-    .bind(r.games_before + 1)
-    .bind(game.as_str())
-    .bind(r.shown)
-    .bind(now)
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
 }
 
 /// Commits game batches on the writer.
@@ -680,43 +568,6 @@ async fn insert_numbered<T>(
     ))
 }
 
-/// [`Store::create_accepted`]'s count: the user's games against the computer under way.
-const COMPUTER_GAMES_SQLITE: &str = "SELECT COUNT(*) FROM games
- WHERE status = 'started' AND ai_level IS NOT NULL AND (white_id = ?1 OR black_id = ?1)";
-
-/// The pending challenges a new one is capped by, read in its transaction.
-async fn pending_counts(conn: &mut SqliteConnection, c: &Challenge) -> StoreResult<PendingCounts> {
-    let (out, pair, open): (i64, i64, i64) = sqlx::query_as(
-        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN dest_user_id = ?2 THEN 1 ELSE 0 END), 0),
-            COALESCE(SUM(CASE WHEN kind = 'open' THEN 1 ELSE 0 END), 0)
-         FROM challenges WHERE challenger_id = ?1 AND status = 'created'",
-    )
-    .bind(c.challenger_id.0)
-    .bind(c.dest_user_id.map(|u| u.0))
-    .fetch_one(&mut *conn)
-    .await?;
-    let (incoming,): (i64,) = match c.dest_user_id {
-        Some(d) => {
-            sqlx::query_as(
-                "SELECT COUNT(*) FROM challenges WHERE dest_user_id = ? AND status = 'created'",
-            )
-            .bind(d.0)
-            .fetch_one(&mut *conn)
-            .await?
-        }
-        None => (0,),
-    };
-    Ok((out, pair, open, incoming))
-}
-
-/// A capped write's outcome as the store's interface gives it.
-fn capped(outcome: Outcome) -> Result<(), CapReached> {
-    match outcome {
-        Outcome::Capped(cap) => Err(cap),
-        Outcome::Written | Outcome::Refused => Ok(()),
-    }
-}
-
 /// How much of the database file each connection maps into memory.
 const MMAP_BYTES: u64 = 256 << 20;
 
@@ -842,24 +693,7 @@ impl SqliteStore {
         )
         .execute(&mut *tx)
         .await?;
-        let done: Vec<(i64,)> = sqlx::query_as("SELECT version FROM schema_migrations")
-            .fetch_all(&mut *tx)
-            .await?;
-        for &(version, name, sql) in MIGRATIONS {
-            if done.iter().any(|&(v,)| v == version) {
-                continue;
-            }
-            tracing::info!(version, name, "applying migration");
-            sqlx::raw_sql(sql).execute(&mut *tx).await?;
-            sqlx::query(
-                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-            )
-            .bind(version)
-            .bind(name)
-            .bind(crate::now_ms())
-            .execute(&mut *tx)
-            .await?;
-        }
+        crate::shared::migrations::sqlite::apply(&mut tx, MIGRATIONS).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -887,7 +721,7 @@ impl SqliteStore {
 
     /// Queues a challenge's write for the group writer and waits for its
     /// batch to commit.
-    async fn queue_write(&self, work: ChallengeWork) -> StoreResult<Outcome> {
+    pub(crate) async fn challenge_write(&self, work: ChallengeWork) -> StoreResult<Outcome> {
         let (write, answer) = ChallengeWrite::new(work);
         let stopped = || StoreError::Database("the writer has stopped".into());
         self.games_tx
@@ -920,304 +754,18 @@ impl SqliteStore {
         Ok(())
     }
 
-    pub(crate) fn read(&self, statements: u64) {
-        self.shared.count(statements);
+    /// Nothing to lock: `BEGIN IMMEDIATE` on the one writer already puts
+    /// every write transaction in turn.
+    pub(crate) async fn lock_importer(
+        &self,
+        _tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        _importer: UserId,
+    ) -> StoreResult<u64> {
+        Ok(0)
     }
 }
 
 impl SqliteStore {
-    pub async fn create_user<'a>(
-        &'a self,
-        username: &'a str,
-        password_hash: &'a str,
-        now: i64,
-    ) -> StoreResult<User> {
-        self.read(1);
-        let id: (i64,) = sqlx::query_as(
-            "INSERT INTO users (username, username_key, password_hash, created_at)
-             VALUES (?, ?, ?, ?) RETURNING id",
-        )
-        .bind(username)
-        .bind(username.to_lowercase())
-        .bind(password_hash)
-        .bind(now)
-        .fetch_one(&self.writer)
-        .await?;
-        Ok(User {
-            id: UserId(id.0),
-            username: username.to_owned(),
-            password_hash: password_hash.to_owned(),
-            created_at: now,
-            bot: false,
-        })
-    }
-
-    pub async fn upgrade_to_bot(&self, id: UserId) -> StoreResult<BotUpgrade> {
-        self.read(1);
-        let r = sqlx::query(
-            "UPDATE users SET bot = 1 WHERE id = ? AND bot = 0
-                AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = ? OR black_id = ?)",
-        )
-        .bind(id.0)
-        .bind(id.0)
-        .bind(id.0)
-        .execute(&self.writer)
-        .await?;
-        if r.rows_affected() == 1 {
-            return Ok(BotUpgrade::Upgraded);
-        }
-        self.read(1);
-        let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = ?")
-            .bind(id.0)
-            .fetch_optional(&self.writer)
-            .await?;
-        Ok(match bot {
-            None => BotUpgrade::NoUser,
-            Some((0,)) => BotUpgrade::HasGames,
-            Some(_) => BotUpgrade::AlreadyBot,
-        })
-    }
-
-    pub async fn add_chat_line<'a>(
-        &'a self,
-        line: &'a ChatLine,
-        max_lines: i64,
-    ) -> StoreResult<bool> {
-        self.read(1);
-        let r = sqlx::query(
-            "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
-             SELECT ?, ?, ?, ?, ?
-             WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = ?) < ?",
-        )
-        .bind(line.game_id.as_str())
-        .bind(line.user_id.0)
-        .bind(line.room.as_str())
-        .bind(&line.text)
-        .bind(line.created_at)
-        .bind(line.game_id.as_str())
-        .bind(max_lines)
-        .execute(&self.writer)
-        .await?;
-        Ok(r.rows_affected() == 1)
-    }
-
-    pub async fn prune_guests(&self, created_before: i64, now: i64) -> StoreResult<u64> {
-        self.read(1);
-        let r = sqlx::query(super::PRUNE_GUESTS_SQLITE)
-            .bind(super::GUEST_KEY_PATTERN)
-            .bind(created_before)
-            .bind(now)
-            .execute(&self.writer)
-            .await?;
-        Ok(r.rows_affected())
-    }
-
-    pub async fn create_challenge_capped<'a>(
-        &'a self,
-        challenge: &'a Challenge,
-        events: &'a NewEvents,
-        caps: &'a ChallengeCaps,
-    ) -> StoreResult<Result<(), CapReached>> {
-        let work = ChallengeWork::Create {
-            challenge: challenge.clone(),
-            events: events.clone(),
-            caps: *caps,
-        };
-        Ok(capped(self.queue_write(work).await?))
-    }
-
-    pub async fn open_challenges(&self, limit: i64) -> StoreResult<Vec<Challenge>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
-             ORDER BY created_at DESC, rowid DESC LIMIT ?",
-        )
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::challenge)
-    }
-
-    pub async fn close_challenge<'a>(
-        &'a self,
-        id: &'a ChallengeId,
-        status: ChallengeStatus,
-        reason: Option<&'a str>,
-        events: &'a NewEvents,
-    ) -> StoreResult<bool> {
-        let work = ChallengeWork::Close {
-            id: id.clone(),
-            status,
-            reason: reason.map(str::to_owned),
-            events: events.clone(),
-        };
-        Ok(self.queue_write(work).await? == Outcome::Written)
-    }
-
-    pub async fn accept_challenge<'a>(
-        &'a self,
-        id: &'a ChallengeId,
-        accepted_by: UserId,
-        game: &'a Game,
-        first_event: &'a str,
-        events: &'a NewEvents,
-    ) -> StoreResult<bool> {
-        let work = ChallengeWork::Accept {
-            id: id.clone(),
-            accepted_by,
-            game: game.clone(),
-            first_event: first_event.to_owned(),
-            events: events.clone(),
-        };
-        Ok(self.queue_write(work).await? == Outcome::Written)
-    }
-
-    pub async fn create_accepted<'a>(
-        &'a self,
-        challenge: &'a Challenge,
-        game: &'a Game,
-        first_event: &'a str,
-        events: &'a NewEvents,
-        computer_games: i64,
-    ) -> StoreResult<Result<(), CapReached>> {
-        let work = ChallengeWork::CreateAccepted {
-            challenge: challenge.clone(),
-            game: game.clone(),
-            first_event: first_event.to_owned(),
-            events: events.clone(),
-            computer_games,
-        };
-        Ok(capped(self.queue_write(work).await?))
-    }
-
-    pub async fn game_events_since<'a>(
-        &'a self,
-        id: &'a GameId,
-        after: i64,
-    ) -> StoreResult<Vec<StoredEvent>> {
-        self.read(1);
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT version, payload FROM game_events WHERE game_id = ? AND version > ?
-             ORDER BY version",
-        )
-        .bind(id.as_str())
-        .bind(after)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(seq, payload)| StoredEvent {
-                topic: Topic::Game(id.clone()),
-                seq,
-                payload: payload.into(),
-            })
-            .collect())
-    }
-
-    pub async fn user_events_since(
-        &self,
-        user_id: UserId,
-        after: i64,
-    ) -> StoreResult<Vec<StoredEvent>> {
-        self.read(1);
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT seq, payload FROM user_events WHERE user_id = ? AND seq > ? ORDER BY seq",
-        )
-        .bind(user_id.0)
-        .bind(after)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(seq, payload)| StoredEvent {
-                topic: Topic::User(user_id),
-                seq,
-                payload: payload.into(),
-            })
-            .collect())
-    }
-
-    pub async fn lobby_events_since(&self, after: i64) -> StoreResult<Vec<StoredEvent>> {
-        self.read(1);
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT seq, payload FROM lobby_events WHERE seq > ? ORDER BY seq LIMIT 1000",
-        )
-        .bind(after)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(seq, payload)| StoredEvent {
-                topic: Topic::Lobby,
-                seq,
-                payload: payload.into(),
-            })
-            .collect())
-    }
-
-    pub async fn event<'a>(
-        &'a self,
-        topic: &'a Topic,
-        seq: i64,
-    ) -> StoreResult<Option<StoredEvent>> {
-        self.read(1);
-        let row: Option<(String,)> = match topic {
-            Topic::Game(id) => {
-                sqlx::query_as("SELECT payload FROM game_events WHERE game_id = ? AND version = ?")
-                    .bind(id.as_str())
-                    .bind(seq)
-                    .fetch_optional(&self.pool)
-                    .await?
-            }
-            Topic::User(id) => {
-                sqlx::query_as("SELECT payload FROM user_events WHERE seq = ? AND user_id = ?")
-                    .bind(seq)
-                    .bind(id.0)
-                    .fetch_optional(&self.pool)
-                    .await?
-            }
-            Topic::Lobby => {
-                sqlx::query_as("SELECT payload FROM lobby_events WHERE seq = ?")
-                    .bind(seq)
-                    .fetch_optional(&self.pool)
-                    .await?
-            }
-        };
-        Ok(row.map(|(p,)| StoredEvent {
-            topic: topic.clone(),
-            seq,
-            payload: p.into(),
-        }))
-    }
-
-    pub async fn ongoing_games(&self, user_id: UserId) -> StoreResult<Vec<Game>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT * FROM games WHERE status = 'started' AND (white_id = ? OR black_id = ?)
-             ORDER BY updated_at DESC, id",
-        )
-        .bind(user_id.0)
-        .bind(user_id.0)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::game)
-    }
-
-    pub async fn finished_games(&self, user_id: UserId, limit: i64) -> StoreResult<Vec<Game>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT * FROM games WHERE status NOT IN ('created', 'started')
-                AND (white_id = ? OR black_id = ?)
-             ORDER BY updated_at DESC, rowid DESC LIMIT ?",
-        )
-        .bind(user_id.0)
-        .bind(user_id.0)
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::game)
-    }
-
     pub async fn take_allowance<'a>(
         &'a self,
         keys: &'a [Allowance],
@@ -1316,26 +864,6 @@ impl SqliteStore {
         Ok(lease)
     }
 
-    pub async fn release_lease<'a>(&'a self, key: &'a str, holder: &'a str) -> StoreResult<()> {
-        self.shared.count_tx(1);
-        sqlx::query("DELETE FROM leases WHERE key = ? AND holder = ?")
-            .bind(key)
-            .bind(holder)
-            .execute(&self.writer)
-            .await?;
-        Ok(())
-    }
-
-    pub async fn ask_release<'a>(&'a self, key: &'a str) -> StoreResult<bool> {
-        self.shared.count_tx(1);
-        let r = sqlx::query("UPDATE leases SET release = 1 WHERE key = ? AND until >= ?")
-            .bind(key)
-            .bind(crate::now_ms())
-            .execute(&self.writer)
-            .await?;
-        Ok(r.rows_affected() > 0)
-    }
-
     pub async fn claim_computer_turn<'a>(
         &'a self,
         _id: &'a GameId,
@@ -1344,104 +872,6 @@ impl SqliteStore {
     ) -> StoreResult<bool> {
         // One process owns a SQLite database: its computer player is the only one.
         Ok(true)
-    }
-
-    pub async fn import_game<'a>(
-        &'a self,
-        game: &'a Game,
-        import: &'a GameImport,
-        first_event: &'a str,
-        max: i64,
-        since: i64,
-    ) -> StoreResult<bool> {
-        let mut tx = self.begin().await?;
-        let (count,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM game_imports WHERE importer_id = ? AND created_at >= ?",
-        )
-        .bind(import.importer_id.0)
-        .bind(since)
-        .fetch_one(&mut *tx)
-        .await?;
-        if count >= max {
-            return Ok(false);
-        }
-        let stored = insert_game(&mut tx, game, first_event).await?;
-        sqlx::query(
-            "INSERT INTO game_imports (game_id, importer_id, white_name, black_name, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(import.game_id.as_str())
-        .bind(import.importer_id.0)
-        .bind(&import.white_name)
-        .bind(&import.black_name)
-        .bind(&import.tags)
-        .bind(import.created_at)
-        .execute(&mut *tx)
-        .await?;
-        self.finish(tx, vec![stored], 4).await?;
-        Ok(true)
-    }
-
-    pub async fn result_counts(
-        &self,
-        user_id: UserId,
-    ) -> StoreResult<Vec<(crate::model::Variant, super::ResultCounts)>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT variant, COUNT(*) AS n_all,
-                SUM(CASE WHEN (winner = 'white' AND white_id = ?1)
-                    OR (winner = 'black' AND black_id = ?1) THEN 1 ELSE 0 END) AS n_win,
-                SUM(CASE WHEN (winner = 'black' AND white_id = ?1)
-                    OR (winner = 'white' AND black_id = ?1) THEN 1 ELSE 0 END) AS n_loss,
-                SUM(CASE WHEN winner IS NULL THEN 1 ELSE 0 END) AS n_draw,
-                SUM(rated) AS n_rated
-             FROM games WHERE status NOT IN ('created', 'started', 'aborted')
-                AND (white_id = ?1 OR black_id = ?1)
-             GROUP BY variant ORDER BY variant",
-        )
-        .bind(user_id.0)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::result_counts)
-    }
-
-    pub async fn filtered_games<'a>(
-        &'a self,
-        user_id: UserId,
-        f: &'a super::GameFilter,
-    ) -> StoreResult<Vec<Game>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT * FROM games WHERE status NOT IN ('created', 'started')
-                AND (white_id = ?1 OR black_id = ?1)
-                AND (?2 IS NULL OR variant = ?2)
-                AND (?3 IS NULL OR rated = ?3)
-                AND (?4 IS NULL
-                    OR (?4 = 'draw' AND winner IS NULL AND status <> 'aborted')
-                    OR (?4 = 'win' AND ((winner = 'white' AND white_id = ?1)
-                        OR (winner = 'black' AND black_id = ?1)))
-                    OR (?4 = 'loss' AND ((winner = 'black' AND white_id = ?1)
-                        OR (winner = 'white' AND black_id = ?1))))
-                AND (?5 IS NULL OR white_id = ?5 OR black_id = ?5)
-                AND (?6 IS NULL OR created_at >= ?6)
-                AND (?7 IS NULL OR created_at < ?7)
-             ORDER BY created_at DESC, rowid DESC LIMIT ?8 OFFSET ?9",
-        )
-        .bind(user_id.0)
-        .bind(f.variant.map(|v| v.id()))
-        .bind(f.rated.map(i64::from))
-        .bind(f.result.map(|r| r.as_str()))
-        .bind(f.vs.map(|u| u.0))
-        .bind(f.since)
-        .bind(f.until)
-        .bind(f.limit)
-        .bind(f.offset)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::game)
-    }
-
-    pub fn shared_by_nodes(&self) -> bool {
-        false
     }
 }
 

@@ -5,11 +5,48 @@
 use crate::model::{GameId, UserId};
 use crate::postgres::PgStore;
 use crate::sqlite::SqliteStore;
-use crate::{ChatLine, GUEST_KEY_PATTERN, StoreResult, User, rows};
+use crate::{BotUpgrade, ChatLine, GUEST_KEY_PATTERN, StoreResult, User, rows};
+
+/// [`crate::Store::prune_guests`]'s statement. The tables that refer to
+/// users without `ON DELETE CASCADE` are checked; the rest (tokens,
+/// events, ratings, preferences) go with the account.
+const PRUNE_GUESTS: &str = "DELETE FROM users WHERE username_key LIKE $1 AND created_at < $2
+ AND NOT EXISTS (SELECT 1 FROM games g WHERE g.white_id = users.id OR g.black_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.challenger_id = users.id OR c.dest_user_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM chat_lines l WHERE l.user_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM game_imports i WHERE i.importer_id = users.id)
+ AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.user_id = users.id AND t.kind <> 'device'
+                 AND (t.expires_at IS NULL OR t.expires_at > $3))";
 
 macro_rules! accounts {
     ($backend:ty) => {
         impl $backend {
+            pub async fn create_user<'a>(
+                &'a self,
+                username: &'a str,
+                password_hash: &'a str,
+                now: i64,
+            ) -> StoreResult<User> {
+                self.read(1);
+                let (id,): (i64,) = sqlx::query_as(
+                    "INSERT INTO users (username, username_key, password_hash, created_at)
+                     VALUES ($1, $2, $3, $4) RETURNING id",
+                )
+                .bind(username)
+                .bind(username.to_lowercase())
+                .bind(password_hash)
+                .bind(now)
+                .fetch_one(self.writes())
+                .await?;
+                Ok(User {
+                    id: UserId(id),
+                    username: username.to_owned(),
+                    password_hash: password_hash.to_owned(),
+                    created_at: now,
+                    bot: false,
+                })
+            }
+
             pub async fn user_by_name<'a>(&'a self, username: &'a str) -> StoreResult<Option<User>> {
                 self.read(1);
                 let row = sqlx::query(
@@ -44,6 +81,32 @@ macro_rules! accounts {
                 rows::all(r, rows::user)
             }
 
+            pub async fn upgrade_to_bot(&self, id: UserId) -> StoreResult<BotUpgrade> {
+                self.read(1);
+                let r = sqlx::query(
+                    "UPDATE users SET bot = 1 WHERE id = $1 AND bot = 0
+                        AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = $1 OR black_id = $1)",
+                )
+                .bind(id.0)
+                .execute(self.writes())
+                .await?;
+                if r.rows_affected() == 1 {
+                    return Ok(BotUpgrade::Upgraded);
+                }
+                self.read(1);
+                // Read where it was written (SQLite's writer sees its own
+                // change at once).
+                let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = $1")
+                    .bind(id.0)
+                    .fetch_optional(self.writes())
+                    .await?;
+                Ok(match bot {
+                    None => BotUpgrade::NoUser,
+                    Some((0,)) => BotUpgrade::HasGames,
+                    Some(_) => BotUpgrade::AlreadyBot,
+                })
+            }
+
             pub async fn claim_guest<'a>(
                 &'a self,
                 id: UserId,
@@ -64,6 +127,39 @@ macro_rules! accounts {
                 .fetch_optional(self.writes())
                 .await?;
                 row.as_ref().map(rows::user).transpose()
+            }
+
+            pub async fn prune_guests(&self, created_before: i64, now: i64) -> StoreResult<u64> {
+                self.read(1);
+                let r = sqlx::query(PRUNE_GUESTS)
+                    .bind(GUEST_KEY_PATTERN)
+                    .bind(created_before)
+                    .bind(now)
+                    .execute(self.writes())
+                    .await?;
+                Ok(r.rows_affected())
+            }
+
+            pub async fn add_chat_line<'a>(
+                &'a self,
+                line: &'a ChatLine,
+                max_lines: i64,
+            ) -> StoreResult<bool> {
+                self.read(1);
+                let r = sqlx::query(
+                    "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
+                     SELECT $1, $2, $3, $4, $5
+                     WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = $1) < $6",
+                )
+                .bind(line.game_id.as_str())
+                .bind(line.user_id.0)
+                .bind(line.room.as_str())
+                .bind(&line.text)
+                .bind(line.created_at)
+                .bind(max_lines)
+                .execute(self.writes())
+                .await?;
+                Ok(r.rows_affected() == 1)
             }
 
             pub async fn chat_lines<'a>(&'a self, game: &'a GameId) -> StoreResult<Vec<ChatLine>> {

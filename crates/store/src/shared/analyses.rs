@@ -35,7 +35,7 @@ macro_rules! analyses {
                 .fetch_optional(&mut *tx)
                 .await?
                 .ok_or_else(|| StoreError::Database(format!("no game {id} to analyse")))?;
-                let stored = crate::$dialect::insert_game_event(&mut tx, id, version, event).await?;
+                let stored = crate::shared::inserts::$dialect::insert_game_event(&mut tx, id, version, event).await?;
                 let mut statements = 2;
                 if let Some(result) = result {
                     sqlx::query(

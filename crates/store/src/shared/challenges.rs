@@ -1,7 +1,8 @@
 //! Challenges: reads (their writes are each backend's own: the SQLite
 //! group writer, PostgreSQL's row locks).
 //!
-//! Written once for both backends (see [`super`]).
+//! Written once for both backends (see [`super`]); `$row_order` is the
+//! column that orders rows by insertion (SQLite's `rowid`, PostgreSQL's `n`).
 
 use crate::model::{ChallengeId, UserId};
 use crate::postgres::PgStore;
@@ -9,8 +10,22 @@ use crate::sqlite::SqliteStore;
 use crate::{Challenge, StoreResult, rows};
 
 macro_rules! challenges {
-    ($backend:ty) => {
+    ($backend:ty, $row_order:literal) => {
         impl $backend {
+            pub async fn open_challenges(&self, limit: i64) -> StoreResult<Vec<Challenge>> {
+                self.read(1);
+                let r = sqlx::query(concat!(
+                    "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
+                     ORDER BY created_at DESC, ",
+                    $row_order,
+                    " DESC LIMIT $1"
+                ))
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                rows::all(r, rows::challenge)
+            }
+
             pub async fn challenge<'a>(
                 &'a self,
                 id: &'a ChallengeId,
@@ -51,5 +66,5 @@ macro_rules! challenges {
     };
 }
 
-challenges!(SqliteStore);
-challenges!(PgStore);
+challenges!(SqliteStore, "rowid");
+challenges!(PgStore, "n");

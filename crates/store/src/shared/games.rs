@@ -5,13 +5,16 @@
 use tokio::sync::oneshot;
 
 use crate::commit::{Job, Pending};
+use crate::model::Variant;
 use crate::model::{GameId, UserId};
 use crate::postgres::PgStore;
 use crate::sqlite::SqliteStore;
-use crate::{Game, GameCommit, GameImport, StoreError, StoreResult, rows};
+use crate::{
+    Game, GameCommit, GameFilter, GameImport, ResultCounts, StoreError, StoreResult, rows,
+};
 
 macro_rules! games {
-    ($backend:ty) => {
+    ($backend:ty, $dialect:ident, $row_order:literal) => {
         impl $backend {
             pub async fn game<'a>(&'a self, id: &'a GameId) -> StoreResult<Option<Game>> {
                 self.read(1);
@@ -43,6 +46,137 @@ macro_rules! games {
                 rows::all(r, rows::game)
             }
 
+            pub async fn ongoing_games(&self, user_id: UserId) -> StoreResult<Vec<Game>> {
+                self.read(1);
+                let r = sqlx::query(
+                    "SELECT * FROM games WHERE status = 'started' AND (white_id = $1 OR black_id = $1)
+                     ORDER BY updated_at DESC, id",
+                )
+                .bind(user_id.0)
+                .fetch_all(&self.pool)
+                .await?;
+                rows::all(r, rows::game)
+            }
+
+            pub async fn finished_games(&self, user_id: UserId, limit: i64) -> StoreResult<Vec<Game>> {
+                self.read(1);
+                let r = sqlx::query(concat!(
+                    "SELECT * FROM games WHERE status NOT IN ('created', 'started')
+                        AND (white_id = $1 OR black_id = $1)
+                     ORDER BY updated_at DESC, ",
+                    $row_order,
+                    " DESC LIMIT $2"
+                ))
+                .bind(user_id.0)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                rows::all(r, rows::game)
+            }
+
+            pub async fn filtered_games<'a>(
+                &'a self,
+                user_id: UserId,
+                f: &'a GameFilter,
+            ) -> StoreResult<Vec<Game>> {
+                self.read(1);
+                // The casts type the parameters that are compared with
+                // NULL only (PostgreSQL wants a type for each).
+                let r = sqlx::query(concat!(
+                    "SELECT * FROM games WHERE status NOT IN ('created', 'started')
+                        AND (white_id = $1 OR black_id = $1)
+                        AND (CAST($2 AS TEXT) IS NULL OR variant = $2)
+                        AND (CAST($3 AS BIGINT) IS NULL OR rated = $3)
+                        AND (CAST($4 AS TEXT) IS NULL
+                            OR ($4 = 'draw' AND winner IS NULL AND status <> 'aborted')
+                            OR ($4 = 'win' AND ((winner = 'white' AND white_id = $1)
+                                OR (winner = 'black' AND black_id = $1)))
+                            OR ($4 = 'loss' AND ((winner = 'black' AND white_id = $1)
+                                OR (winner = 'white' AND black_id = $1))))
+                        AND (CAST($5 AS BIGINT) IS NULL OR white_id = $5 OR black_id = $5)
+                        AND (CAST($6 AS BIGINT) IS NULL OR created_at >= $6)
+                        AND (CAST($7 AS BIGINT) IS NULL OR created_at < $7)
+                     ORDER BY created_at DESC, ",
+                    $row_order,
+                    " DESC LIMIT $8 OFFSET $9"
+                ))
+                .bind(user_id.0)
+                .bind(f.variant.map(|v| v.id()))
+                .bind(f.rated.map(i64::from))
+                .bind(f.result.map(|r| r.as_str()))
+                .bind(f.vs.map(|u| u.0))
+                .bind(f.since)
+                .bind(f.until)
+                .bind(f.limit)
+                .bind(f.offset)
+                .fetch_all(&self.pool)
+                .await?;
+                rows::all(r, rows::game)
+            }
+
+            pub async fn result_counts(
+                &self,
+                user_id: UserId,
+            ) -> StoreResult<Vec<(Variant, ResultCounts)>> {
+                self.read(1);
+                let r = sqlx::query(
+                    "SELECT variant, COUNT(*) AS n_all,
+                        CAST(SUM(CASE WHEN (winner = 'white' AND white_id = $1)
+                            OR (winner = 'black' AND black_id = $1) THEN 1 ELSE 0 END) AS BIGINT) AS n_win,
+                        CAST(SUM(CASE WHEN (winner = 'black' AND white_id = $1)
+                            OR (winner = 'white' AND black_id = $1) THEN 1 ELSE 0 END) AS BIGINT) AS n_loss,
+                        CAST(SUM(CASE WHEN winner IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS n_draw,
+                        CAST(SUM(rated) AS BIGINT) AS n_rated
+                     FROM games WHERE status NOT IN ('created', 'started', 'aborted')
+                        AND (white_id = $1 OR black_id = $1)
+                     GROUP BY variant ORDER BY variant",
+                )
+                .bind(user_id.0)
+                .fetch_all(&self.pool)
+                .await?;
+                rows::all(r, rows::result_counts)
+            }
+
+            pub async fn import_game<'a>(
+                &'a self,
+                game: &'a Game,
+                import: &'a GameImport,
+                first_event: &'a str,
+                max: i64,
+                since: i64,
+            ) -> StoreResult<bool> {
+                let mut tx = self.begin().await?;
+                // One importer's imports in turn, so that the count holds.
+                let locked = self.lock_importer(&mut tx, import.importer_id).await?;
+                let (count,): (i64,) = sqlx::query_as(
+                    "SELECT COUNT(*) FROM game_imports WHERE importer_id = $1 AND created_at >= $2",
+                )
+                .bind(import.importer_id.0)
+                .bind(since)
+                .fetch_one(&mut *tx)
+                .await?;
+                if count >= max {
+                    return Ok(false);
+                }
+                let stored =
+                    crate::shared::inserts::$dialect::insert_game(&mut tx, game, first_event).await?;
+                sqlx::query(
+                    "INSERT INTO game_imports (game_id, importer_id, white_name, black_name, tags,
+                        created_at)
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                )
+                .bind(import.game_id.as_str())
+                .bind(import.importer_id.0)
+                .bind(&import.white_name)
+                .bind(&import.black_name)
+                .bind(&import.tags)
+                .bind(import.created_at)
+                .execute(&mut *tx)
+                .await?;
+                self.finish(tx, vec![stored], 4 + locked).await?;
+                Ok(true)
+            }
+
             pub async fn game_import<'a>(&'a self, id: &'a GameId) -> StoreResult<Option<GameImport>> {
                 self.read(1);
                 let row: Option<(i64, String, String, String, i64)> = sqlx::query_as(
@@ -66,5 +200,5 @@ macro_rules! games {
     };
 }
 
-games!(SqliteStore);
-games!(PgStore);
+games!(SqliteStore, sqlite, "rowid");
+games!(PgStore, postgres, "n");

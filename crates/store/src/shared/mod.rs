@@ -18,9 +18,12 @@
 
 mod accounts;
 mod analyses;
+pub(crate) mod challenge_writes;
 mod challenges;
 mod events;
 mod games;
+pub(crate) mod inserts;
 mod limits;
+pub(crate) mod migrations;
 mod ratings;
 mod tokens;

@@ -12,51 +12,10 @@
 use sqlx::SqliteConnection;
 use tokio::sync::oneshot;
 
-use super::{COMPUTER_GAMES_SQLITE, insert_challenge, insert_events, insert_game, pending_counts};
 use crate::commit::Shared;
-use crate::model::{ChallengeId, ChallengeStatus, UserId};
-use crate::{CapReached, Challenge, ChallengeCaps, Game, NewEvents, StoreResult, StoredEvent};
-
-/// What a write did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
-    Written,
-    /// Its guard found the challenge no longer pending: nothing written.
-    Refused,
-    /// A cap would be passed: nothing written.
-    Capped(CapReached),
-}
-
-/// A challenge's write and its data.
-#[derive(Debug)]
-pub(crate) enum ChallengeWork {
-    Create {
-        challenge: Challenge,
-        events: NewEvents,
-        caps: ChallengeCaps,
-    },
-    Close {
-        id: ChallengeId,
-        status: ChallengeStatus,
-        reason: Option<String>,
-        events: NewEvents,
-    },
-    Accept {
-        id: ChallengeId,
-        accepted_by: UserId,
-        game: Game,
-        first_event: String,
-        events: NewEvents,
-    },
-    /// A challenge to the computer, accepted at once.
-    CreateAccepted {
-        challenge: Challenge,
-        game: Game,
-        first_event: String,
-        events: NewEvents,
-        computer_games: i64,
-    },
-}
+use crate::shared::challenge_writes::sqlite::run;
+use crate::shared::challenge_writes::{ChallengeWork, Outcome};
+use crate::{StoreResult, StoredEvent};
 
 /// A queued write, its caller's answer, and (once run in a batch) its
 /// outcome, kept until the batch commits.
@@ -136,97 +95,6 @@ pub(super) async fn run_writes(
             .await?;
     }
     Ok(statements)
-}
-
-/// One write's statements: its outcome, the events it stored and the
-/// number of statements sent.
-async fn run(
-    conn: &mut SqliteConnection,
-    work: &ChallengeWork,
-) -> StoreResult<(Outcome, Vec<StoredEvent>, u64)> {
-    let mut out = Vec::new();
-    match work {
-        ChallengeWork::Create {
-            challenge,
-            events,
-            caps,
-        } => {
-            // The one writer orders every count and insert.
-            let mut sent = 0;
-            if *caps != ChallengeCaps::NONE {
-                let counts = pending_counts(conn, challenge).await?;
-                sent += 2;
-                if let Some(cap) = caps.reached(challenge, counts) {
-                    return Ok((Outcome::Capped(cap), out, sent));
-                }
-            }
-            insert_challenge(conn, challenge).await?;
-            let n = insert_events(conn, events, challenge.created_at, &mut out).await?;
-            Ok((Outcome::Written, out, sent + 1 + n))
-        }
-        ChallengeWork::Close {
-            id,
-            status,
-            reason,
-            events,
-        } => {
-            let r = sqlx::query(
-                "UPDATE challenges SET status = ?, decline_reason = ?
-                 WHERE id = ? AND status = 'created'",
-            )
-            .bind(status.as_str())
-            .bind(reason.as_deref())
-            .bind(id.as_str())
-            .execute(&mut *conn)
-            .await?;
-            if r.rows_affected() != 1 {
-                return Ok((Outcome::Refused, out, 1));
-            }
-            let n = insert_events(conn, events, crate::now_ms(), &mut out).await?;
-            Ok((Outcome::Written, out, 1 + n))
-        }
-        ChallengeWork::Accept {
-            id,
-            accepted_by,
-            game,
-            first_event,
-            events,
-        } => {
-            let r = sqlx::query(
-                "UPDATE challenges SET status = 'accepted', dest_user_id = ?
-                 WHERE id = ? AND status = 'created'",
-            )
-            .bind(accepted_by.0)
-            .bind(id.as_str())
-            .execute(&mut *conn)
-            .await?;
-            if r.rows_affected() != 1 {
-                return Ok((Outcome::Refused, out, 1));
-            }
-            out.push(insert_game(conn, game, first_event).await?);
-            let n = insert_events(conn, events, game.created_at, &mut out).await?;
-            Ok((Outcome::Written, out, 3 + n))
-        }
-        ChallengeWork::CreateAccepted {
-            challenge,
-            game,
-            first_event,
-            events,
-            computer_games,
-        } => {
-            let (ongoing,): (i64,) = sqlx::query_as(COMPUTER_GAMES_SQLITE)
-                .bind(challenge.challenger_id.0)
-                .fetch_one(&mut *conn)
-                .await?;
-            if ongoing >= *computer_games {
-                return Ok((Outcome::Capped(CapReached::ComputerGames(ongoing)), out, 1));
-            }
-            insert_challenge(conn, challenge).await?;
-            out.push(insert_game(conn, game, first_event).await?);
-            let n = insert_events(conn, events, game.created_at, &mut out).await?;
-            Ok((Outcome::Written, out, 4 + n))
-        }
-    }
 }
 
 #[cfg(test)]
