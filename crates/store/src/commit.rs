@@ -130,26 +130,39 @@ pub(super) type BatchResult = StoreResult<Vec<Option<Vec<StoredEvent>>>>;
 /// A backend's way to commit a batch of game changes in one transaction.
 pub(super) trait CommitBatch: Send + Sync + 'static {
     /// The backend's other writes that may join a batch ([`NoWrites`] for
-    /// none). Each keeps its own outcome until [`CommitBatch::answer_write`].
-    type Write: Send + 'static;
+    /// none). Each keeps its own outcome until [`QueuedWrite::answer`].
+    type Write: QueuedWrite;
 
-    /// Commits `games` and `writes` in one transaction. A write that fails
-    /// on its own keeps its error and leaves the rest of the batch intact;
-    /// an `Err` means nothing of the batch was committed.
-    fn commit_batch<'a>(
-        &'a self,
-        games: &'a [Pending],
-        writes: &'a mut [Self::Write],
-    ) -> BoxFuture<'a, BatchResult>;
+    /// Commits the batch's games and writes in one transaction. A write
+    /// that fails on its own keeps its error and leaves the rest of the
+    /// batch intact; an `Err` means nothing of the batch was committed.
+    fn commit_batch<'a>(&'a self, batch: Batch<'a, Self::Write>) -> BoxFuture<'a, BatchResult>;
+}
 
-    /// Answers a write's caller once its batch committed (`Ok`: its own
+/// What one transaction of the group writer commits.
+pub(super) struct Batch<'a, W> {
+    /// Game changes.
+    pub(super) games: &'a [Pending],
+    /// The backend's other writes.
+    pub(super) writes: &'a mut [W],
+}
+
+/// A write other than a game change, queued for the group writer.
+pub(super) trait QueuedWrite: Send + 'static {
+    /// Answers the write's caller once its batch committed (`Ok`: its own
     /// outcome, with its events published first) or failed (`Err`).
-    fn answer_write(&self, write: Self::Write, batch: StoreResult<()>, shared: &Shared);
+    fn answer(self, batch: StoreResult<()>, shared: &Shared);
 }
 
 /// The write type of a backend whose writer takes game changes only.
 #[derive(Debug)]
 pub(super) enum NoWrites {}
+
+impl QueuedWrite for NoWrites {
+    fn answer(self, _: StoreResult<()>, _: &Shared) {
+        match self {}
+    }
+}
 
 /// The group-commit task: takes every job waiting (up to [`MAX_BATCH`]),
 /// commits them in one transaction (one fsync), and only then answers each
@@ -173,14 +186,20 @@ pub(super) async fn group_writer<B: CommitBatch>(
                 next = rx.try_recv().ok();
             }
         }
-        match backend.commit_batch(&games, &mut writes).await {
+        match backend
+            .commit_batch(Batch {
+                games: &games,
+                writes: &mut writes,
+            })
+            .await
+        {
             Ok(results) => {
                 if !games.is_empty() {
                     shared.game_commit_batches.fetch_add(1, Ordering::Relaxed);
                 }
                 // The writes first: their events were numbered first.
                 for w in writes.drain(..) {
-                    backend.answer_write(w, Ok(()), &shared);
+                    w.answer(Ok(()), &shared);
                 }
                 for (p, r) in games.drain(..).zip(results) {
                     answer(&shared, p, Ok(r));
@@ -190,21 +209,27 @@ pub(super) async fn group_writer<B: CommitBatch>(
                 if let Some(p) = games.pop() {
                     let _ = p.reply.send(Err(e));
                 } else if let Some(w) = writes.pop() {
-                    backend.answer_write(w, Err(e), &shared);
+                    w.answer(Err(e), &shared);
                 }
             }
             Err(e) => {
                 tracing::warn!(error = %e, size = games.len() + writes.len(), "batch failed; committing one by one");
                 for mut w in writes.drain(..) {
                     let r = backend
-                        .commit_batch(&[], std::slice::from_mut(&mut w))
+                        .commit_batch(Batch {
+                            games: &[],
+                            writes: std::slice::from_mut(&mut w),
+                        })
                         .await
                         .map(|_| ());
-                    backend.answer_write(w, r, &shared);
+                    w.answer(r, &shared);
                 }
                 for p in games.drain(..) {
                     let r = backend
-                        .commit_batch(std::slice::from_ref(&p), &mut [])
+                        .commit_batch(Batch {
+                            games: std::slice::from_ref(&p),
+                            writes: &mut [],
+                        })
                         .await
                         .map(|mut v| v.pop().flatten());
                     if r.is_ok() {

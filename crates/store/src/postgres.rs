@@ -34,78 +34,41 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{ConnectOptions, PgConnection};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::commit::{
-    BatchResult, CommitBatch, Job, NoWrites, Pending, QUEUE, Shared, group_writer, plain_run,
+    Batch, BatchResult, CommitBatch, Job, NoWrites, Pending, QUEUE, Shared, group_writer, plain_run,
 };
 use super::rows;
-use super::{
-    Allowance, AllowanceRow, BoxFuture, Game, GameCommit, Lease, NewEvents, Refused, StoreError,
-    StoreResult, StoredEvent, Topic,
-};
+use bus::{EventRead, listen, listener, ring, ring_for};
+
+mod bus;
+use super::{BoxFuture, Game, GameCommit, NewEvents, StoreError, StoreResult, StoredEvent, Topic};
 use crate::model::{GameId, UserId};
 use crate::shared::challenge_writes::{self, ChallengeWork, Outcome};
-use crate::shared::inserts::postgres::{insert_challenge, insert_game_row, store_rating};
+use crate::shared::inserts::postgres::{
+    insert_challenge, insert_game_row, ratings_hold, store_rating,
+};
+use crate::shared::inserts::{EventRows, EventSeqs};
+use crate::shared::limits::{LeaseRow, LeaseTake, bind_lease};
+use crate::shared::migrations::{self, Migration, embedded};
 
 /// Migrations, embedded in the binary, applied in order on start.
-const MIGRATIONS: &[crate::shared::migrations::Migration] = &[
-    (
-        1,
-        "initial",
-        include_str!("../migrations/postgres/0001_initial.sql"),
-    ),
-    (
-        2,
-        "login attempts",
-        include_str!("../migrations/postgres/0002_login_attempts.sql"),
-    ),
-    (
-        3,
-        "bots and chat",
-        include_str!("../migrations/postgres/0003_bots_and_chat.sql"),
-    ),
-    (
-        4,
-        "game analyses",
-        include_str!("../migrations/postgres/0004_game_analyses.sql"),
-    ),
-    (
-        5,
-        "token lifetimes and device cookies",
-        include_str!("../migrations/postgres/0005_token_lifetimes.sql"),
-    ),
-    (
-        6,
-        "ratings",
-        include_str!("../migrations/postgres/0006_ratings.sql"),
-    ),
-    (
-        7,
-        "takebacks, rematches and conditional moves",
-        include_str!("../migrations/postgres/0007_correspondence.sql"),
-    ),
-    (
-        8,
-        "user preferences",
-        include_str!("../migrations/postgres/0008_user_preferences.sql"),
-    ),
-    (
-        9,
-        "game imports",
-        include_str!("../migrations/postgres/0009_game_imports.sql"),
-    ),
-    (
-        10,
-        "shared limits: allowances and leases",
-        include_str!("../migrations/postgres/0010_shared_limits.sql"),
-    ),
-];
+const MIGRATIONS: &[Migration] = embedded!("postgres";
+    1 "initial" "0001_initial.sql",
+    2 "login attempts" "0002_login_attempts.sql",
+    3 "bots and chat" "0003_bots_and_chat.sql",
+    4 "game analyses" "0004_game_analyses.sql",
+    5 "token lifetimes and device cookies" "0005_token_lifetimes.sql",
+    6 "ratings" "0006_ratings.sql",
+    7 "takebacks, rematches and conditional moves" "0007_correspondence.sql",
+    8 "user preferences" "0008_user_preferences.sql",
+    9 "game imports" "0009_game_imports.sql",
+    10 "shared limits: allowances and leases" "0010_shared_limits.sql",
+);
 
-/// The notification channel.
-const CHANNEL: &str = "chessmerge";
 /// Advisory lock keys: migrations, and the order of user and lobby events.
 const MIGRATION_LOCK: i64 = 0x00c4_e55e_0001;
 const EVENT_ORDER_LOCK: i64 = 0x00c4_e55e_0002;
@@ -121,121 +84,9 @@ pub struct PgStore {
     node: Arc<str>,
 }
 
-/// A read of other nodes' events by topic and sequence, for the listening
-/// task to do on its own connection.
-struct EventRead {
-    wanted: Vec<(Topic, i64)>,
-    reply: oneshot::Sender<StoreResult<Vec<StoredEvent>>>,
-}
-
 /// Whether a `--database` value names PostgreSQL.
 pub fn is_postgres_url(url: &str) -> bool {
     url.starts_with("postgres:") || url.starts_with("postgresql:")
-}
-
-/// One event's part of a notification: `KIND KEY SEQ`.
-fn notice_entry(topic: &Topic, seq: i64) -> String {
-    match topic {
-        Topic::Game(id) => format!("g {id} {seq}"),
-        Topic::User(id) => format!("u {id} {seq}"),
-        Topic::Lobby => format!("l - {seq}"),
-    }
-}
-
-/// Longest notification payload sent (PostgreSQL's cap is 8,000 bytes).
-const NOTICE_BYTES: usize = 4000;
-
-/// The doorbells of `events`: `NODE KIND KEY SEQ [KIND KEY SEQ ...]`, as
-/// few payloads as fit under [`NOTICE_BYTES`], the events in order.
-fn notices<'a>(node: &str, events: impl IntoIterator<Item = (&'a Topic, i64)>) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for (topic, seq) in events {
-        let entry = notice_entry(topic, seq);
-        if !cur.is_empty() && cur.len() + 1 + entry.len() > NOTICE_BYTES {
-            out.push(std::mem::take(&mut cur));
-        }
-        if cur.is_empty() {
-            cur.push_str(node);
-        }
-        cur.push(' ');
-        cur.push_str(&entry);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// Sends the doorbells of `events`, inside the transaction (delivered at
-/// its commit): one notification for a batch's events, rarely more.
-async fn ring(conn: &mut PgConnection, node: &str, events: &[StoredEvent]) -> StoreResult<u64> {
-    ring_for(conn, node, events.iter().map(|e| (&e.topic, e.seq))).await
-}
-
-/// [`ring`] for the events' topics and sequence numbers.
-async fn ring_for<'a>(
-    conn: &mut PgConnection,
-    node: &str,
-    events: impl IntoIterator<Item = (&'a Topic, i64)>,
-) -> StoreResult<u64> {
-    let payloads = notices(node, events);
-    for p in &payloads {
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(CHANNEL)
-            .bind(p)
-            .execute(&mut *conn)
-            .await?;
-    }
-    Ok(payloads.len() as u64)
-}
-
-/// Stores user and lobby events under the event-order lock; returns the
-/// statements sent.
-pub(crate) async fn insert_events(
-    conn: &mut PgConnection,
-    events: &NewEvents,
-    now: i64,
-    out: &mut Vec<StoredEvent>,
-) -> StoreResult<u64> {
-    if events.user.is_empty() && events.lobby.is_empty() {
-        return Ok(0);
-    }
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(EVENT_ORDER_LOCK)
-        .execute(&mut *conn)
-        .await?;
-    for (user, payload) in &events.user {
-        let (seq,): (i64,) = sqlx::query_as(
-            "INSERT INTO user_events (user_id, payload, created_at) VALUES ($1, $2, $3)
-             RETURNING seq",
-        )
-        .bind(user.0)
-        .bind(payload)
-        .bind(now)
-        .fetch_one(&mut *conn)
-        .await?;
-        out.push(StoredEvent {
-            topic: Topic::User(*user),
-            seq,
-            payload: payload.as_str().into(),
-        });
-    }
-    for payload in &events.lobby {
-        let (seq,): (i64,) = sqlx::query_as(
-            "INSERT INTO lobby_events (payload, created_at) VALUES ($1, $2) RETURNING seq",
-        )
-        .bind(payload)
-        .bind(now)
-        .fetch_one(&mut *conn)
-        .await?;
-        out.push(StoredEvent {
-            topic: Topic::Lobby,
-            seq,
-            payload: payload.as_str().into(),
-        });
-    }
-    Ok(1 + (events.user.len() + events.lobby.len()) as u64)
 }
 
 /// Advisory lock keys of users' caps: this plus the user's id.
@@ -325,19 +176,8 @@ async fn apply_game_rows(
     now: i64,
 ) -> StoreResult<(bool, u64)> {
     let g = &c.game;
-    // The ratings' guard first (rows locked until the commit): a refused
-    // change must write nothing.
-    for r in &c.ratings {
-        let games: Option<(i64,)> = sqlx::query_as(
-            "SELECT games FROM perfs WHERE user_id = $1 AND variant = $2 FOR UPDATE",
-        )
-        .bind(r.user_id.0)
-        .bind(r.variant.id())
-        .fetch_optional(&mut *conn)
-        .await?;
-        if games.map_or(0, |g| g.0) != r.games_before {
-            return Ok((false, c.ratings.len() as u64));
-        }
+    if !ratings_hold(conn, &c.ratings).await? {
+        return Ok((false, c.ratings.len() as u64));
     }
     let updated = update_games(conn, &[c]).await?;
     if !updated.contains(g.id.as_str()) {
@@ -374,6 +214,21 @@ async fn insert_game_events(
     .execute(&mut *conn)
     .await?;
     Ok(1)
+}
+
+/// Numbers and inserts user and lobby events under the event-order lock
+/// (see the module's description: taken last in its transaction), one
+/// statement per table.
+pub(crate) async fn number_events(conn: &mut PgConnection, rows: &EventRows<'_>) -> EventSeqs {
+    if rows.user.is_empty() && rows.lobby.is_empty() {
+        return Ok((Vec::new(), Vec::new(), 0));
+    }
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(EVENT_ORDER_LOCK)
+        .execute(&mut *conn)
+        .await?;
+    let (user, lobby, n) = insert_events_bulk(conn, &rows.user, &rows.lobby, rows.now).await?;
+    Ok((user, lobby, 1 + n))
 }
 
 /// Inserts user events (in order, one statement) and lobby events (one
@@ -481,16 +336,8 @@ impl Batches {
 impl CommitBatch for Batches {
     type Write = NoWrites;
 
-    fn commit_batch<'a>(
-        &'a self,
-        games: &'a [Pending],
-        _: &'a mut [NoWrites],
-    ) -> BoxFuture<'a, BatchResult> {
-        Box::pin(self.commit(games))
-    }
-
-    fn answer_write(&self, write: NoWrites, _: StoreResult<()>, _: &Shared) {
-        match write {}
+    fn commit_batch<'a>(&'a self, batch: Batch<'a, NoWrites>) -> BoxFuture<'a, BatchResult> {
+        Box::pin(self.commit(batch.games))
     }
 }
 
@@ -556,16 +403,9 @@ async fn commit_batch(
         }
     }
     statements += insert_game_events(&mut tx, &states).await?;
-    let (mut user_seqs, mut lobby_seqs) = (Vec::new(), Vec::new());
-    if !user.is_empty() || !lobby.is_empty() {
-        sqlx::query("SELECT pg_advisory_xact_lock($1)")
-            .bind(EVENT_ORDER_LOCK)
-            .execute(&mut *tx)
-            .await?;
-        let n;
-        (user_seqs, lobby_seqs, n) = insert_events_bulk(&mut tx, &user, &lobby, now).await?;
-        statements += 1 + n;
-    }
+    let rows = EventRows { user, lobby, now };
+    let (mut user_seqs, mut lobby_seqs, n) = number_events(&mut tx, &rows).await?;
+    statements += n;
     // Each kept change's events, in the order the feed publishes them: its
     // state, its user and lobby events, then a started game's.
     let (mut user_seqs, mut lobby_seqs) = (user_seqs.drain(..), lobby_seqs.drain(..));
@@ -674,13 +514,7 @@ impl PgStore {
             .bind(MIGRATION_LOCK)
             .execute(&mut *tx)
             .await?;
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (
-                version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
-        )
-        .execute(&mut *tx)
-        .await?;
-        crate::shared::migrations::postgres::apply(&mut tx, MIGRATIONS).await?;
+        migrations::postgres::apply(&mut tx, MIGRATIONS).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -692,6 +526,33 @@ impl PgStore {
 
     pub(crate) async fn begin(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Postgres>> {
         Ok(self.pool.begin().await?)
+    }
+
+    /// Takes or renews a lease ([`LeaseTake`]) in one statement: the
+    /// holder after it, and whether this take wrote it.
+    pub(crate) async fn upsert_lease(&self, t: &LeaseTake<'_>) -> LeaseRow {
+        self.read(1);
+        // The row the statement wrote, or else the one it found (none
+        // when another node's take committed after this statement's
+        // snapshot was taken: then that node holds it).
+        let row: Option<(String, bool)> = bind_lease!(
+            sqlx::query_as(
+                "WITH taken AS (
+                INSERT INTO leases (key, holder, until, release) VALUES ($1, $2, $3, FALSE)
+                ON CONFLICT (key) DO UPDATE
+                   SET holder = EXCLUDED.holder, until = EXCLUDED.until, release = FALSE
+                   WHERE leases.until < $4
+                      OR (leases.holder = EXCLUDED.holder AND NOT leases.release)
+                RETURNING holder)
+             SELECT holder, TRUE FROM taken
+             UNION ALL
+             SELECT holder, FALSE FROM leases WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM taken)",
+            ),
+            t
+        )
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row)
     }
 
     /// Rings for the events, commits, counts, and publishes them here.
@@ -707,242 +568,6 @@ impl PgStore {
         self.shared.publish(events);
         Ok(())
     }
-
-    /// Locks the importer's row until the transaction ends: one importer's
-    /// imports queue here, so the count of their imports holds. Returns
-    /// the statements sent.
-    pub(crate) async fn lock_importer(
-        &self,
-        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
-        importer: UserId,
-    ) -> StoreResult<u64> {
-        sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE")
-            .bind(importer.0)
-            .execute(&mut **tx)
-            .await?;
-        Ok(1)
-    }
-}
-
-/// A listening connection of its own, LISTENing on [`CHANNEL`].
-async fn listener(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
-    let mut listener = PgListener::connect_with(pool).await?;
-    // A lost connection is reopened by `listen` below, not inside sqlx:
-    // the resync must come after the new LISTEN.
-    listener.eager_reconnect(false);
-    // Named for pg_stat_activity (its last query is usually a read).
-    sqlx::query("SET application_name = 'chessmerge listener'")
-        .execute(&mut listener)
-        .await?;
-    listener.listen(CHANNEL).await?;
-    Ok(listener)
-}
-
-/// The node's listening connection: other nodes' events become notices
-/// (topic and sequence), the events that a follower on this node needs are
-/// read on the same connection ([`EventRead`], from [`Store::events`]), and
-/// a lost connection becomes a resync for every follower.
-///
-/// Order matters after a loss: first a new connection that LISTENs again,
-/// then the resync. A notice sent after the new LISTEN arrives; an event
-/// committed before it is read back by the resync. (Resyncing at the loss
-/// instead would read the store before the new LISTEN and miss what other
-/// nodes commit in between: seen under load with PostgreSQL restarting,
-/// `tests/faults.rs`.) At the loss itself the caches are told
-/// ([`Committed::Interrupted`]): until the resync, a game cached on this
-/// node may be changed by another without a notice, and a `gameFull`
-/// built from it would go back in time. While there is no connection,
-/// reads go to the pool.
-async fn listen(
-    pool: PgPool,
-    listener: PgListener,
-    mut reads: mpsc::Receiver<EventRead>,
-    shared: Arc<Shared>,
-    node: Arc<str>,
-) {
-    let mut listener = Some(listener);
-    loop {
-        let Some(l) = listener.as_mut() else {
-            match self::listener(&pool).await {
-                Ok(l) => {
-                    tracing::info!("notification connection back; followers resync");
-                    listener = Some(l);
-                    shared.resync();
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot reopen the notification connection; retrying");
-                    let pause = tokio::time::sleep(Duration::from_millis(500));
-                    tokio::pin!(pause);
-                    loop {
-                        tokio::select! {
-                            _ = &mut pause => break,
-                            Some(read) = reads.recv() => read_on_pool(&pool, &shared, read),
-                        }
-                    }
-                }
-            }
-            continue;
-        };
-        // Both are cancel-safe (the listener since sqlx PR #3467); a read
-        // goes first, since its followers wait for it.
-        let received = tokio::select! {
-            biased;
-            Some(read) = reads.recv() => {
-                let got = match sqlx::Acquire::acquire(&mut *l).await {
-                    Ok(c) => read_events(c, &read.wanted, &shared).await,
-                    Err(e) => Err(e.into()),
-                };
-                match got {
-                    Ok(events) => {
-                        let _ = read.reply.send(Ok(events));
-                    }
-                    Err(e) => {
-                        // The connection may have lost notifications with
-                        // it: reopen it and resync; the read goes again on
-                        // the pool.
-                        tracing::warn!(error = %e, "read on the notification connection failed; reopening it");
-                        listener = None;
-                        shared.interrupted();
-                        read_on_pool(&pool, &shared, read);
-                    }
-                }
-                continue;
-            }
-            r = l.try_recv() => r,
-        };
-        match received {
-            // This node's own: published at commit.
-            Ok(Some(n)) if n.payload().split(' ').next() == Some(&*node) => {}
-            Ok(Some(n)) => match parse_notification(n.payload()) {
-                Some((_, events)) => {
-                    for (topic, seq) in events {
-                        shared.notice(topic, seq);
-                    }
-                }
-                None => tracing::warn!(payload = n.payload(), "unreadable notification"),
-            },
-            // What was sent while the connection is down is lost: reopen
-            // it, then read back (above).
-            Ok(None) => {
-                tracing::warn!("notification connection lost");
-                listener = None;
-                shared.interrupted();
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "notification connection failed");
-                listener = None;
-                shared.interrupted();
-            }
-        }
-    }
-}
-
-/// Does `read` on a pooled connection, in a task of its own.
-fn read_on_pool(pool: &PgPool, shared: &Arc<Shared>, read: EventRead) {
-    let (pool, shared) = (pool.clone(), shared.clone());
-    tokio::spawn(async move {
-        let got = match pool.acquire().await {
-            Ok(mut c) => read_events(&mut c, &read.wanted, &shared).await,
-            Err(e) => Err(e.into()),
-        };
-        let _ = read.reply.send(got);
-    });
-}
-
-/// Events by topic and sequence (those not found are left out), in the
-/// order asked, with one query.
-async fn read_events(
-    conn: &mut PgConnection,
-    wanted: &[(Topic, i64)],
-    shared: &Shared,
-) -> StoreResult<Vec<StoredEvent>> {
-    use std::collections::HashMap;
-    let (mut game_ids, mut game_seqs) = (Vec::new(), Vec::new());
-    let (mut user_ids, mut user_seqs) = (Vec::new(), Vec::new());
-    let mut lobby_seqs = Vec::new();
-    for (topic, seq) in wanted {
-        match topic {
-            Topic::Game(id) => {
-                game_ids.push(id.as_str());
-                game_seqs.push(*seq);
-            }
-            Topic::User(id) => {
-                user_ids.push(id.0);
-                user_seqs.push(*seq);
-            }
-            Topic::Lobby => lobby_seqs.push(*seq),
-        }
-    }
-    shared.count(1);
-    // (kind, game id, user id, sequence, payload)
-    let rows: Vec<(String, String, i64, i64, String)> = sqlx::query_as(
-        "SELECT 'g', e.game_id, 0::bigint, e.version, e.payload
-         FROM unnest($1::text[], $2::bigint[]) AS w(game_id, version)
-         JOIN game_events e ON e.game_id = w.game_id AND e.version = w.version
-         UNION ALL
-         SELECT 'u', '', e.user_id, e.seq, e.payload
-         FROM unnest($3::bigint[], $4::bigint[]) AS w(user_id, seq)
-         JOIN user_events e ON e.seq = w.seq AND e.user_id = w.user_id
-         UNION ALL
-         SELECT 'l', '', 0::bigint, seq, payload FROM lobby_events WHERE seq = ANY($5)",
-    )
-    .bind(game_ids)
-    .bind(game_seqs)
-    .bind(user_ids)
-    .bind(user_seqs)
-    .bind(lobby_seqs)
-    .fetch_all(conn)
-    .await?;
-    let mut games: HashMap<(String, i64), Arc<str>> = HashMap::new();
-    let mut users: HashMap<(i64, i64), Arc<str>> = HashMap::new();
-    let mut lobby: HashMap<i64, Arc<str>> = HashMap::new();
-    for (kind, game, user, seq, payload) in rows {
-        match kind.as_str() {
-            "g" => games.insert((game, seq), payload.into()),
-            "u" => users.insert((user, seq), payload.into()),
-            _ => lobby.insert(seq, payload.into()),
-        };
-    }
-    Ok(wanted
-        .iter()
-        .filter_map(|(topic, seq)| {
-            let payload = match topic {
-                Topic::Game(id) => games.get(&(id.to_string(), *seq)),
-                Topic::User(id) => users.get(&(id.0, *seq)),
-                Topic::Lobby => lobby.get(seq),
-            }?;
-            Some(StoredEvent {
-                topic: topic.clone(),
-                seq: *seq,
-                payload: payload.clone(),
-            })
-        })
-        .collect())
-}
-
-/// A notification's node and its events' topics and sequence numbers
-/// (`NODE KIND KEY SEQ [KIND KEY SEQ ...]`); `None` if any part does not read.
-fn parse_notification(payload: &str) -> Option<(&str, Vec<(Topic, i64)>)> {
-    let mut parts = payload.split(' ');
-    let from = parts.next()?;
-    let mut events = Vec::new();
-    while let Some(kind) = parts.next() {
-        let (key, seq) = (parts.next()?, parts.next()?);
-        events.push(parse_notice(kind, key, seq)?);
-    }
-    (!events.is_empty()).then_some((from, events))
-}
-
-/// An event's topic and sequence number in a notification.
-fn parse_notice(kind: &str, key: &str, seq: &str) -> Option<(Topic, i64)> {
-    let seq = seq.parse().ok()?;
-    let topic = match kind {
-        "g" => Topic::Game(key.parse().ok()?),
-        "u" => Topic::User(UserId(key.parse().ok()?)),
-        "l" => Topic::Lobby,
-        _ => return None,
-    };
-    Some((topic, seq))
 }
 
 impl PgStore {
@@ -978,125 +603,6 @@ impl PgStore {
         rows.iter().map(rows::game).collect()
     }
 
-    pub async fn events<'a>(&'a self, wanted: &'a [(Topic, i64)]) -> StoreResult<Vec<StoredEvent>> {
-        let gone = || StoreError::Unavailable("the notification task has stopped".into());
-        let (reply, got) = oneshot::channel();
-        let read = EventRead {
-            wanted: wanted.to_vec(),
-            reply,
-        };
-        self.reads_tx.send(read).await.map_err(|_| gone())?;
-        got.await.map_err(|_| gone())?
-    }
-
-    pub async fn take_allowance<'a>(
-        &'a self,
-        keys: &'a [Allowance],
-    ) -> StoreResult<Result<(), Refused>> {
-        let now = crate::now_ms();
-        // One lock order for every node: no deadlock between two takers.
-        let mut order: Vec<usize> = (0..keys.len()).collect();
-        order.sort_by(|&a, &b| keys[a].key.cmp(&keys[b].key));
-        let mut tx = self.begin().await?;
-        let mut rows = vec![(0, 0, 0); keys.len()];
-        let mut refused: Option<Refused> = None;
-        for &i in &order {
-            sqlx::query(
-                "INSERT INTO allowances (key, count, window_start) VALUES ($1, 0, $2)
-                 ON CONFLICT (key) DO NOTHING",
-            )
-            .bind(&keys[i].key)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-            let row: AllowanceRow = sqlx::query_as(
-                "SELECT count, window_start, next_allowed FROM allowances WHERE key = $1 FOR UPDATE",
-            )
-            .bind(&keys[i].key)
-            .fetch_one(&mut *tx)
-            .await?;
-            match keys[i].take(Some(row), now) {
-                Ok(row) => rows[i] = row,
-                // The first refusal in the caller's order is the one told.
-                Err(retry_ms) if refused.is_none_or(|r| i < r.index) => {
-                    refused = Some(Refused { index: i, retry_ms })
-                }
-                Err(_) => {}
-            }
-        }
-        if let Some(r) = refused {
-            self.read(2 * keys.len() as u64 + 2);
-            return Ok(Err(r));
-        }
-        for (a, (count, start, next)) in keys.iter().zip(rows) {
-            sqlx::query(
-                "UPDATE allowances SET count = $2, window_start = $3, next_allowed = $4
-                 WHERE key = $1",
-            )
-            .bind(&a.key)
-            .bind(count)
-            .bind(start)
-            .bind(next)
-            .execute(&mut *tx)
-            .await?;
-        }
-        self.finish(tx, Vec::new(), 3 * keys.len() as u64).await?;
-        Ok(Ok(()))
-    }
-
-    pub async fn return_allowance<'a>(
-        &'a self,
-        forget: &'a [String],
-        hand_back: &'a [String],
-    ) -> StoreResult<()> {
-        let mut tx = self.begin().await?;
-        sqlx::query("DELETE FROM allowances WHERE key = ANY($1)")
-            .bind(forget)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("UPDATE allowances SET count = GREATEST(count - 1, 0) WHERE key = ANY($1)")
-            .bind(hand_back)
-            .execute(&mut *tx)
-            .await?;
-        self.finish(tx, Vec::new(), 2).await
-    }
-
-    pub async fn take_lease<'a>(
-        &'a self,
-        key: &'a str,
-        holder: &'a str,
-        ttl_ms: i64,
-    ) -> StoreResult<Lease> {
-        let now = crate::now_ms();
-        self.read(1);
-        // The row the statement wrote, or else the one it found (none
-        // when another node's take committed after this statement's
-        // snapshot was taken: then that node holds it).
-        let row: Option<(String, bool)> = sqlx::query_as(
-            "WITH taken AS (
-                INSERT INTO leases (key, holder, until, release) VALUES ($1, $2, $3, FALSE)
-                ON CONFLICT (key) DO UPDATE
-                   SET holder = EXCLUDED.holder, until = EXCLUDED.until, release = FALSE
-                   WHERE leases.until < $4
-                      OR (leases.holder = EXCLUDED.holder AND NOT leases.release)
-                RETURNING holder)
-             SELECT holder, TRUE FROM taken
-             UNION ALL
-             SELECT holder, FALSE FROM leases WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM taken)",
-        )
-        .bind(key)
-        .bind(holder)
-        .bind(now + ttl_ms)
-        .bind(now)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(match row {
-            Some((_, true)) => Lease::Taken,
-            Some((by, false)) if by == holder => Lease::ReleaseAsked,
-            _ => Lease::Held,
-        })
-    }
-
     pub async fn claim_computer_turn<'a>(
         &'a self,
         id: &'a GameId,
@@ -1125,298 +631,4 @@ impl PgStore {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{Committed, conformance};
-
-    /// The test server: `CHESSMERGE_TEST_POSTGRES`, or the local one.
-    pub(crate) fn server_url() -> String {
-        std::env::var("CHESSMERGE_TEST_POSTGRES")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
-    }
-
-    /// A fresh database on the test server, dropped when the guard goes.
-    pub(crate) struct TempDb {
-        admin: String,
-        name: String,
-        pub(crate) url: String,
-    }
-
-    impl TempDb {
-        pub(crate) async fn new(tag: &str) -> TempDb {
-            let server = server_url();
-            let admin = format!("{server}/postgres");
-            let name = format!(
-                "cm_test_{tag}_{}_{}",
-                std::process::id(),
-                crate::now_ms() % 1_000_000_000
-            );
-            let mut conn = sqlx::postgres::PgConnection::connect(&admin)
-                .await
-                .unwrap_or_else(|e| {
-                    panic!(
-                        "PostgreSQL is needed for this test and did not answer at {server} ({e}); \
-                         set CHESSMERGE_TEST_POSTGRES or run scripts/test, which starts one"
-                    )
-                });
-            sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                .execute(&mut conn)
-                .await
-                .unwrap();
-            TempDb {
-                url: format!("{server}/{name}"),
-                admin,
-                name,
-            }
-        }
-    }
-
-    impl Drop for TempDb {
-        fn drop(&mut self) {
-            let (admin, name) = (self.admin.clone(), self.name.clone());
-            // Dropped from a plain thread: the test's runtime may be gone.
-            let _ = std::thread::spawn(move || {
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap();
-                rt.block_on(async {
-                    if let Ok(mut c) = sqlx::postgres::PgConnection::connect(&admin).await {
-                        let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
-                            "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-                        )))
-                        .execute(&mut c)
-                        .await;
-                    }
-                });
-            })
-            .join();
-        }
-    }
-
-    use sqlx::Connection;
-
-    #[tokio::test]
-    async fn conformance_suite() {
-        let db = TempDb::new("conf").await;
-        let s = PgStore::open(&db.url, 4).await.unwrap();
-        conformance::run_all(&s.into()).await;
-    }
-
-    /// A node whose notification connection is cut tells its caches at
-    /// once, and its followers to resync once it listens again.
-    #[tokio::test]
-    async fn a_lost_notification_connection_interrupts_then_resyncs() {
-        let db = TempDb::new("listen").await;
-        let s = PgStore::open(&db.url, 2).await.unwrap();
-        let u = s.create_user("alice", "h", 0).await.unwrap();
-        let v = s.create_user("bob", "h", 0).await.unwrap();
-        let g = conformance::start_game(&s.clone().into(), "listen01", u.id, v.id).await;
-        let wanted = [(Topic::Game(g.id.clone()), 1)];
-        let first = |got: StoreResult<Vec<StoredEvent>>| {
-            let got = got.expect("the event reads");
-            assert_eq!(got.len(), 1, "{got:?}");
-            (got[0].seq, got[0].payload.to_string())
-        };
-        let expected = (1, "{\"v\":1}".to_owned());
-        // Read on the listening connection.
-        assert_eq!(first(s.events(&wanted).await), expected);
-        let mut feed = s.committed();
-        let mut admin = sqlx::postgres::PgConnection::connect(&db.url)
-            .await
-            .unwrap();
-        let cut: Vec<(bool,)> = sqlx::query_as(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = current_database() AND application_name = 'chessmerge listener'",
-        )
-        .fetch_all(&mut admin)
-        .await
-        .unwrap();
-        assert_eq!(cut, vec![(true,)], "one listening connection");
-        // A read meanwhile is answered all the same (on the dead connection
-        // it fails and goes to the pool; or the new connection does it).
-        assert_eq!(first(s.events(&wanted).await), expected);
-        let mut seen = Vec::new();
-        tokio::time::timeout(Duration::from_secs(10), async {
-            while seen.len() < 2 {
-                if let m @ (Committed::Interrupted | Committed::Resync) = feed.recv().await.unwrap()
-                {
-                    seen.push(m);
-                }
-            }
-        })
-        .await
-        .unwrap_or_else(|_| panic!("only {seen:?} came"));
-        assert!(
-            matches!(seen[..], [Committed::Interrupted, Committed::Resync]),
-            "{seen:?}"
-        );
-        // And on the new connection.
-        assert_eq!(first(s.events(&wanted).await), expected);
-    }
-
-    /// Two nodes on one database: migrations once, each sees the other's
-    /// events through the doorbell, and a computer turn is claimed once.
-    #[tokio::test]
-    async fn two_nodes_share_events_and_claims() {
-        let db = TempDb::new("nodes").await;
-        let (a, b) = tokio::join!(PgStore::open(&db.url, 4), PgStore::open(&db.url, 4));
-        let (a, b) = (a.unwrap(), b.unwrap());
-        let mut feed_b = b.committed();
-        let u = a.create_user("alice", "h", 0).await.unwrap();
-        let v = a.create_user("bob", "h", 0).await.unwrap();
-        let g = conformance::start_game(&a.clone().into(), "nodes001", u.id, v.id).await;
-        // b hears of the new game's first event from a, and reads it.
-        let (topic, seq) = tokio::time::timeout(Duration::from_secs(5), async {
-            loop {
-                if let Ok(Committed::Notice { topic, seq }) = feed_b.recv().await
-                    && topic == Topic::Game(g.id.clone())
-                {
-                    return (topic, seq);
-                }
-            }
-        })
-        .await
-        .expect("node b hears of node a's commit");
-        let got = b.event(&topic, seq).await.unwrap().expect("the event");
-        assert_eq!((got.seq, &*got.payload), (1, "{\"v\":1}"));
-        assert!(a.claim_computer_turn(&g.id, 0, 10_000).await.unwrap());
-        assert!(
-            a.claim_computer_turn(&g.id, 0, 10_000).await.unwrap(),
-            "renewed"
-        );
-        assert!(!b.claim_computer_turn(&g.id, 0, 10_000).await.unwrap());
-        assert!(
-            b.claim_computer_turn(&g.id, 1, 10_000).await.unwrap(),
-            "the next ply"
-        );
-        assert!(!a.claim_computer_turn(&g.id, 1, 10_000).await.unwrap());
-        // A lapsed claim can be taken over.
-        assert!(a.claim_computer_turn(&g.id, 2, -1).await.unwrap());
-        assert!(b.claim_computer_turn(&g.id, 2, 10_000).await.unwrap());
-    }
-
-    /// A batch's doorbells: as few notifications as fit under the cap,
-    /// every event in order, read back as sent.
-    #[test]
-    fn notifications_carry_a_batchs_events_in_order() {
-        let events: Vec<(Topic, i64)> = (0..600)
-            .map(|i| match i % 3 {
-                0 => (Topic::Game(format!("game{i:04}").parse().unwrap()), i),
-                1 => (Topic::User(UserId(i)), i * 7),
-                _ => (Topic::Lobby, i + 1),
-            })
-            .collect();
-        let payloads = notices("n1", events.iter().map(|(t, s)| (t, *s)));
-        assert!(
-            payloads.len() > 1 && payloads.len() < 10,
-            "{}",
-            payloads.len()
-        );
-        let mut back = Vec::new();
-        for p in &payloads {
-            assert!(p.len() <= NOTICE_BYTES, "{}", p.len());
-            let (from, got) = parse_notification(p).expect("reads");
-            assert_eq!(from, "n1");
-            back.extend(got);
-        }
-        assert_eq!(back, events);
-        assert!(notices("n1", std::iter::empty()).is_empty());
-        // The one-event form of earlier nodes still reads.
-        let (_, one) = parse_notification("n2 g abcd1234 7").unwrap();
-        assert_eq!(one, vec![(Topic::Game("abcd1234".parse().unwrap()), 7)]);
-        for bad in ["n1", "n1 g abcd1234", "n1 x k 1", "n1 u 1 2 g"] {
-            assert!(parse_notification(bad).is_none(), "{bad}");
-        }
-    }
-
-    /// A batch of moves of many games costs a few statements, not a few
-    /// per move; another node hears of every event and reads them all,
-    /// in the order asked, with one query per kind.
-    #[tokio::test]
-    async fn a_batch_is_a_few_statements_and_another_node_reads_it_at_once() {
-        let db = TempDb::new("bulk").await;
-        let (a, b) = tokio::join!(PgStore::open(&db.url, 4), PgStore::open(&db.url, 4));
-        let (a, b) = (a.unwrap(), b.unwrap());
-        let u = a.create_user("bulk_a", "h", 0).await.unwrap();
-        let v = a.create_user("bulk_b", "h", 0).await.unwrap();
-        let mut games = Vec::new();
-        for i in 0..40 {
-            games.push(
-                conformance::start_game(&a.clone().into(), &format!("bulk{i:04}"), u.id, v.id)
-                    .await,
-            );
-        }
-        let mut feed_b = b.committed();
-        let commits: Vec<GameCommit> = games
-            .iter()
-            .map(|g| {
-                let mut next = g.clone();
-                next.moves = "e2e3".into();
-                next.ply = 1;
-                next.version = 2;
-                GameCommit {
-                    game: next,
-                    expected_version: 1,
-                    expected_ply: 0,
-                    event: format!("{{\"g\":\"{}\"}}", g.id),
-                    live_event: None,
-                    also: NewEvents {
-                        user: vec![(v.id, format!("{{\"yourMove\":\"{}\"}}", g.id))],
-                        lobby: vec![],
-                    },
-                    start: None,
-                    ratings: Vec::new(),
-                }
-            })
-            .collect();
-        let before = a.stats();
-        // Queued before the writer runs (this runtime has one thread): one batch.
-        let results =
-            futures_util::future::join_all(commits.into_iter().map(|c| a.commit_game(c))).await;
-        assert!(results.iter().all(|r| matches!(r, Ok(true))));
-        let after = a.stats();
-        assert_eq!(after.game_commit_batches - before.game_commit_batches, 1);
-        let statements = after.statements - before.statements;
-        assert!(statements <= 8, "{statements} statements for 40 moves");
-        // Node b hears of all 80 events (and maybe, late, of the games'
-        // first ones, left out here).
-        let mut heard = Vec::new();
-        tokio::time::timeout(Duration::from_secs(5), async {
-            while heard.len() < 80 {
-                if let Ok(Committed::Notice { topic, seq }) = feed_b.recv().await
-                    && (seq > 1 || matches!(topic, Topic::User(_)))
-                {
-                    heard.push((topic, seq));
-                }
-            }
-        })
-        .await
-        .expect("node b hears of every event");
-        let reads = b.stats().statements;
-        let mut wanted = heard.clone();
-        wanted.push((Topic::Game(games[0].id.clone()), 99)); // never stored
-        let got = b.events(&wanted).await.unwrap();
-        assert_eq!(
-            b.stats().statements - reads,
-            1,
-            "one read for games and users together"
-        );
-        let got: Vec<(Topic, i64)> = got.into_iter().map(|e| (e.topic, e.seq)).collect();
-        assert_eq!(got, heard, "all found, in the order asked");
-        for (i, g) in games.iter().enumerate() {
-            let i = heard
-                .iter()
-                .position(|(t, _)| *t == Topic::Game(g.id.clone()))
-                .unwrap_or_else(|| panic!("game {i} heard"));
-            assert_eq!(heard[i].1, 2);
-        }
-        let users: Vec<i64> = heard
-            .iter()
-            .filter(|(t, _)| *t == Topic::User(v.id))
-            .map(|(_, s)| *s)
-            .collect();
-        assert_eq!(users.len(), 40);
-        assert!(users.windows(2).all(|w| w[0] < w[1]), "{users:?}");
-    }
-}
+mod tests;

@@ -11,89 +11,39 @@ use sqlx::sqlite::{
 use tokio::sync::mpsc;
 
 use super::commit::{
-    BatchResult, CommitBatch, Job, Pending, QUEUE, Shared, plain_run, spawn_group_writer,
+    Batch, BatchResult, CommitBatch, Job, Pending, QUEUE, Shared, plain_run, spawn_group_writer,
 };
 use writes::ChallengeWrite;
 
 use crate::shared::challenge_writes::{ChallengeWork, Outcome};
+use crate::shared::limits::{LeaseRow, LeaseTake, bind_lease};
+use crate::shared::migrations::{self, Migration, embedded};
 
 mod writes;
 
-use super::{
-    Allowance, AllowanceRow, BoxFuture, GameCommit, Lease, NewEvents, Refused, StoreError,
-    StoreResult, StoredEvent, Topic,
+use super::{BoxFuture, GameCommit, StoreError, StoreResult, StoredEvent, Topic};
+use crate::model::UserId;
+use crate::shared::inserts::sqlite::{
+    insert_challenge, insert_events, insert_game, ratings_hold, store_rating,
 };
-use crate::model::{GameId, UserId};
-use crate::shared::inserts::sqlite::{insert_challenge, insert_game, store_rating};
+use crate::shared::inserts::{EventRows, EventSeqs};
 
 /// Migrations, embedded in the binary, applied in order on start.
-const MIGRATIONS: &[crate::shared::migrations::Migration] = &[
-    (
-        1,
-        "initial",
-        include_str!("../migrations/sqlite/0001_initial.sql"),
-    ),
-    (
-        2,
-        "lookup indexes",
-        include_str!("../migrations/sqlite/0002_lookup_indexes.sql"),
-    ),
-    (
-        3,
-        "user and lobby events, readable moves",
-        include_str!("../migrations/sqlite/0003_events_and_san.sql"),
-    ),
-    (
-        4,
-        "login attempts",
-        include_str!("../migrations/sqlite/0004_login_attempts.sql"),
-    ),
-    (
-        5,
-        "bots and chat",
-        include_str!("../migrations/sqlite/0005_bots_and_chat.sql"),
-    ),
-    (
-        6,
-        "game analyses",
-        include_str!("../migrations/sqlite/0006_game_analyses.sql"),
-    ),
-    (
-        7,
-        "token lifetimes and device cookies",
-        include_str!("../migrations/sqlite/0007_token_lifetimes.sql"),
-    ),
-    (
-        8,
-        "ratings",
-        include_str!("../migrations/sqlite/0008_ratings.sql"),
-    ),
-    (
-        9,
-        "takebacks, rematches and conditional moves",
-        include_str!("../migrations/sqlite/0009_correspondence.sql"),
-    ),
-    (
-        10,
-        "user preferences",
-        include_str!("../migrations/sqlite/0010_user_preferences.sql"),
-    ),
-    (
-        11,
-        "game imports",
-        include_str!("../migrations/sqlite/0011_game_imports.sql"),
-    ),
-    (
-        12,
-        "shared limits: allowances and leases",
-        include_str!("../migrations/sqlite/0012_shared_limits.sql"),
-    ),
-    (
-        13,
-        "game events in a table with row ids",
-        include_str!("../migrations/sqlite/0013_game_events_by_rowid.sql"),
-    ),
-];
+const MIGRATIONS: &[Migration] = embedded!("sqlite";
+    1 "initial" "0001_initial.sql",
+    2 "lookup indexes" "0002_lookup_indexes.sql",
+    3 "user and lobby events, readable moves" "0003_events_and_san.sql",
+    4 "login attempts" "0004_login_attempts.sql",
+    5 "bots and chat" "0005_bots_and_chat.sql",
+    6 "game analyses" "0006_game_analyses.sql",
+    7 "token lifetimes and device cookies" "0007_token_lifetimes.sql",
+    8 "ratings" "0008_ratings.sql",
+    9 "takebacks, rematches and conditional moves" "0009_correspondence.sql",
+    10 "user preferences" "0010_user_preferences.sql",
+    11 "game imports" "0011_game_imports.sql",
+    12 "shared limits: allowances and leases" "0012_shared_limits.sql",
+    13 "game events in a table with row ids" "0013_game_events_by_rowid.sql",
+);
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).
 ///
@@ -192,44 +142,6 @@ fn push_padded_values<'r, T>(
     });
 }
 
-/// Stores user and lobby events (a multi-row `INSERT` per table:
-/// [`insert_user_events`]); returns them with their sequence numbers and
-/// the number of statements sent.
-pub(crate) async fn insert_events(
-    conn: &mut SqliteConnection,
-    events: &NewEvents,
-    now: i64,
-    out: &mut Vec<StoredEvent>,
-) -> StoreResult<u64> {
-    let users: Vec<(UserId, &str)> = events.user.iter().map(|(u, e)| (*u, e.as_str())).collect();
-    let lobby: Vec<&str> = events.lobby.iter().map(String::as_str).collect();
-    let (user_seqs, a) = insert_user_events(conn, &users, now).await?;
-    let (lobby_seqs, b) = insert_lobby_events(conn, &lobby, now).await?;
-    out.extend(
-        events
-            .user
-            .iter()
-            .zip(user_seqs)
-            .map(|((user, payload), seq)| StoredEvent {
-                topic: Topic::User(*user),
-                seq,
-                payload: payload.as_str().into(),
-            }),
-    );
-    out.extend(
-        events
-            .lobby
-            .iter()
-            .zip(lobby_seqs)
-            .map(|(payload, seq)| StoredEvent {
-                topic: Topic::Lobby,
-                seq,
-                payload: payload.as_str().into(),
-            }),
-    );
-    Ok(a + b)
-}
-
 /// Applies one guarded game change inside an open transaction, all but
 /// its game event's row (the caller writes those of a batch together).
 /// `Ok(None)` when the guard failed.
@@ -240,17 +152,8 @@ async fn apply_game_commit(
 ) -> StoreResult<(Option<Vec<StoredEvent>>, u64)> {
     let g = &c.game;
     debug_assert_eq!(g.version, c.expected_version + 1);
-    // The ratings' guard first: a refused change must write nothing.
-    for r in &c.ratings {
-        let games: Option<(i64,)> =
-            sqlx::query_as("SELECT games FROM perfs WHERE user_id = ? AND variant = ?")
-                .bind(r.user_id.0)
-                .bind(r.variant.id())
-                .fetch_optional(&mut *conn)
-                .await?;
-        if games.map_or(0, |g| g.0) != r.games_before {
-            return Ok((None, c.ratings.len() as u64));
-        }
+    if !ratings_hold(conn, &c.ratings).await? {
+        return Ok((None, c.ratings.len() as u64));
     }
     let r = sqlx::query(
         "UPDATE games SET status = ?, winner = ?, status_reason = ?, moves = ?, san = ?, fen = ?,
@@ -313,23 +216,17 @@ struct Batches {
 impl CommitBatch for Batches {
     type Write = ChallengeWrite;
 
-    fn commit_batch<'a>(
-        &'a self,
-        games: &'a [Pending],
-        writes: &'a mut [ChallengeWrite],
-    ) -> BoxFuture<'a, BatchResult> {
-        Box::pin(commit_batch(&self.writer, games, writes, &self.shared))
-    }
-
-    fn answer_write(&self, write: ChallengeWrite, batch: StoreResult<()>, shared: &Shared) {
-        write.answer(batch, shared);
+    fn commit_batch<'a>(&'a self, batch: Batch<'a, ChallengeWrite>) -> BoxFuture<'a, BatchResult> {
+        Box::pin(commit_batch(&self.writer, batch, &self.shared))
     }
 }
 
 async fn commit_batch(
     writer: &SqlitePool,
-    batch: &[Pending],
-    writes: &mut [ChallengeWrite],
+    Batch {
+        games: batch,
+        writes,
+    }: Batch<'_, ChallengeWrite>,
     shared: &Shared,
 ) -> BatchResult {
     let now = crate::now_ms();
@@ -483,6 +380,14 @@ async fn apply_plain_commits(
 
 /// The values of a row of [`apply_plain_commits`]' `v`.
 const PLAIN_COMMIT_COLUMNS: usize = 20;
+
+/// Numbers and inserts user and lobby events: a multi-row `INSERT` per
+/// table ([`insert_user_events`]).
+pub(crate) async fn number_events(conn: &mut SqliteConnection, rows: &EventRows<'_>) -> EventSeqs {
+    let (user, a) = insert_user_events(conn, &rows.user, rows.now).await?;
+    let (lobby, b) = insert_lobby_events(conn, &rows.lobby, rows.now).await?;
+    Ok((user.collect(), lobby.collect(), a + b))
+}
 
 /// Inserts user events with one statement per [`EVENTS_PER_INSERT`] rows;
 /// returns their sequence numbers in order, and the statements sent.
@@ -687,13 +592,7 @@ impl SqliteStore {
 
     async fn migrate(&self) -> StoreResult<()> {
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (
-                version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
-        )
-        .execute(&mut *tx)
-        .await?;
-        crate::shared::migrations::sqlite::apply(&mut tx, MIGRATIONS).await?;
+        migrations::sqlite::apply(&mut tx, MIGRATIONS).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -740,6 +639,35 @@ impl SqliteStore {
         Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
     }
 
+    /// Takes or renews a lease ([`LeaseTake`]): the holder after the
+    /// upsert, and whether this take wrote it.
+    pub(crate) async fn upsert_lease(&self, t: &LeaseTake<'_>) -> LeaseRow {
+        let mut tx = self.begin().await?;
+        let r = bind_lease!(
+            sqlx::query(
+                "INSERT INTO leases (key, holder, until, release) VALUES ($1, $2, $3, 0)
+                 ON CONFLICT (key) DO UPDATE
+                    SET holder = excluded.holder, until = excluded.until, release = 0
+                    WHERE leases.until < $4
+                       OR (leases.holder = excluded.holder AND leases.release = 0)",
+            ),
+            t
+        )
+        .execute(&mut *tx)
+        .await?;
+        let row = if r.rows_affected() == 1 {
+            Some((t.holder.to_owned(), true))
+        } else {
+            let (by,): (String,) = sqlx::query_as("SELECT holder FROM leases WHERE key = $1")
+                .bind(t.key)
+                .fetch_one(&mut *tx)
+                .await?;
+            Some((by, false))
+        };
+        self.finish(tx, Vec::new(), 2).await?;
+        Ok(row)
+    }
+
     /// Commits a write transaction, counts its statements, and only then
     /// publishes its events.
     pub(crate) async fn finish(
@@ -753,295 +681,7 @@ impl SqliteStore {
         self.shared.publish(events);
         Ok(())
     }
-
-    /// Nothing to lock: `BEGIN IMMEDIATE` on the one writer already puts
-    /// every write transaction in turn.
-    pub(crate) async fn lock_importer(
-        &self,
-        _tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-        _importer: UserId,
-    ) -> StoreResult<u64> {
-        Ok(0)
-    }
-}
-
-impl SqliteStore {
-    pub async fn take_allowance<'a>(
-        &'a self,
-        keys: &'a [Allowance],
-    ) -> StoreResult<Result<(), Refused>> {
-        let now = crate::now_ms();
-        let mut tx = self.begin().await?;
-        let mut rows = Vec::with_capacity(keys.len());
-        for (index, a) in keys.iter().enumerate() {
-            let row: Option<AllowanceRow> = sqlx::query_as(
-                "SELECT count, window_start, next_allowed FROM allowances WHERE key = ?",
-            )
-            .bind(&a.key)
-            .fetch_optional(&mut *tx)
-            .await?;
-            match a.take(row, now) {
-                Ok(row) => rows.push(row),
-                Err(retry_ms) => {
-                    self.read(index as u64 + 3);
-                    return Ok(Err(Refused { index, retry_ms }));
-                }
-            }
-        }
-        for (a, (count, start, next)) in keys.iter().zip(rows) {
-            sqlx::query(
-                "INSERT INTO allowances (key, count, window_start, next_allowed) VALUES (?, ?, ?, ?)
-                 ON CONFLICT (key) DO UPDATE SET count = excluded.count,
-                    window_start = excluded.window_start, next_allowed = excluded.next_allowed",
-            )
-            .bind(&a.key)
-            .bind(count)
-            .bind(start)
-            .bind(next)
-            .execute(&mut *tx)
-            .await?;
-        }
-        self.finish(tx, Vec::new(), 2 * keys.len() as u64).await?;
-        Ok(Ok(()))
-    }
-
-    pub async fn return_allowance<'a>(
-        &'a self,
-        forget: &'a [String],
-        hand_back: &'a [String],
-    ) -> StoreResult<()> {
-        let mut tx = self.begin().await?;
-        for key in forget {
-            sqlx::query("DELETE FROM allowances WHERE key = ?")
-                .bind(key)
-                .execute(&mut *tx)
-                .await?;
-        }
-        for key in hand_back {
-            sqlx::query("UPDATE allowances SET count = MAX(count - 1, 0) WHERE key = ?")
-                .bind(key)
-                .execute(&mut *tx)
-                .await?;
-        }
-        self.finish(tx, Vec::new(), (forget.len() + hand_back.len()) as u64)
-            .await
-    }
-
-    pub async fn take_lease<'a>(
-        &'a self,
-        key: &'a str,
-        holder: &'a str,
-        ttl_ms: i64,
-    ) -> StoreResult<Lease> {
-        let now = crate::now_ms();
-        let mut tx = self.begin().await?;
-        let r = sqlx::query(
-            "INSERT INTO leases (key, holder, until, release) VALUES (?, ?, ?, 0)
-             ON CONFLICT (key) DO UPDATE
-                SET holder = excluded.holder, until = excluded.until, release = 0
-                WHERE leases.until < ? OR (leases.holder = excluded.holder AND leases.release = 0)",
-        )
-        .bind(key)
-        .bind(holder)
-        .bind(now + ttl_ms)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        let lease = if r.rows_affected() == 1 {
-            Lease::Taken
-        } else {
-            let (by,): (String,) = sqlx::query_as("SELECT holder FROM leases WHERE key = ?")
-                .bind(key)
-                .fetch_one(&mut *tx)
-                .await?;
-            if by == holder {
-                Lease::ReleaseAsked
-            } else {
-                Lease::Held
-            }
-        };
-        self.finish(tx, Vec::new(), 2).await?;
-        Ok(lease)
-    }
-
-    pub async fn claim_computer_turn<'a>(
-        &'a self,
-        _id: &'a GameId,
-        _ply: i64,
-        _lease_ms: i64,
-    ) -> StoreResult<bool> {
-        // One process owns a SQLite database: its computer player is the only one.
-        Ok(true)
-    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{Store, conformance};
-
-    /// A fresh SQLite store in a temporary directory, as the backend itself.
-    async fn temp(name: &str) -> (SqliteStore, conformance::TempDir) {
-        let (Store::Sqlite(s), dir) = conformance::temp_sqlite(name).await else {
-            unreachable!("temp_sqlite opens a SQLite store")
-        };
-        (s, dir)
-    }
-
-    /// The lobby's and the start-up's queries use their indexes (SQLite's
-    /// plan says `USING INDEX`, not `SCAN challenges`/`SCAN games`).
-    #[tokio::test]
-    async fn lookups_use_their_indexes() {
-        let (s, _dir) = temp("plans").await;
-        for (sql, index) in [
-            (
-                "EXPLAIN QUERY PLAN SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
-                 ORDER BY created_at DESC, rowid DESC LIMIT 50",
-                "challenges_open",
-            ),
-            (
-                "EXPLAIN QUERY PLAN SELECT * FROM games WHERE status = 'started' AND ai_level IS NOT NULL ORDER BY id",
-                "games_ai_ongoing",
-            ),
-            (
-                "EXPLAIN QUERY PLAN SELECT seq, payload FROM user_events WHERE user_id = 1 AND seq > 5 ORDER BY seq",
-                "user_events_user",
-            ),
-            (
-                "EXPLAIN QUERY PLAN SELECT version, payload FROM game_events WHERE game_id = 'g' AND version > 5
-                 ORDER BY version",
-                "game_events_key",
-            ),
-        ] {
-            let rows: Vec<(i64, i64, i64, String)> =
-                sqlx::query_as(sql).fetch_all(&s.pool).await.unwrap();
-            let plan: Vec<&str> = rows.iter().map(|r| r.3.as_str()).collect();
-            assert!(
-                plan.iter().any(|d| d.contains(index)),
-                "{sql}: plan {plan:?} does not use {index}"
-            );
-        }
-    }
-
-    #[tokio::test]
-    async fn reopening_keeps_the_data_and_runs_no_migration_twice() {
-        let (s, dir) = temp("reopen").await;
-        let path = dir.0.join("test.db");
-        s.create_user("Alice", "hash", 5).await.unwrap();
-        drop(s);
-        let s = SqliteStore::open(&format!("sqlite://{}", path.display()))
-            .await
-            .unwrap();
-        assert!(s.user_by_name("alice").await.unwrap().is_some());
-    }
-
-    #[tokio::test]
-    async fn a_corrupt_row_is_an_error_naming_the_row() {
-        let (s, _dir) = temp("corrupt").await;
-        let a = s.create_user("a1", "h", 0).await.unwrap();
-        let b = s.create_user("b1", "h", 0).await.unwrap();
-        conformance::start_game(&s.clone().into(), "corrupt1", a.id, b.id).await;
-        sqlx::query("UPDATE games SET status = 'finished' WHERE id = 'corrupt1'")
-            .execute(&s.writer)
-            .await
-            .unwrap();
-        let e = s.game(&"corrupt1".parse().unwrap()).await.unwrap_err();
-        assert!(
-            matches!(&e, StoreError::Corrupt(d) if d.contains("corrupt1") && d.contains("status")),
-            "{e}"
-        );
-    }
-
-    /// A database from before migration 13 (game events as a WITHOUT ROWID
-    /// table) keeps every event when it is opened again: they move to the
-    /// table with row ids, read back in order, one per game and version.
-    #[tokio::test]
-    async fn game_events_move_to_a_table_with_row_ids_and_keep_their_order() {
-        let (s, dir) = temp("rowid").await;
-        let path = dir.0.join("test.db");
-        let a = s.create_user("a1", "h", 0).await.unwrap();
-        let b = s.create_user("b1", "h", 0).await.unwrap();
-        conformance::start_game(&s.clone().into(), "g1", a.id, b.id).await;
-        // The events table as migration 1 made it, with two more events.
-        sqlx::raw_sql(
-            "CREATE TABLE old_events (
-                game_id TEXT NOT NULL REFERENCES games(id),
-                version INTEGER NOT NULL,
-                payload TEXT NOT NULL,
-                PRIMARY KEY (game_id, version)
-             ) WITHOUT ROWID;
-             INSERT INTO old_events SELECT game_id, version, payload FROM game_events;
-             INSERT INTO old_events VALUES ('g1', 3, 'third'), ('g1', 2, 'second');
-             DROP TABLE game_events;
-             ALTER TABLE old_events RENAME TO game_events;
-             DELETE FROM schema_migrations WHERE version = 13;",
-        )
-        .execute(&s.writer)
-        .await
-        .unwrap();
-        drop(s);
-        let s = SqliteStore::open(&format!("sqlite://{}", path.display()))
-            .await
-            .unwrap();
-        let (sql,): (String,) =
-            sqlx::query_as("SELECT sql FROM sqlite_master WHERE name = 'game_events'")
-                .fetch_one(&s.pool)
-                .await
-                .unwrap();
-        assert!(!sql.contains("WITHOUT ROWID"), "{sql}");
-        let events = s
-            .game_events_since(&"g1".parse().unwrap(), 0)
-            .await
-            .unwrap();
-        let got: Vec<(i64, &str)> = events.iter().map(|e| (e.seq, &*e.payload)).collect();
-        assert_eq!(got, [(1, "{\"v\":1}"), (2, "second"), (3, "third")]);
-        let twice = sqlx::query("INSERT INTO game_events VALUES ('g1', 3, 'again')")
-            .execute(&s.writer)
-            .await;
-        assert!(twice.is_err(), "a second event of version 3 was stored");
-    }
-
-    /// The checkpointer copies committed pages into the database file long
-    /// before the WAL reaches the writer's own checkpoint threshold.
-    #[tokio::test]
-    async fn the_checkpointer_copies_the_wal_into_the_database() {
-        let (s, dir) = temp("checkpoint").await;
-        let (pages,): (i64,) = sqlx::query_as("PRAGMA wal_autocheckpoint")
-            .fetch_one(&s.writer)
-            .await
-            .unwrap();
-        assert_eq!(pages, WRITER_CHECKPOINT_PAGES as i64);
-        let file = dir.0.join("test.db");
-        let before = std::fs::metadata(&file).unwrap().len();
-        sqlx::query("CREATE TABLE scratch (b BLOB)")
-            .execute(&s.writer)
-            .await
-            .unwrap();
-        // 8 MB in 40 commits: about 2,000 pages, a quarter of the threshold.
-        for _ in 0..40 {
-            sqlx::query("INSERT INTO scratch VALUES (zeroblob(200000))")
-                .execute(&s.writer)
-                .await
-                .unwrap();
-        }
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            let len = std::fs::metadata(&file).unwrap().len();
-            if len >= before + 8_000_000 {
-                break;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "after 10 s the database file has grown by {} bytes only",
-                len - before
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    #[tokio::test]
-    async fn conformance_suite() {
-        let (s, _dir) = conformance::temp_sqlite("conformance").await;
-        conformance::run_all(&s).await;
-    }
-}
+mod tests;

@@ -79,8 +79,9 @@ impl ChallengeWork {
 macro_rules! challenge_writes {
     ($conn:ty, $dialect:ident) => {
         use super::{ChallengeWork, Outcome};
-        use crate::shared::inserts::$dialect::{insert_challenge, insert_game, pending_counts};
-        use crate::$dialect::insert_events;
+        use crate::shared::inserts::$dialect::{
+            insert_challenge, insert_events, insert_game, pending_counts,
+        };
         use crate::{CapReached, ChallengeCaps, StoreResult, StoredEvent};
 
         /// One write's statements: its outcome, the events it stored and the

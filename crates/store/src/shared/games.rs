@@ -1,6 +1,8 @@
 //! Games: reads, imports, and the guarded commit handed to the group writer.
 //!
-//! Written once for both backends (see [`super`]).
+//! Written once for both backends (see [`super`]): `$row_order` is the
+//! column that orders rows by insertion, `$lock_importer` the statement
+//! that locks an importer's row (PostgreSQL's; none on SQLite).
 
 use tokio::sync::oneshot;
 
@@ -14,7 +16,7 @@ use crate::{
 };
 
 macro_rules! games {
-    ($backend:ty, $dialect:ident, $row_order:literal) => {
+    ($backend:ty, $dialect:ident, $row_order:literal, $lock_importer:expr) => {
         impl $backend {
             pub async fn game<'a>(&'a self, id: &'a GameId) -> StoreResult<Option<Game>> {
                 self.read(1);
@@ -146,8 +148,17 @@ macro_rules! games {
                 since: i64,
             ) -> StoreResult<bool> {
                 let mut tx = self.begin().await?;
-                // One importer's imports in turn, so that the count holds.
-                let locked = self.lock_importer(&mut tx, import.importer_id).await?;
+                let mut statements = 4;
+                // One importer's imports in turn, so that the count holds
+                // (SQLite's one writer takes every write in turn anyway).
+                let lock: Option<&'static str> = $lock_importer;
+                if let Some(lock) = lock {
+                    sqlx::query(lock)
+                        .bind(import.importer_id.0)
+                        .execute(&mut *tx)
+                        .await?;
+                    statements += 1;
+                }
                 let (count,): (i64,) = sqlx::query_as(
                     "SELECT COUNT(*) FROM game_imports WHERE importer_id = $1 AND created_at >= $2",
                 )
@@ -173,7 +184,7 @@ macro_rules! games {
                 .bind(import.created_at)
                 .execute(&mut *tx)
                 .await?;
-                self.finish(tx, vec![stored], 4 + locked).await?;
+                self.finish(tx, vec![stored], statements).await?;
                 Ok(true)
             }
 
@@ -200,5 +211,10 @@ macro_rules! games {
     };
 }
 
-games!(SqliteStore, sqlite, "rowid");
-games!(PgStore, postgres, "n");
+games!(SqliteStore, sqlite, "rowid", None);
+games!(
+    PgStore,
+    postgres,
+    "n",
+    Some("SELECT id FROM users WHERE id = $1 FOR UPDATE")
+);

@@ -1,6 +1,7 @@
-//! Rows that writes insert or count inside their transaction: a game and
-//! its first event, a challenge, a rating change, the counts a capped
-//! challenge is checked against.
+//! Rows that writes insert or count inside their transaction: user and
+//! lobby events (numbered by the backend), a game and its first event, a
+//! challenge, a rating change, the counts a capped challenge is checked
+//! against.
 //!
 //! Free functions over one connection type, written once and instantiated
 //! for each backend's connection (`sqlite::*`, `postgres::*`), so that a
@@ -12,10 +13,70 @@
 pub(crate) const COMPUTER_GAMES: &str = "SELECT COUNT(*) FROM games
  WHERE status = 'started' AND ai_level IS NOT NULL AND (white_id = $1 OR black_id = $1)";
 
+use crate::StoreResult;
+use crate::model::UserId;
+
+/// User and lobby events to number and insert, in order: `(user,
+/// payload)`s, lobby payloads, and their time.
+pub(crate) struct EventRows<'a> {
+    pub(crate) user: Vec<(UserId, &'a str)>,
+    pub(crate) lobby: Vec<&'a str>,
+    pub(crate) now: i64,
+}
+
+/// What a backend's `number_events` answers: the sequence numbers of the
+/// user and of the lobby events, in the order given, and the statements
+/// sent.
+pub(crate) type EventSeqs = StoreResult<(Vec<i64>, Vec<i64>, u64)>;
+
 macro_rules! inserts {
-    ($conn:ty) => {
+    ($conn:ty, $dialect:ident, $for_update:literal) => {
+        use super::EventRows;
         use crate::model::GameId;
-        use crate::{Challenge, Game, PendingCounts, RatingChange, StoreResult, StoredEvent, Topic};
+        use crate::{
+            Challenge, Game, NewEvents, PendingCounts, RatingChange, StoreResult, StoredEvent,
+            Topic,
+        };
+
+        /// Stores user and lobby events (numbered by the backend's
+        /// `number_events`); adds them to `out` with their sequence
+        /// numbers and returns the statements sent.
+        pub(crate) async fn insert_events(
+            conn: &mut $conn,
+            events: &NewEvents,
+            now: i64,
+            out: &mut Vec<StoredEvent>,
+        ) -> StoreResult<u64> {
+            let rows = EventRows {
+                user: events.user.iter().map(|(u, e)| (*u, e.as_str())).collect(),
+                lobby: events.lobby.iter().map(String::as_str).collect(),
+                now,
+            };
+            let (user_seqs, lobby_seqs, n) = crate::$dialect::number_events(conn, &rows).await?;
+            out.extend(
+                events
+                    .user
+                    .iter()
+                    .zip(user_seqs)
+                    .map(|((user, payload), seq)| StoredEvent {
+                        topic: Topic::User(*user),
+                        seq,
+                        payload: payload.as_str().into(),
+                    }),
+            );
+            out.extend(
+                events
+                    .lobby
+                    .iter()
+                    .zip(lobby_seqs)
+                    .map(|(payload, seq)| StoredEvent {
+                        topic: Topic::Lobby,
+                        seq,
+                        payload: payload.as_str().into(),
+                    }),
+            );
+            Ok(n)
+        }
 
         /// A new game's row and its first event.
         pub(crate) async fn insert_game(
@@ -102,6 +163,30 @@ macro_rules! inserts {
             Ok(())
         }
 
+        /// Whether every rating change was computed from its player's
+        /// current rated game count: the ratings' guard of a game's change,
+        /// checked first (a refused change must write nothing), the rows
+        /// locked until the commit where the backend has row locks.
+        pub(crate) async fn ratings_hold(
+            conn: &mut $conn,
+            ratings: &[RatingChange],
+        ) -> StoreResult<bool> {
+            for r in ratings {
+                let games: Option<(i64,)> = sqlx::query_as(concat!(
+                    "SELECT games FROM perfs WHERE user_id = $1 AND variant = $2",
+                    $for_update
+                ))
+                .bind(r.user_id.0)
+                .bind(r.variant.id())
+                .fetch_optional(&mut *conn)
+                .await?;
+                if games.map_or(0, |g| g.0) != r.games_before {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+
         /// Writes one rating change (its guard was checked in the same
         /// transaction).
         pub(crate) async fn store_rating(
@@ -174,9 +259,9 @@ macro_rules! inserts {
 }
 
 pub(crate) mod sqlite {
-    inserts!(sqlx::SqliteConnection);
+    inserts!(sqlx::SqliteConnection, sqlite, "");
 }
 
 pub(crate) mod postgres {
-    inserts!(sqlx::PgConnection);
+    inserts!(sqlx::PgConnection, postgres, " FOR UPDATE");
 }

@@ -1,16 +1,146 @@
-//! Limits: giving up leases, and pruning allowances and leases (taking
-//! them is each backend's own: SQLite's one writer, PostgreSQL's row
-//! locks and upsert).
+//! Limits: allowances, leases, and their pruning.
 //!
-//! Written once for both backends (see [`super`]).
+//! Written once for both backends (see [`super`]); `$for_update` locks the
+//! rows an allowance reads (PostgreSQL; SQLite's one writer already puts
+//! write transactions in turn). Taking a lease is one upsert each backend
+//! writes its own way (`upsert_lease`).
 
-use crate::StoreResult;
 use crate::postgres::PgStore;
 use crate::sqlite::SqliteStore;
+use crate::{Allowance, AllowanceRow, Lease, Refused, StoreResult};
+
+/// A take of a lease, as a backend's `upsert_lease` writes it: the lease
+/// `key` for `holder` until `until`, taken over from a holder whose lease
+/// lapsed before `now`.
+pub(crate) struct LeaseTake<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) holder: &'a str,
+    pub(crate) until: i64,
+    pub(crate) now: i64,
+}
+
+/// What a backend's `upsert_lease` answers: the holder after the upsert,
+/// and whether this take wrote it (`None`: none found).
+pub(crate) type LeaseRow = StoreResult<Option<(String, bool)>>;
+
+/// `bind_lease!(query, take)`: binds a [`LeaseTake`] as `$1` key, `$2`
+/// holder, `$3` until, `$4` now.
+macro_rules! bind_lease {
+    ($query:expr, $take:expr) => {
+        $query
+            .bind($take.key)
+            .bind($take.holder)
+            .bind($take.until)
+            .bind($take.now)
+    };
+}
+pub(crate) use bind_lease;
 
 macro_rules! limits {
-    ($backend:ty) => {
+    ($backend:ty, $for_update:literal) => {
         impl $backend {
+            pub async fn take_allowance<'a>(
+                &'a self,
+                keys: &'a [Allowance],
+            ) -> StoreResult<Result<(), Refused>> {
+                let now = crate::now_ms();
+                // One lock order for every node: no deadlock between two takers.
+                let mut order: Vec<usize> = (0..keys.len()).collect();
+                order.sort_by(|&a, &b| keys[a].key.cmp(&keys[b].key));
+                let mut tx = self.begin().await?;
+                let mut rows = vec![(0, 0, 0); keys.len()];
+                let mut refused: Option<Refused> = None;
+                for &i in &order {
+                    sqlx::query(
+                        "INSERT INTO allowances (key, count, window_start) VALUES ($1, 0, $2)
+                         ON CONFLICT (key) DO NOTHING",
+                    )
+                    .bind(&keys[i].key)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    let row: AllowanceRow = sqlx::query_as(concat!(
+                        "SELECT count, window_start, next_allowed FROM allowances WHERE key = $1",
+                        $for_update
+                    ))
+                    .bind(&keys[i].key)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    match keys[i].take(Some(row), now) {
+                        Ok(row) => rows[i] = row,
+                        // The first refusal in the caller's order is the one told.
+                        Err(retry_ms) if refused.is_none_or(|r| i < r.index) => {
+                            refused = Some(Refused { index: i, retry_ms })
+                        }
+                        Err(_) => {}
+                    }
+                }
+                if let Some(r) = refused {
+                    // Rolled back as it drops: nothing counted.
+                    self.read(2 * keys.len() as u64 + 2);
+                    return Ok(Err(r));
+                }
+                for (a, (count, start, next)) in keys.iter().zip(rows) {
+                    sqlx::query(
+                        "UPDATE allowances SET count = $2, window_start = $3, next_allowed = $4
+                         WHERE key = $1",
+                    )
+                    .bind(&a.key)
+                    .bind(count)
+                    .bind(start)
+                    .bind(next)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                self.finish(tx, Vec::new(), 3 * keys.len() as u64).await?;
+                Ok(Ok(()))
+            }
+
+            pub async fn return_allowance<'a>(
+                &'a self,
+                forget: &'a [String],
+                hand_back: &'a [String],
+            ) -> StoreResult<()> {
+                let mut tx = self.begin().await?;
+                for key in forget {
+                    sqlx::query("DELETE FROM allowances WHERE key = $1")
+                        .bind(key)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                for key in hand_back {
+                    sqlx::query(
+                        "UPDATE allowances SET count = CASE WHEN count > 0 THEN count - 1 ELSE 0 END
+                         WHERE key = $1",
+                    )
+                    .bind(key)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                self.finish(tx, Vec::new(), (forget.len() + hand_back.len()) as u64)
+                    .await
+            }
+
+            pub async fn take_lease<'a>(
+                &'a self,
+                key: &'a str,
+                holder: &'a str,
+                ttl_ms: i64,
+            ) -> StoreResult<Lease> {
+                let now = crate::now_ms();
+                let take = LeaseTake {
+                    key,
+                    holder,
+                    until: now + ttl_ms,
+                    now,
+                };
+                Ok(match self.upsert_lease(&take).await? {
+                    Some((_, true)) => Lease::Taken,
+                    Some((by, false)) if by == holder => Lease::ReleaseAsked,
+                    _ => Lease::Held,
+                })
+            }
+
             pub async fn release_lease<'a>(
                 &'a self,
                 key: &'a str,
@@ -57,5 +187,5 @@ macro_rules! limits {
     };
 }
 
-limits!(SqliteStore);
-limits!(PgStore);
+limits!(SqliteStore, "");
+limits!(PgStore, " FOR UPDATE");

@@ -5,14 +5,37 @@
 /// A migration: its version, name and SQL text.
 pub(crate) type Migration = (i64, &'static str, &'static str);
 
+/// `embedded!("sqlite"; 1 "initial" "0001_initial.sql", ...)`: the
+/// migrations of a backend, their SQL read at build time from
+/// `migrations/<backend>/`.
+macro_rules! embedded {
+    ($dir:literal; $($version:literal $name:literal $file:literal,)*) => {
+        &[$((
+            $version,
+            $name,
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/", $dir, "/", $file)),
+        ),)*]
+    };
+}
+pub(crate) use embedded;
+
 macro_rules! migrations {
-    ($conn:ty) => {
+    ($conn:ty, $int:literal) => {
         use super::Migration;
         use crate::StoreResult;
 
         /// Applies, in order, the migrations not recorded in
-        /// `schema_migrations`, and records each.
+        /// `schema_migrations` (made if missing), and records each.
         pub(crate) async fn apply(conn: &mut $conn, migrations: &[Migration]) -> StoreResult<()> {
+            sqlx::query(concat!(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version ",
+                $int,
+                " PRIMARY KEY, name TEXT NOT NULL, applied_at ",
+                $int,
+                " NOT NULL)"
+            ))
+            .execute(&mut *conn)
+            .await?;
             let done: Vec<(i64,)> = sqlx::query_as("SELECT version FROM schema_migrations")
                 .fetch_all(&mut *conn)
                 .await?;
@@ -37,9 +60,10 @@ macro_rules! migrations {
 }
 
 pub(crate) mod sqlite {
-    migrations!(sqlx::SqliteConnection);
+    // INTEGER: SQLite's own 64-bit integer (and the table as it always was).
+    migrations!(sqlx::SqliteConnection, "INTEGER");
 }
 
 pub(crate) mod postgres {
-    migrations!(sqlx::PgConnection);
+    migrations!(sqlx::PgConnection, "BIGINT");
 }

@@ -23,7 +23,7 @@ mod challenges;
 mod events;
 mod games;
 pub(crate) mod inserts;
-mod limits;
+pub(crate) mod limits;
 pub(crate) mod migrations;
 mod ratings;
 mod tokens;

@@ -109,7 +109,7 @@ macro_rules! tokens {
                         user: vec![(user_id, tokens_ended_event(&ended))],
                         lobby: Vec::new(),
                     };
-                    n = crate::$dialect::insert_events(&mut tx, &events, now, &mut out).await?;
+                    n = crate::shared::inserts::$dialect::insert_events(&mut tx, &events, now, &mut out).await?;
                 }
                 self.finish(tx, out, 1 + n).await?;
                 Ok(ended)

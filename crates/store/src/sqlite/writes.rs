@@ -12,7 +12,7 @@
 use sqlx::SqliteConnection;
 use tokio::sync::oneshot;
 
-use crate::commit::Shared;
+use crate::commit::{QueuedWrite, Shared};
 use crate::shared::challenge_writes::sqlite::run;
 use crate::shared::challenge_writes::{ChallengeWork, Outcome};
 use crate::{StoreResult, StoredEvent};
@@ -38,10 +38,12 @@ impl ChallengeWrite {
         };
         (write, answer)
     }
+}
 
+impl QueuedWrite for ChallengeWrite {
     /// Answers the caller: after its batch committed, its own outcome
     /// (its events published first); otherwise the batch's error.
-    pub(super) fn answer(self, batch: StoreResult<()>, shared: &Shared) {
+    fn answer(self, batch: StoreResult<()>, shared: &Shared) {
         let r = match (batch, self.done) {
             (Err(e), _) => Err(e),
             (Ok(()), Some(Ok((outcome, events)))) => {
