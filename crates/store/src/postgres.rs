@@ -54,6 +54,7 @@ use crate::shared::inserts::postgres::{
 use crate::shared::inserts::{EventRows, EventSeqs};
 use crate::shared::limits::{LeaseRow, LeaseTake, bind_lease};
 use crate::shared::migrations::{self, Migration, embedded};
+use crate::shared::postgres_only;
 
 /// Migrations, embedded in the binary, applied in order on start.
 const MIGRATIONS: &[Migration] = embedded!("postgres";
@@ -519,6 +520,11 @@ impl PgStore {
         Ok(())
     }
 
+    /// Locks the importer's row until an import's transaction ends: one
+    /// importer's imports queue there, so the count of their imports holds.
+    pub(crate) const IMPORTER_LOCK: Option<&'static str> =
+        Some("SELECT id FROM users WHERE id = $1 FOR UPDATE");
+
     /// Where writes go: the same pool as reads.
     pub(crate) fn writes(&self) -> &PgPool {
         &self.pool
@@ -602,10 +608,16 @@ impl PgStore {
             .await?;
         rows.iter().map(rows::game).collect()
     }
+}
 
-    pub async fn claim_computer_turn<'a>(
-        &'a self,
-        id: &'a GameId,
+postgres_only! {
+    /// Claims the computer's move at `ply` of a game for this process for
+    /// `lease_ms`: true when this process is to compute it (no one else
+    /// holds a live claim for that ply); renewing one's own claim succeeds.
+    /// A process that dies leaves a claim that lapses.
+    pub async fn claim_computer_turn(
+        &self,
+        id: &GameId,
         ply: i64,
         lease_ms: i64,
     ) -> StoreResult<bool> {
@@ -628,6 +640,8 @@ impl PgStore {
         .await?;
         Ok(r.rows_affected() == 1)
     }
+    // One process owns a SQLite database: its computer player is the only one.
+    sqlite: Ok(true)
 }
 
 #[cfg(test)]

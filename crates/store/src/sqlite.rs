@@ -630,6 +630,10 @@ impl SqliteStore {
         answer.await.map_err(|_| stopped())?
     }
 
+    /// No lock for an import's count: `BEGIN IMMEDIATE` on the one writer
+    /// already takes every write transaction in turn.
+    pub(crate) const IMPORTER_LOCK: Option<&'static str> = None;
+
     /// Where writes go: the one-connection writer.
     pub(crate) fn writes(&self) -> &SqlitePool {
         &self.writer

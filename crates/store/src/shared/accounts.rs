@@ -3,8 +3,6 @@
 //! Written once for both backends (see [`super`]).
 
 use crate::model::{GameId, UserId};
-use crate::postgres::PgStore;
-use crate::sqlite::SqliteStore;
 use crate::{BotUpgrade, ChatLine, GUEST_KEY_PATTERN, StoreResult, User, rows};
 
 /// [`crate::Store::prune_guests`]'s statement. The tables that refer to
@@ -18,209 +16,228 @@ const PRUNE_GUESTS: &str = "DELETE FROM users WHERE username_key LIKE $1 AND cre
  AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.user_id = users.id AND t.kind <> 'device'
                  AND (t.expires_at IS NULL OR t.expires_at > $3))";
 
-macro_rules! accounts {
-    ($backend:ty) => {
-        impl $backend {
-            pub async fn create_user<'a>(
-                &'a self,
-                username: &'a str,
-                password_hash: &'a str,
-                now: i64,
-            ) -> StoreResult<User> {
-                self.read(1);
-                let (id,): (i64,) = sqlx::query_as(
-                    "INSERT INTO users (username, username_key, password_hash, created_at)
-                     VALUES ($1, $2, $3, $4) RETURNING id",
-                )
-                .bind(username)
-                .bind(username.to_lowercase())
-                .bind(password_hash)
-                .bind(now)
-                .fetch_one(self.writes())
-                .await?;
-                Ok(User {
-                    id: UserId(id),
-                    username: username.to_owned(),
-                    password_hash: password_hash.to_owned(),
-                    created_at: now,
-                    bot: false,
-                })
-            }
+written_once! {
+    /// Creates an account; [`StoreError::Conflict`] when the name is taken
+    /// (names are compared without regard to case).
+    pub async fn create_user<'a>(
+        &'a self,
+        username: &'a str,
+        password_hash: &'a str,
+        now: i64,
+    ) -> StoreResult<User> {
+        self.read(1);
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO users (username, username_key, password_hash, created_at)
+             VALUES ($1, $2, $3, $4) RETURNING id",
+        )
+        .bind(username)
+        .bind(username.to_lowercase())
+        .bind(password_hash)
+        .bind(now)
+        .fetch_one(self.writes())
+        .await?;
+        Ok(User {
+            id: UserId(id),
+            username: username.to_owned(),
+            password_hash: password_hash.to_owned(),
+            created_at: now,
+            bot: false,
+        })
+    }
 
-            pub async fn user_by_name<'a>(&'a self, username: &'a str) -> StoreResult<Option<User>> {
-                self.read(1);
-                let row = sqlx::query(
-                    "SELECT id, username, password_hash, created_at, bot FROM users WHERE username_key = $1",
-                )
-                .bind(username.to_lowercase())
-                .fetch_optional(&self.pool)
-                .await?;
-                row.as_ref().map(rows::user).transpose()
-            }
+    /// Finds an account by name, without regard to case.
+    pub async fn user_by_name<'a>(&'a self, username: &'a str) -> StoreResult<Option<User>> {
+        self.read(1);
+        let row = sqlx::query(
+            "SELECT id, username, password_hash, created_at, bot FROM users WHERE username_key = $1",
+        )
+        .bind(username.to_lowercase())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(rows::user).transpose()
+    }
 
-            pub async fn user_by_id(&self, id: UserId) -> StoreResult<Option<User>> {
-                self.read(1);
-                let row = sqlx::query(
-                    "SELECT id, username, password_hash, created_at, bot FROM users WHERE id = $1",
-                )
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
-                row.as_ref().map(rows::user).transpose()
-            }
+    /// Finds an account by id.
+    pub async fn user_by_id(&self, id: UserId) -> StoreResult<Option<User>> {
+        self.read(1);
+        let row = sqlx::query(
+            "SELECT id, username, password_hash, created_at, bot FROM users WHERE id = $1",
+        )
+        .bind(id.0)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(rows::user).transpose()
+    }
 
-            pub async fn bots(&self, limit: i64) -> StoreResult<Vec<User>> {
-                self.read(1);
-                let r = sqlx::query(
-                    "SELECT id, username, password_hash, created_at, bot FROM users
-                     WHERE bot = 1 ORDER BY id LIMIT $1",
-                )
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?;
-                rows::all(r, rows::user)
-            }
+    /// Bot accounts, oldest first, at most `limit`.
+    pub async fn bots(&self, limit: i64) -> StoreResult<Vec<User>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT id, username, password_hash, created_at, bot FROM users
+             WHERE bot = 1 ORDER BY id LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::user)
+    }
 
-            pub async fn upgrade_to_bot(&self, id: UserId) -> StoreResult<BotUpgrade> {
-                self.read(1);
-                let r = sqlx::query(
-                    "UPDATE users SET bot = 1 WHERE id = $1 AND bot = 0
-                        AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = $1 OR black_id = $1)",
-                )
-                .bind(id.0)
-                .execute(self.writes())
-                .await?;
-                if r.rows_affected() == 1 {
-                    return Ok(BotUpgrade::Upgraded);
-                }
-                self.read(1);
-                // Read where it was written (SQLite's writer sees its own
-                // change at once).
-                let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = $1")
-                    .bind(id.0)
-                    .fetch_optional(self.writes())
-                    .await?;
-                Ok(match bot {
-                    None => BotUpgrade::NoUser,
-                    Some((0,)) => BotUpgrade::HasGames,
-                    Some(_) => BotUpgrade::AlreadyBot,
-                })
-            }
-
-            pub async fn claim_guest<'a>(
-                &'a self,
-                id: UserId,
-                username: &'a str,
-                password_hash: &'a str,
-            ) -> StoreResult<Option<User>> {
-                self.read(1);
-                let row = sqlx::query(
-                    "UPDATE users SET username = $1, username_key = $2, password_hash = $3
-                     WHERE id = $4 AND username_key LIKE $5
-                     RETURNING id, username, password_hash, created_at, bot",
-                )
-                .bind(username)
-                .bind(username.to_lowercase())
-                .bind(password_hash)
-                .bind(id.0)
-                .bind(GUEST_KEY_PATTERN)
-                .fetch_optional(self.writes())
-                .await?;
-                row.as_ref().map(rows::user).transpose()
-            }
-
-            pub async fn prune_guests(&self, created_before: i64, now: i64) -> StoreResult<u64> {
-                self.read(1);
-                let r = sqlx::query(PRUNE_GUESTS)
-                    .bind(GUEST_KEY_PATTERN)
-                    .bind(created_before)
-                    .bind(now)
-                    .execute(self.writes())
-                    .await?;
-                Ok(r.rows_affected())
-            }
-
-            pub async fn add_chat_line<'a>(
-                &'a self,
-                line: &'a ChatLine,
-                max_lines: i64,
-            ) -> StoreResult<bool> {
-                self.read(1);
-                let r = sqlx::query(
-                    "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
-                     SELECT $1, $2, $3, $4, $5
-                     WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = $1) < $6",
-                )
-                .bind(line.game_id.as_str())
-                .bind(line.user_id.0)
-                .bind(line.room.as_str())
-                .bind(&line.text)
-                .bind(line.created_at)
-                .bind(max_lines)
-                .execute(self.writes())
-                .await?;
-                Ok(r.rows_affected() == 1)
-            }
-
-            pub async fn chat_lines<'a>(&'a self, game: &'a GameId) -> StoreResult<Vec<ChatLine>> {
-                self.read(1);
-                let r = sqlx::query(
-                    "SELECT c.game_id, c.user_id, u.username, c.room, c.text, c.created_at
-                     FROM chat_lines c JOIN users u ON u.id = c.user_id
-                     WHERE c.game_id = $1 ORDER BY c.id",
-                )
-                .bind(game.as_str())
-                .fetch_all(&self.pool)
-                .await?;
-                rows::all(r, rows::chat_line)
-            }
-
-            pub async fn preferences(&self, user_id: UserId) -> StoreResult<Option<String>> {
-                self.read(1);
-                let row: Option<(String,)> =
-                    sqlx::query_as("SELECT prefs FROM user_preferences WHERE user_id = $1")
-                        .bind(user_id.0)
-                        .fetch_optional(&self.pool)
-                        .await?;
-                Ok(row.map(|(p,)| p))
-            }
-
-            pub async fn set_preferences<'a>(
-                &'a self,
-                user_id: UserId,
-                expected: Option<&'a str>,
-                prefs: &'a str,
-                now: i64,
-            ) -> StoreResult<bool> {
-                // One autocommitted write (a statement and its transaction).
-                self.shared.count_tx(1);
-                // Written only over what was read: a save that lost the race
-                // changes no row.
-                let done = match expected {
-                    None => sqlx::query(
-                        "INSERT INTO user_preferences (user_id, prefs, updated_at) VALUES ($1, $2, $3)
-                         ON CONFLICT (user_id) DO NOTHING",
-                    )
-                    .bind(user_id.0)
-                    .bind(prefs)
-                    .bind(now)
-                    .execute(self.writes())
-                    .await?,
-                    Some(old) => sqlx::query(
-                        "UPDATE user_preferences SET prefs = $1, updated_at = $2 WHERE user_id = $3 AND prefs = $4",
-                    )
-                    .bind(prefs)
-                    .bind(now)
-                    .bind(user_id.0)
-                    .bind(old)
-                    .execute(self.writes())
-                    .await?,
-                };
-                Ok(done.rows_affected() == 1)
-            }
+    /// Makes an account a bot, only if it has no games at all (checked in
+    /// the same statement as the change, so a game created meanwhile
+    /// cannot slip past).
+    pub async fn upgrade_to_bot(&self, id: UserId) -> StoreResult<BotUpgrade> {
+        self.read(1);
+        let r = sqlx::query(
+            "UPDATE users SET bot = 1 WHERE id = $1 AND bot = 0
+                AND NOT EXISTS (SELECT 1 FROM games WHERE white_id = $1 OR black_id = $1)",
+        )
+        .bind(id.0)
+        .execute(self.writes())
+        .await?;
+        if r.rows_affected() == 1 {
+            return Ok(BotUpgrade::Upgraded);
         }
-    };
-}
+        self.read(1);
+        // Read where it was written (SQLite's writer sees its own
+        // change at once).
+        let bot: Option<(i64,)> = sqlx::query_as("SELECT bot FROM users WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(self.writes())
+            .await?;
+        Ok(match bot {
+            None => BotUpgrade::NoUser,
+            Some((0,)) => BotUpgrade::HasGames,
+            Some(_) => BotUpgrade::AlreadyBot,
+        })
+    }
 
-accounts!(SqliteStore);
-accounts!(PgStore);
+    /// Turns a guest account (named [`GUEST_KEY_PATTERN`]) into an
+    /// ordinary one with a new name and password hash, keeping its id and
+    /// so its games, ratings and sessions. `None` when `id` is not a guest;
+    /// [`StoreError::Conflict`] when the name is taken.
+    pub async fn claim_guest<'a>(
+        &'a self,
+        id: UserId,
+        username: &'a str,
+        password_hash: &'a str,
+    ) -> StoreResult<Option<User>> {
+        self.read(1);
+        let row = sqlx::query(
+            "UPDATE users SET username = $1, username_key = $2, password_hash = $3
+             WHERE id = $4 AND username_key LIKE $5
+             RETURNING id, username, password_hash, created_at, bot",
+        )
+        .bind(username)
+        .bind(username.to_lowercase())
+        .bind(password_hash)
+        .bind(id.0)
+        .bind(GUEST_KEY_PATTERN)
+        .fetch_optional(self.writes())
+        .await?;
+        row.as_ref().map(rows::user).transpose()
+    }
+
+    /// Deletes guest accounts made before `created_before` that nothing
+    /// refers to (no game, challenge, chat line or import) and that no
+    /// session can sign in to any more (none left unexpired at `now`);
+    /// returns how many.
+    pub async fn prune_guests(&self, created_before: i64, now: i64) -> StoreResult<u64> {
+        self.read(1);
+        let r = sqlx::query(PRUNE_GUESTS)
+            .bind(GUEST_KEY_PATTERN)
+            .bind(created_before)
+            .bind(now)
+            .execute(self.writes())
+            .await?;
+        Ok(r.rows_affected())
+    }
+
+    /// Adds a line to a game's chat unless it already holds `max_lines`;
+    /// true when stored.
+    pub async fn add_chat_line<'a>(
+        &'a self,
+        line: &'a ChatLine,
+        max_lines: i64,
+    ) -> StoreResult<bool> {
+        self.read(1);
+        let r = sqlx::query(
+            "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
+             SELECT $1, $2, $3, $4, $5
+             WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = $1) < $6",
+        )
+        .bind(line.game_id.as_str())
+        .bind(line.user_id.0)
+        .bind(line.room.as_str())
+        .bind(&line.text)
+        .bind(line.created_at)
+        .bind(max_lines)
+        .execute(self.writes())
+        .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    /// A game's chat, oldest first (`username` filled in).
+    pub async fn chat_lines<'a>(&'a self, game: &'a GameId) -> StoreResult<Vec<ChatLine>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT c.game_id, c.user_id, u.username, c.room, c.text, c.created_at
+             FROM chat_lines c JOIN users u ON u.id = c.user_id
+             WHERE c.game_id = $1 ORDER BY c.id",
+        )
+        .bind(game.as_str())
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::chat_line)
+    }
+
+    /// The user's site settings as stored (a JSON object), `None` when
+    /// they never saved any (then the defaults apply).
+    pub async fn preferences(&self, user_id: UserId) -> StoreResult<Option<String>> {
+        self.read(1);
+        let row: Option<(String,)> =
+            sqlx::query_as("SELECT prefs FROM user_preferences WHERE user_id = $1")
+                .bind(user_id.0)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(p,)| p))
+    }
+
+    /// Replaces the user's site settings (a JSON object, already checked)
+    /// if they are still `expected` (what [`Store::preferences`] read; `None`:
+    /// none saved yet). False, and nothing written, when another save came
+    /// first: a change of one setting is read, applied and written, so two
+    /// saves at once must not lose either's setting.
+    pub async fn set_preferences<'a>(
+        &'a self,
+        user_id: UserId,
+        expected: Option<&'a str>,
+        prefs: &'a str,
+        now: i64,
+    ) -> StoreResult<bool> {
+        // One autocommitted write (a statement and its transaction).
+        self.shared.count_tx(1);
+        // Written only over what was read: a save that lost the race
+        // changes no row.
+        let done = match expected {
+            None => sqlx::query(
+                "INSERT INTO user_preferences (user_id, prefs, updated_at) VALUES ($1, $2, $3)
+                 ON CONFLICT (user_id) DO NOTHING",
+            )
+            .bind(user_id.0)
+            .bind(prefs)
+            .bind(now)
+            .execute(self.writes())
+            .await?,
+            Some(old) => sqlx::query(
+                "UPDATE user_preferences SET prefs = $1, updated_at = $2 WHERE user_id = $3 AND prefs = $4",
+            )
+            .bind(prefs)
+            .bind(now)
+            .bind(user_id.0)
+            .bind(old)
+            .execute(self.writes())
+            .await?,
+        };
+        Ok(done.rows_affected() == 1)
+    }
+}

@@ -3,130 +3,129 @@
 //! Written once for both backends (see [`super`]).
 
 use crate::model::UserId;
-use crate::postgres::PgStore;
 use crate::rows::Columns;
-use crate::sqlite::SqliteStore;
 use crate::{
     EndTokens, NewEvents, NewToken, StoreResult, TokenInfo, TokenKind, User, rows, token_id,
     tokens_ended_event,
 };
 
-macro_rules! tokens {
-    ($backend:ty, $dialect:ident) => {
-        impl $backend {
-            pub async fn create_token<'a>(&'a self, token: NewToken<'a>) -> StoreResult<()> {
-                self.read(1);
-                sqlx::query(
-                    "INSERT INTO tokens (token_hash, user_id, kind, created_at, expires_at, description)
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                )
-                .bind(token.hash)
-                .bind(token.user_id.0)
-                .bind(token.kind.as_str())
-                .bind(token.created_at)
-                .bind(token.expires_at)
-                .bind(token.description)
+written_once! {
+    /// Stores a token (by its hash).
+    pub async fn create_token<'a>(&'a self, token: NewToken<'a>) -> StoreResult<()> {
+        self.read(1);
+        sqlx::query(
+            "INSERT INTO tokens (token_hash, user_id, kind, created_at, expires_at, description)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(token.hash)
+        .bind(token.user_id.0)
+        .bind(token.kind.as_str())
+        .bind(token.created_at)
+        .bind(token.expires_at)
+        .bind(token.description)
+        .execute(self.writes())
+        .await?;
+        Ok(())
+    }
+
+    /// The account a token of `kind` belongs to, if it has not expired by `now`.
+    pub async fn user_by_token<'a>(
+        &'a self,
+        token_hash: &'a str,
+        kind: TokenKind,
+        now: i64,
+    ) -> StoreResult<Option<User>> {
+        self.read(1);
+        let row = sqlx::query(
+            "SELECT u.id, u.username, u.password_hash, u.created_at, u.bot
+             FROM tokens t JOIN users u ON u.id = t.user_id
+             WHERE t.token_hash = $1 AND t.kind = $2
+               AND (t.expires_at IS NULL OR t.expires_at > $3)",
+        )
+        .bind(token_hash)
+        .bind(kind.as_str())
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(rows::user).transpose()
+    }
+
+    /// A user's tokens that have not expired by `now` (device cookies
+    /// left out), newest first.
+    pub async fn tokens(&self, user_id: UserId, now: i64) -> StoreResult<Vec<TokenInfo>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT token_hash, kind, created_at, expires_at, description FROM tokens
+             WHERE user_id = $1 AND kind <> 'device'
+               AND (expires_at IS NULL OR expires_at > $2)
+             ORDER BY created_at DESC, token_hash",
+        )
+        .bind(user_id.0)
+        .bind(now)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::token_info)
+    }
+
+    /// Deletes some of a user's tokens and, when any went, stores the
+    /// [`tokens_ended_event`] in the same transaction; returns the ended
+    /// tokens' ids.
+    pub async fn end_tokens<'a>(
+        &'a self,
+        user_id: UserId,
+        which: EndTokens<'a>,
+        now: i64,
+    ) -> StoreResult<Vec<String>> {
+        let mut tx = self.begin().await?;
+        let q = match which {
+            EndTokens::Hash(h) => sqlx::query(
+                "DELETE FROM tokens WHERE user_id = $1 AND token_hash = $2 RETURNING token_hash",
+            )
+            .bind(user_id.0)
+            .bind(h),
+            EndTokens::Id(id) => sqlx::query(
+                "DELETE FROM tokens WHERE user_id = $1 AND substr(token_hash, 1, 16) = $2 AND kind <> 'device'
+                 RETURNING token_hash",
+            )
+            .bind(user_id.0)
+            .bind(id),
+            EndTokens::Kind(kind) => sqlx::query(
+                "DELETE FROM tokens WHERE user_id = $1 AND kind = $2 RETURNING token_hash",
+            )
+            .bind(user_id.0)
+            .bind(kind.as_str()),
+            EndTokens::All => sqlx::query(
+                "DELETE FROM tokens WHERE user_id = $1 AND kind <> 'device' RETURNING token_hash",
+            )
+            .bind(user_id.0),
+        };
+        let ended: Vec<String> = q
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|r| r.text("token_hash").map(|h| token_id(&h).to_owned()))
+            .collect::<StoreResult<_>>()?;
+        let mut out = Vec::new();
+        let mut n = 0;
+        if !ended.is_empty() {
+            let events = NewEvents {
+                user: vec![(user_id, tokens_ended_event(&ended))],
+                lobby: Vec::new(),
+            };
+            n = dialect::insert_events(&mut tx, &events, now, &mut out).await?;
+        }
+        self.finish(tx, out, 1 + n).await?;
+        Ok(ended)
+    }
+
+    /// Deletes tokens that expired before `now`; returns how many.
+    pub async fn prune_tokens(&self, now: i64) -> StoreResult<u64> {
+        self.read(1);
+        let r =
+            sqlx::query("DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= $1")
+                .bind(now)
                 .execute(self.writes())
                 .await?;
-                Ok(())
-            }
-
-            pub async fn user_by_token<'a>(
-                &'a self,
-                token_hash: &'a str,
-                kind: TokenKind,
-                now: i64,
-            ) -> StoreResult<Option<User>> {
-                self.read(1);
-                let row = sqlx::query(
-                    "SELECT u.id, u.username, u.password_hash, u.created_at, u.bot
-                     FROM tokens t JOIN users u ON u.id = t.user_id
-                     WHERE t.token_hash = $1 AND t.kind = $2
-                       AND (t.expires_at IS NULL OR t.expires_at > $3)",
-                )
-                .bind(token_hash)
-                .bind(kind.as_str())
-                .bind(now)
-                .fetch_optional(&self.pool)
-                .await?;
-                row.as_ref().map(rows::user).transpose()
-            }
-
-            pub async fn tokens(&self, user_id: UserId, now: i64) -> StoreResult<Vec<TokenInfo>> {
-                self.read(1);
-                let r = sqlx::query(
-                    "SELECT token_hash, kind, created_at, expires_at, description FROM tokens
-                     WHERE user_id = $1 AND kind <> 'device'
-                       AND (expires_at IS NULL OR expires_at > $2)
-                     ORDER BY created_at DESC, token_hash",
-                )
-                .bind(user_id.0)
-                .bind(now)
-                .fetch_all(&self.pool)
-                .await?;
-                rows::all(r, rows::token_info)
-            }
-
-            pub async fn end_tokens<'a>(
-                &'a self,
-                user_id: UserId,
-                which: EndTokens<'a>,
-                now: i64,
-            ) -> StoreResult<Vec<String>> {
-                let mut tx = self.begin().await?;
-                let q = match which {
-                    EndTokens::Hash(h) => sqlx::query(
-                        "DELETE FROM tokens WHERE user_id = $1 AND token_hash = $2 RETURNING token_hash",
-                    )
-                    .bind(user_id.0)
-                    .bind(h),
-                    EndTokens::Id(id) => sqlx::query(
-                        "DELETE FROM tokens WHERE user_id = $1 AND substr(token_hash, 1, 16) = $2 AND kind <> 'device'
-                         RETURNING token_hash",
-                    )
-                    .bind(user_id.0)
-                    .bind(id),
-                    EndTokens::Kind(kind) => sqlx::query(
-                        "DELETE FROM tokens WHERE user_id = $1 AND kind = $2 RETURNING token_hash",
-                    )
-                    .bind(user_id.0)
-                    .bind(kind.as_str()),
-                    EndTokens::All => sqlx::query(
-                        "DELETE FROM tokens WHERE user_id = $1 AND kind <> 'device' RETURNING token_hash",
-                    )
-                    .bind(user_id.0),
-                };
-                let ended: Vec<String> = q
-                    .fetch_all(&mut *tx)
-                    .await?
-                    .iter()
-                    .map(|r| r.text("token_hash").map(|h| token_id(&h).to_owned()))
-                    .collect::<StoreResult<_>>()?;
-                let mut out = Vec::new();
-                let mut n = 0;
-                if !ended.is_empty() {
-                    let events = NewEvents {
-                        user: vec![(user_id, tokens_ended_event(&ended))],
-                        lobby: Vec::new(),
-                    };
-                    n = crate::shared::inserts::$dialect::insert_events(&mut tx, &events, now, &mut out).await?;
-                }
-                self.finish(tx, out, 1 + n).await?;
-                Ok(ended)
-            }
-
-            pub async fn prune_tokens(&self, now: i64) -> StoreResult<u64> {
-                self.read(1);
-                let r =
-                    sqlx::query("DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= $1")
-                        .bind(now)
-                        .execute(self.writes())
-                        .await?;
-                Ok(r.rows_affected())
-            }
-        }
-    };
+        Ok(r.rows_affected())
+    }
 }
-
-tokens!(SqliteStore, sqlite);
-tokens!(PgStore, postgres);
