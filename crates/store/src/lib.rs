@@ -856,9 +856,10 @@ pub const GUEST_KEY_PATTERN: &str = "guest-%";
 /// The storage interface: one of the two backends.
 ///
 /// A closed set of two needs no trait object: each method is a plain
-/// `async fn` that calls the same-named method of the backend at hand
-/// (queries written once for both live in the per-concern modules, the
-/// rest in the backend's own file).
+/// `async fn` that calls the same-named method of the backend at hand.
+/// Most are written, with their queries, once for both backends in the
+/// crate's `shared/` modules; those here are the store's own (challenge
+/// writes, bulk reads, the feed).
 pub enum Store {
     /// One machine: a SQLite file.
     Sqlite(SqliteStore),

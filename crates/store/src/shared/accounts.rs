@@ -17,8 +17,8 @@ const PRUNE_GUESTS: &str = "DELETE FROM users WHERE username_key LIKE $1 AND cre
                  AND (t.expires_at IS NULL OR t.expires_at > $3))";
 
 written_once! {
-    /// Creates an account; [`StoreError::Conflict`] when the name is taken
-    /// (names are compared without regard to case).
+    /// Creates an account; [`StoreError::Conflict`](crate::StoreError::Conflict)
+    /// when the name is taken (names are compared without regard to case).
     pub async fn create_user<'a>(
         &'a self,
         username: &'a str,
@@ -114,7 +114,8 @@ written_once! {
     /// Turns a guest account (named [`GUEST_KEY_PATTERN`]) into an
     /// ordinary one with a new name and password hash, keeping its id and
     /// so its games, ratings and sessions. `None` when `id` is not a guest;
-    /// [`StoreError::Conflict`] when the name is taken.
+    /// [`StoreError::Conflict`](crate::StoreError::Conflict) when the name
+    /// is taken.
     pub async fn claim_guest<'a>(
         &'a self,
         id: UserId,
@@ -203,10 +204,11 @@ written_once! {
     }
 
     /// Replaces the user's site settings (a JSON object, already checked)
-    /// if they are still `expected` (what [`Store::preferences`] read; `None`:
-    /// none saved yet). False, and nothing written, when another save came
-    /// first: a change of one setting is read, applied and written, so two
-    /// saves at once must not lose either's setting.
+    /// if they are still `expected` (what
+    /// [`Store::preferences`](crate::Store::preferences) read; `None`: none
+    /// saved yet). False, and nothing written, when another save came first:
+    /// a change of one setting is read, applied and written, so two saves at
+    /// once must not lose either's setting.
     pub async fn set_preferences<'a>(
         &'a self,
         user_id: UserId,

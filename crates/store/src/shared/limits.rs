@@ -166,8 +166,8 @@ written_once! {
     }
 
     /// Asks the holder of the lease `key` to give it up (its next
-    /// [`Store::take_lease`] says so); true while a lease that has not
-    /// lapsed is held.
+    /// [`Store::take_lease`](crate::Store::take_lease) says so); true while
+    /// a lease that has not lapsed is held.
     pub async fn ask_release<'a>(&'a self, key: &'a str) -> StoreResult<bool> {
         self.shared.count_tx(1);
         let r =
