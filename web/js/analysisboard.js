@@ -4,7 +4,7 @@
 // (POST /api/analysis/stream, ndjson; stopped with POST /api/analysis/stream/stop).
 // A player's own ongoing game is not analysed (no engine help during play).
 
-import { api, esc } from './api.js';
+import { api, esc, failureOf } from './api.js';
 import { Board } from './board.js';
 import { showPositionResult } from './common.js';
 import { knownVariant } from './fen.js';
@@ -113,7 +113,7 @@ export function mount(root, gameId) {
     try {
       v = await api('POST', '/api/analysis', { variant, fen: tree.initialFen || undefined, moves: path });
     } catch (e) {
-      $('#error').textContent = explainRefusal(e.message, { units: quiet ? board.units : undefined });
+      $('#error').textContent = explainRefusal(e, { uci, ply: path.length, fen: tree.initialFen, units: quiet ? board.units : undefined });
       const cv = views.get(current.id);
       board.setLegal(cv ? cv.legalMoves : []);
       return;
@@ -188,17 +188,16 @@ export function mount(root, gameId) {
         signal: ctrl.signal,
       });
       if (!resp.ok) {
-        let why = `HTTP ${resp.status}`;
-        try { why = (await resp.json()).error || why; } catch { /* keep the status */ }
+        const why = await failureOf(resp);
         engineRuns = false;
         // A stream we had cancelled may have reached the server after our stop: stop it, try once more.
-        if (resp.status === 429 && !retried && gen === engineGen) {
+        if (why.code === 'rate_limited' && !retried && gen === engineGen) {
           engineRuns = true;
           if (engineCtrl === ctrl) engineCtrl = null;
           startEngine(v, true);
           return;
         }
-        if (gen === engineGen) $('#engine-state').textContent = `Engine unavailable: ${why}`;
+        if (gen === engineGen) $('#engine-state').textContent = `Engine unavailable: ${why.message}`;
         return;
       }
       await readLines(resp, (line) => {

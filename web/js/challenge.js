@@ -24,11 +24,11 @@ export async function mountChallenge(root, id, me) {
   try {
     c = await api('GET', `/api/challenge/${id}/show`);
   } catch (e) {
-    if (e.status === 404) {
+    if (e.code === 'not_found') {
       notFound(root);
       return () => {};
     }
-    if (e.status !== 403) {
+    if (e.code !== 'forbidden') {
       root.innerHTML = `<p class="error-text">${esc(e.message)}</p>`;
       return () => {};
     }
@@ -70,7 +70,7 @@ export async function mountChallenge(root, id, me) {
       await api('POST', `/api/challenge/${id}/accept`);
       navigate(`/${id}`, true);
     } catch (e) {
-      error.textContent = e.status === 404 ? 'No game or challenge has this id.' : e.message;
+      error.textContent = e.code === 'not_found' ? 'No game or challenge has this id.' : e.message;
     }
   };
   actions.append(b);

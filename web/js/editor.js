@@ -13,6 +13,7 @@ import { api, esc, toast } from './api.js';
 import { Board } from './board.js';
 import { VARIANTS, START_FEN, ROLE_NAMES, ROLE_ORDER, knownVariant, sortRoles, sq, fileOf, rankOf, parseFen, describeUnit } from './fen.js';
 import { pieceSvg } from './pieces.js';
+import { detailOf } from './words.js';
 const EMPTY_FEN = '4k3/8/8/8/8/8/8/4K3 w - - 0 1';
 
 /** The Merge-FEN letters of a unit: `R`, `n`, `(RN)`. */
@@ -157,7 +158,7 @@ export function mount(root) {
       const v = await api('POST', '/api/analysis', { variant: st.variant, fen: asked });
       answer = { fen: v.fen, status: v.status };
     } catch (e) {
-      answer = { error: e.message.replace(/^invalid fen: /, '') };
+      answer = { error: e.code === 'bad_request' ? `Not a legal position: ${detailOf(e.message, 'fen: ')}` : `Not checked: ${e.message}` };
     }
     if (mine !== st.seq) return; // a newer change is being checked
     st.checked = answer;
@@ -167,7 +168,7 @@ export function mount(root) {
     out.dataset.fen = asked;
     out.textContent = ok
       ? `Legal position${answer.status !== 'started' ? ` (the game is over here: ${answer.status})` : ''}.`
-      : `Not a legal position: ${answer.error}`;
+      : answer.error;
     const play = $('#editor-play');
     const challenge = $('#editor-challenge');
     for (const a of [play, challenge]) {

@@ -19,6 +19,7 @@ import { GLYPHS, renderMoves } from './movelist.js';
 import { Review, bindKeys, plyFromHash } from './review.js';
 import { explainRefusal } from './words.js';
 
+/** @typedef {import('./api.js').ApiError} ApiError */
 /** @typedef {import('./types.js').Game} Game */
 /** @typedef {import('./types.js').GameState} GameState */
 
@@ -34,7 +35,7 @@ export async function mount(root, id) {
   try {
     g = await api('GET', `/api/game/${id}`);
   } catch (e) {
-    if (e.status === 404) return mountChallenge(root, id, me);
+    if (e.code === 'not_found') return mountChallenge(root, id, me);
     root.innerHTML = `<p class="error-text">${esc(e.message)}</p>`;
     return () => {};
   }
@@ -119,7 +120,7 @@ class GamePage {
         if (!this.alive) return false;
         if (n.version >= this.version) this.accept(n);
       } catch (e) {
-        if (e.status !== 0 && this.alive) toast(e.message);
+        if (e.code !== 'offline' && this.alive) toast(e.message);
       }
     });
     this.live = new Live({
@@ -336,7 +337,7 @@ class GamePage {
       } catch (e) {
         if (!this.alive) return;
         this.pending = false;
-        if (e.status) this.refused(e);
+        if (e.code !== 'offline') this.refused(e, uci);
         else toast('Connection lost: your move may not have been played; it will show when the page reconnects.');
         this.render();
         return;
@@ -353,15 +354,15 @@ class GamePage {
     try {
       await api('POST', `/api/board/game/${this.id}/move/${encodeURIComponent(uci)}`);
     } catch (e) {
-      this.refused(e);
+      this.refused(e, uci);
     }
     this.pending = false;
     if (this.alive) await this.refresh();
   }
 
-  /** A refused move, in words, read on the board as it stands. @param {Error} e */
-  refused(e) {
-    toast(explainRefusal(e.message, { units: this.board.units }));
+  /** A refused move, in words, read on the board as it stands. @param {ApiError} e @param {string} uci */
+  refused(e, uci) {
+    toast(explainRefusal(e, { uci, units: this.board.units }));
   }
 
   /** @param {string} what an action path: `abort`, `resign`, `draw/yes`, `takeback/no`, ... */

@@ -4,6 +4,8 @@
 // lobby subscription is resent too, and the server answers it with the
 // whole list of open challenges again.
 
+import { ApiError } from './api.js';
+
 export class Live {
   // `game`: the game this page is about, if any. It only goes into the
   // socket's address (`?game=`), where a load balancer that routes by game
@@ -60,7 +62,7 @@ export class Live {
         const w = /** @type {{ resolve: (msg: any) => void, reject: (e: Error) => void }} */ (this.acks.get(msg.a));
         this.acks.delete(msg.a);
         if (msg.t === 'ack') w.resolve(msg);
-        else w.reject(Object.assign(new Error(msg.error || 'refused'), { status: msg.status }));
+        else w.reject(new ApiError(msg.status, msg.error, msg.code));
       } else if (msg.t === 'hello') {
         this.onEvent({ type: 'hello', user: msg.user });
       }
@@ -89,8 +91,9 @@ export class Live {
 
   /**
    * Sends a message that the server acknowledges (`a`): resolves on
-   * `{"t":"ack"}`, rejects with the server's `{"t":"error"}` (its `status`
-   * and words), or with status 0 when the socket closes first. Returns null
+   * `{"t":"ack"}`, rejects with an ApiError: the server's `{"t":"error"}`
+   * (its `status`, `code` and words), or `offline` when the socket closes
+   * first. Returns null
    * (sends nothing) when the socket is not open.
    */
   /** @param {object} obj @returns {Promise<any> | null} */
@@ -105,7 +108,7 @@ export class Live {
   }
 
   failAcks() {
-    for (const w of this.acks.values()) w.reject(Object.assign(new Error('connection lost'), { status: 0 }));
+    for (const w of this.acks.values()) w.reject(new ApiError(0, 'connection lost', 'offline'));
     this.acks.clear();
   }
 

@@ -13,6 +13,9 @@ import { Live } from './live.js';
 import { ago } from './site.js';
 import { diffHtml, ratingHtml, userHtml, userLink } from './users.js';
 
+/** Refusals that mean an open challenge has left the lobby (taken, cancelled, its game begun). @type {Set<import('./api.js').FailureCode>} */
+const GONE = new Set(['not_found', 'not_pending', 'game_under_way']);
+
 export async function mount(root) {
   const signedIn = await currentUser().catch(() => null);
   if (!signedIn) return (await import('./home.js')).mount(root);
@@ -189,7 +192,7 @@ export async function mount(root) {
           }
         } catch (e) {
           toast(e.message);
-          if (e.status === 404 || e.status === 409) { open.delete(c.id); gone.add(c.id); }
+          if (GONE.has(e.code)) { open.delete(c.id); gone.add(c.id); }
         }
         btn.disabled = false;
         renderOpen();

@@ -80,8 +80,8 @@ export function mount(root) {
     // Any unit of the side to move may be picked up, even one without a
     // legal move (a pinned piece): trying it asks the server, which says why.
     canPick: (unit) => !!st.view && st.view.status === 'started' && unit.color === (st.view.turn === 'white' ? 'w' : 'b'),
-    onMove: (uci) => load(st.variant, st.fen, [...st.moves, uci]),
-    onIllegal: (from, to) => load(st.variant, st.fen, [...st.moves, from + to], true),
+    onMove: (uci) => load(st.variant, st.fen, [...st.moves, uci], 'move'),
+    onIllegal: (from, to) => load(st.variant, st.fen, [...st.moves, from + to], 'quiet'),
   });
 
   function link() {
@@ -93,15 +93,23 @@ export function mount(root) {
     return `${location.origin}/practice${s ? '?' + s : ''}`;
   }
 
-  /** Checks a line with the server and shows it; on failure keeps the old one. */
-  async function load(variant, fen, moves, quiet = false) {
+  /**
+   * Checks a line with the server and shows it; on failure keeps the old one.
+   * `how`: `setup` a start and line from the form or the address; `move` the
+   * line with a move from the board added; `quiet` with a move the board
+   * itself refuses, tried for the rules' reason.
+   * @param {string} variant @param {string} fen @param {string[]} moves @param {'setup' | 'move' | 'quiet'} [how]
+   * @returns {Promise<boolean>} whether it was shown
+   */
+  async function load(variant, fen, moves, how = 'setup') {
     let v;
     try {
       v = await api('POST', '/api/analysis', { variant, fen: fen || undefined, moves });
     } catch (e) {
-      // The refused move is the last one, tried on the board as it stands.
-      const said = explainRefusal(e.message, { fen, units: quiet ? board.units : undefined });
-      if (quiet) toast(said);
+      // A move from the board is the line's last, tried on the board as it stands.
+      const said = how === 'setup' ? e.message
+        : explainRefusal(e, { uci: moves[moves.length - 1], ply: moves.length, fen, units: how === 'quiet' ? board.units : undefined });
+      if (how === 'quiet') toast(said);
       else $('#setup-error').textContent = said;
       board.setLegal(st.view ? st.view.legalMoves : []);
       return false;
@@ -133,7 +141,7 @@ export function mount(root) {
       <div class="muted">Line: ${esc(best.pvSan.join(' '))}</div>
       <button type="button" id="play-best">Play it</button>` : '';
     const shown = best;
-    if (shown) $('#play-best').onclick = () => load(st.variant, st.fen, [...st.moves, shown.uci]);
+    if (shown) $('#play-best').onclick = () => load(st.variant, st.fen, [...st.moves, shown.uci], 'move');
   }
 
   $('#undo').onclick = () => load(st.variant, st.fen, st.moves.slice(0, -1));

@@ -73,7 +73,7 @@ export async function mount(root, name) {
   try {
     u = await api('GET', `/api/user/${encodeURIComponent(name)}`);
   } catch (e) {
-    if (e.status === 404) {
+    if (e.code === 'not_found') {
       notFound(root, `<p id="no-user">No player is called <strong>${esc(name)}</strong>.</p>`);
       return () => {};
     }

@@ -158,4 +158,18 @@
 
 /** @typedef {{ user?: LightUser, aiLevel?: number, name?: string, rating?: number, ratingDiff?: number }} ExportPlayer */
 
+/**
+ * The `code` of an error body (`{"error", "code"}`) and of a socket error
+ * frame: a stable word for the kind of failure (docs/api.md, Errors). The
+ * `error` beside it is English for people and may change; the page decides
+ * by the code.
+ * @typedef {'bad_request' | 'self_challenge' | 'unauthorized' | 'forbidden' | 'not_a_player' | 'not_yours'
+ *   | 'no_computer' | 'not_found' | 'method_not_allowed' | 'timeout' | 'not_your_turn' | 'stale_move'
+ *   | 'game_over' | 'not_abortable' | 'too_fast' | 'refused' | 'not_pending' | 'game_under_way'
+ *   | 'conflict' | 'payload_too_large' | 'unsupported_media_type' | 'misdirected_request'
+ *   | 'illegal_move' | 'bad_forecast' | 'unprocessable' | 'rate_limited' | 'internal' | 'unavailable'} ErrorCode
+ */
+
+/** An error answer of the API. @typedef {{ error: string, code: ErrorCode }} ErrorBody */
+
 export {};
