@@ -14,7 +14,7 @@ const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 /** @type {(() => void) | null} */
 let cleanup = null;
 
-/** The not-found view, with an optional extra paragraph (HTML). */
+/** The not-found view, with an optional extra paragraph (HTML). @param {HTMLElement} root @param {string} [extra] */
 export function notFound(root, extra = '') {
   root.innerHTML = `<div class="card not-found" data-view="not-found" style="max-width:520px"><h1>Not found</h1>
     <p>There is no page or game at <code>${esc(location.pathname)}</code>.</p>${extra}
@@ -22,6 +22,7 @@ export function notFound(root, extra = '') {
   document.title = 'Not found · ChessMerge';
 }
 
+/** Shows the view of `path`, as a new entry of the history or (`replace`) instead of the current one. @param {string} path @param {boolean} [replace] */
 export function navigate(path, replace = false) {
   if (replace) history.replaceState(null, '', path);
   else history.pushState(null, '', path);
@@ -49,7 +50,7 @@ async function renderWho() {
 
 export async function refreshWho() { await renderWho(); }
 
-/** A path segment decoded, or null when it is not valid percent-encoding. */
+/** A path segment decoded, or null when it is not valid percent-encoding. @param {string} seg */
 function decodeName(seg) {
   try { return decodeURIComponent(seg); } catch { return null; }
 }
@@ -96,14 +97,14 @@ async function route() {
     if (done) { try { done(); } catch { /* ignore */ } }
     return;
   }
-  cleanup = done;
+  cleanup = done || null;
 }
 
 document.addEventListener('click', (e) => {
   const a = /** @type {Element} */ (e.target).closest('a[data-link]');
   if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
   e.preventDefault();
-  navigate(a.getAttribute('href'));
+  navigate(a.getAttribute('href') || '/');
 });
 window.addEventListener('popstate', route);
 

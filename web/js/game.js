@@ -11,7 +11,7 @@ import { api, currentUser, esc, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
 import { mountChallenge } from './challenge.js';
-import { oneAtATime, otherColor } from './common.js';
+import { finder, oneAtATime, otherColor } from './common.js';
 import { ForecastPanel, renderAfterGame, takebackNews } from './corr.js';
 import { layoutHtml, renderActions, renderAnalysis, renderChat, renderPlayer, renderReviewing, renderStatus } from './gamepanels.js';
 import { Live } from './live.js';
@@ -82,6 +82,8 @@ class GamePage {
   /** @param {HTMLElement} root @param {string} id @param {Game} g @param {boolean} signedIn */
   constructor(root, id, g, signedIn) {
     this.root = root;
+    /** An element of the page's frame. */
+    this.el = finder(root);
     this.id = id;
     this.signedIn = signedIn;
     // ---- the state ----
@@ -131,8 +133,6 @@ class GamePage {
     });
   }
 
-  /** @param {string} sel @returns {HTMLElement} an element of the page's frame */
-  el(sel) { return /** @type {HTMLElement} */ (this.root.querySelector(sel)); }
 
   /** Whether the board takes a move now. While looking back, it shows that position and takes none. */
   myTurn() {
@@ -195,7 +195,7 @@ class GamePage {
     this.forecasts.update(g);
     renderAnalysis(root, g, review, { id: this.id, signedIn: this.signedIn, onRequest: () => this.requestAnalysis() });
     // The analysis board: for a finished game, or for spectators (a player's own ongoing game: no engine help).
-    const analyse = /** @type {HTMLAnchorElement} */ (this.el('#analyse'));
+    const analyse = this.el('#analyse', HTMLAnchorElement);
     analyse.classList.toggle('hidden', g.status === 'started' && !!g.you);
     analyse.href = `/analysis/${this.id}#${review.shown(g.ply)}`;
   }
@@ -259,15 +259,14 @@ class GamePage {
    * A push on the live channel: the next state (or a full description) is
    * taken as it is; a gap, or a state without what the page shows, is
    * fetched instead.
-   * @param {string} gid @param {'gameFull' | 'gameState'} t @param {number} v @param {any} d
+   * @param {string} gid @param {'gameFull' | 'gameState'} t @param {number} v @param {GameState} state
    */
-  onPush(gid, t, v, d) {
+  onPush(gid, t, v, state) {
     if (gid !== this.id || !this.alive || v <= this.version) return;
-    if (t === 'gameState' && d && typeof d.type === 'string' && d.type.startsWith('analysis')) {
-      this.onAnalysisNews(v, d);
+    if (t === 'gameState' && typeof state.type === 'string' && state.type.startsWith('analysis')) {
+      this.onAnalysisNews(v, state);
       return;
     }
-    const state = t === 'gameFull' ? d && d.state : d;
     // A full description may jump any distance; a state only the next step.
     const n = (t === 'gameFull' || v === this.version + 1) ? gameFromPush(this.g, state) : null;
     if (n && n.version === v) this.accept(n);
@@ -294,13 +293,13 @@ class GamePage {
 
   /**
    * User events about this game (offers and refusals, a rematch's start): fetch it again and follow it.
-   * @param {any} d
+   * @param {import('./types.js').UserEvent} d
    */
   onEvent(d) {
     if (!this.alive || !d) return;
     const g = this.g;
-    const about = d.gameId === this.id || (d.type === 'gameStart' && g.status !== 'started' && g.you);
-    if (!about || d.type === 'hello') return;
+    const about = ('gameId' in d && d.gameId === this.id) || (d.type === 'gameStart' && g.status !== 'started' && g.you);
+    if (!about) return;
     this.refresh().then(() => { if (this.alive && this.g.status !== 'started') this.live.subscribe(this.id, this.version); });
   }
 

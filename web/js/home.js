@@ -5,6 +5,7 @@
 import { api, esc, setCurrentUser, toast } from './api.js';
 import { navigate, refreshWho } from './app.js';
 import { Board } from './board.js';
+import { finder } from './common.js';
 import { notice } from './site.js';
 
 // Merge-UCI: a knight and a bishop join on e2 (a pair), then the knight
@@ -30,6 +31,7 @@ async function positions() {
   return out;
 }
 
+/** @param {HTMLElement} root */
 export async function mount(root) {
   document.title = 'ChessMerge · merge chess in your browser';
   root.innerHTML = `
@@ -49,8 +51,9 @@ export async function mount(root) {
         <p class="error-text" id="guest-error" role="alert"></p>
       </div>
     </div>`;
-  const board = new Board(root.querySelector('#home-board'), { label: 'a short merge chess line, played in a loop' });
-  const caption = root.querySelector('#home-caption');
+  const $ = finder(root);
+  const board = new Board($('#home-board'), { label: 'a short merge chess line, played in a loop' });
+  const caption = $('#home-caption');
   let alive = true;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
@@ -62,17 +65,17 @@ export async function mount(root) {
       board.setPosition(s.fen, 'chessmerge');
       board.setLastMove(s.last);
       caption.textContent = s.caption;
-      root.querySelector('[data-view=home]').dataset.step = String(i);
+      $('[data-view=home]').dataset.step = String(i);
       i = (i + 1) % steps.length;
       timer = setTimeout(show, i === 0 ? STEP_MS * 2 : STEP_MS);
     };
     show();
   }).catch(() => { board.setPosition('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'chessmerge'); });
 
-  const play = root.querySelector('#play-guest');
+  const play = $('#play-guest', HTMLButtonElement);
   play.onclick = async () => {
     play.disabled = true;
-    const err = root.querySelector('#guest-error');
+    const err = $('#guest-error');
     err.textContent = '';
     try {
       const me = await api('POST', '/api/account/guest');
