@@ -4,7 +4,7 @@
 // (POST /api/analysis/stream, ndjson; stopped with POST /api/analysis/stream/stop).
 // A player's own ongoing game is not analysed (no engine help during play).
 
-import { api, esc, failureOf } from './api.js';
+import { api, esc, failure, failureOf } from './api.js';
 import { Board } from './board.js';
 import { finder, showPositionResult } from './common.js';
 import { knownVariant } from './fen.js';
@@ -128,7 +128,7 @@ export function mount(root, gameId) {
     try {
       v = await api('POST', '/api/analysis', { variant, fen: tree.initialFen || undefined, moves: path });
     } catch (e) {
-      $('#error').textContent = explainRefusal(e, { uci, ply: path.length, fen: tree.initialFen, units: quiet ? board.units : undefined });
+      $('#error').textContent = explainRefusal(failure(e), { uci, ply: path.length, fen: tree.initialFen, units: quiet ? board.units : undefined });
       const cv = views.get(current.id);
       board.setLegal(cv ? cv.legalMoves : []);
       return;
@@ -144,7 +144,7 @@ export function mount(root, gameId) {
     try {
       v = await viewOf(node);
     } catch (e) {
-      $('#error').textContent = e.message;
+      $('#error').textContent = failure(e).message;
       return;
     }
     if (!alive) return;
@@ -228,7 +228,7 @@ export function mount(root, gameId) {
         if (line.type === 'error') $('#engine-state').textContent = `Engine error: ${line.error}`;
       });
     } catch (e) {
-      if (e.name !== 'AbortError' && gen === engineGen) $('#engine-state').textContent = 'The engine connection was lost.';
+      if (!(e instanceof DOMException && e.name === 'AbortError') && gen === engineGen) $('#engine-state').textContent = 'The engine connection was lost.';
     } finally {
       if (engineCtrl === ctrl) { engineCtrl = null; engineRuns = false; }
     }
@@ -288,7 +288,7 @@ export function mount(root, gameId) {
         await show(last);
       }
     } catch (e) {
-      $('#error').textContent = e.message;
+      $('#error').textContent = failure(e).message;
     }
   })();
 

@@ -20,6 +20,17 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A caught error as the page reads it: an ApiError as it is; anything else
+ * thrown (the page's own fault, or a check of its own such as an empty
+ * field) with its words and the code `internal`.
+ * @param {unknown} e @returns {ApiError}
+ */
+export function failure(e) {
+  if (e instanceof ApiError) return e;
+  return new ApiError(0, e instanceof Error ? e.message : String(e), 'internal');
+}
+
 /** @type {Partial<Record<number, import('./types.js').ErrorCode>>} */
 const CODE_OF_STATUS = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 429: 'rate_limited', 503: 'unavailable' };
 
@@ -74,7 +85,7 @@ export async function currentUser(refresh = false) {
   try {
     me = await api('GET', '/api/account');
   } catch (e) {
-    if (e.code === 'unauthorized') me = null;
+    if (failure(e).code === 'unauthorized') me = null;
     else throw e;
   }
   return /** @type {import('./types.js').Account | null} */ (me);

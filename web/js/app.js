@@ -7,7 +7,7 @@
 //   /@/{name}      a player's profile
 //   /{id}          a game (or a challenge to accept); anything else: not found
 
-import { api, currentUser, setCurrentUser, esc, toast } from './api.js';
+import { api, currentUser, esc, failure, setCurrentUser, toast } from './api.js';
 import { followUser, loadPrefs } from './site.js';
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
@@ -38,7 +38,7 @@ async function renderWho() {
     who.innerHTML = `<span>Signed in as <strong id="me-name"><a href="/@/${encodeURIComponent(me.username)}" data-link title="your profile">${esc(me.username)}</a></strong>${me.guest ? ' <span class="tag">guest</span>' : ''}</span>${me.guest ? '<a href="/signup" data-link id="keep-account">Keep this account</a>' : ''}<a href="/settings" data-link id="settings-link">Settings</a><button type="button" id="signout">Sign out</button>`;
     /** @type {HTMLElement} */ (who.querySelector('#signout')).onclick = async () => {
       if (me.guest && !confirm('A guest account has no password: once signed out, it and its games cannot be signed in to again. Sign out?')) return;
-      try { await api('POST', '/api/account/logout'); } catch (e) { toast(e.message); }
+      try { await api('POST', '/api/account/logout'); } catch (e) { toast(failure(e).message); }
       setCurrentUser(null);
       await renderWho();
       navigate('/');

@@ -1,6 +1,6 @@
 // Sign up and sign in.
 
-import { api, currentUser, setCurrentUser, esc } from './api.js';
+import { api, currentUser, esc, failure, setCurrentUser } from './api.js';
 import { navigate, refreshWho } from './app.js';
 import { finder } from './common.js';
 
@@ -38,7 +38,7 @@ export async function mount(root, mode) {
       const next = new URLSearchParams(location.search).get('next');
       navigate(next && next.startsWith('/') ? next : '/');
     } catch (err) {
-      $('#auth-error').textContent = err.message;
+      $('#auth-error').textContent = failure(err).message;
     }
   };
   username.focus();

@@ -2,7 +2,7 @@
 // description, and Accept when it is addressed to the viewer or open;
 // signed out, a not-found view that says a challenge link needs signing in.
 
-import { api, esc } from './api.js';
+import { api, esc, failure } from './api.js';
 import { navigate, notFound } from './app.js';
 import { diagramHtml } from './diagram.js';
 
@@ -23,7 +23,8 @@ export async function mountChallenge(root, id, me) {
   let c = null;
   try {
     c = await api('GET', `/api/challenge/${id}/show`);
-  } catch (e) {
+  } catch (thrown) {
+    const e = failure(thrown);
     if (e.code === 'not_found') {
       notFound(root);
       return () => {};
@@ -69,7 +70,8 @@ export async function mountChallenge(root, id, me) {
     try {
       await api('POST', `/api/challenge/${id}/accept`);
       navigate(`/${id}`, true);
-    } catch (e) {
+    } catch (thrown) {
+      const e = failure(thrown);
       error.textContent = e.code === 'not_found' ? 'No game or challenge has this id.' : e.message;
     }
   };

@@ -2,7 +2,7 @@
 // changes, rematch, new game, lobby), what a takeback changed, and the
 // conditional-moves panel with its scratch board.
 
-import { api, esc, toast } from './api.js';
+import { api, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
 import { finder, otherColor, playerName } from './common.js';
@@ -175,7 +175,7 @@ export class ForecastPanel {
       v = await api('POST', '/api/analysis', { variant: g.variant.key, fen: g.fen, moves: this.line });
     } catch (e) {
       this.line.pop();
-      this.$('#fc-error').textContent = e.message;
+      this.$('#fc-error').textContent = failure(e).message;
       return;
     }
     this.sans = v.san;
@@ -211,7 +211,7 @@ export class ForecastPanel {
       this.renderLines();
       return true;
     } catch (e) {
-      this.$('#fc-error').textContent = e.message;
+      this.$('#fc-error').textContent = failure(e).message;
       return false;
     }
   }

@@ -9,7 +9,7 @@
 // By pointer or touch: tap a palette piece, then squares. By keyboard: the
 // palette's buttons, then arrow keys on the board and Enter to place.
 
-import { api, esc } from './api.js';
+import { api, esc, failure } from './api.js';
 import { Board } from './board.js';
 import { VARIANTS, START_FEN, ROLE_NAMES, ROLE_ORDER, knownVariant, sortRoles, sq, fileOf, rankOf, parseFen, describeUnit } from './fen.js';
 import { pieceSvg } from './pieces.js';
@@ -173,7 +173,8 @@ export function mount(root) {
     try {
       const v = await api('POST', '/api/analysis', { variant: st.variant, fen: asked });
       answer = { fen: v.fen, status: v.status };
-    } catch (e) {
+    } catch (thrown) {
+      const e = failure(thrown);
       answer = { error: e.code === 'bad_request' ? `Not a legal position: ${detailOf(e.message, 'fen: ')}` : `Not checked: ${e.message}` };
     }
     if (mine !== st.seq) return; // a newer change is being checked

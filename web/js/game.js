@@ -7,7 +7,7 @@
 // game (fetched, or pushed over the live channel), and the player's
 // actions. The panels are drawn by gamepanels.js from that state.
 
-import { api, currentUser, esc, toast } from './api.js';
+import { api, currentUser, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
 import { mountChallenge } from './challenge.js';
@@ -34,7 +34,8 @@ export async function mount(root, id) {
   let g;
   try {
     g = await api('GET', `/api/game/${id}`);
-  } catch (e) {
+  } catch (thrown) {
+    const e = failure(thrown);
     if (e.code === 'not_found') return mountChallenge(root, id, me);
     root.innerHTML = `<p class="error-text">${esc(e.message)}</p>`;
     return () => {};
@@ -121,7 +122,8 @@ class GamePage {
         const n = await api('GET', `/api/game/${this.id}`);
         if (!this.alive) return false;
         if (n.version >= this.version) this.accept(n);
-      } catch (e) {
+      } catch (thrown) {
+        const e = failure(thrown);
         if (e.code !== 'offline' && this.alive) toast(e.message);
       }
     });
@@ -333,7 +335,8 @@ class GamePage {
     if (sent) {
       try {
         await sent;
-      } catch (e) {
+      } catch (thrown) {
+        const e = failure(thrown);
         if (!this.alive) return;
         this.pending = false;
         if (e.code !== 'offline') this.refused(e, uci);
@@ -353,7 +356,7 @@ class GamePage {
     try {
       await api('POST', `/api/board/game/${this.id}/move/${encodeURIComponent(uci)}`);
     } catch (e) {
-      this.refused(e, uci);
+      this.refused(failure(e), uci);
     }
     this.pending = false;
     if (this.alive) await this.refresh();
@@ -369,7 +372,7 @@ class GamePage {
     try {
       await api('POST', `/api/board/game/${this.id}/${what}`);
     } catch (e) {
-      toast(e.message);
+      toast(failure(e).message);
       this.cancellingDraw = false;
       return;
     }
@@ -397,7 +400,7 @@ class GamePage {
     try {
       await api('POST', `/api/board/game/${this.id}/${what}`);
     } catch (e) {
-      toast(e.message);
+      toast(failure(e).message);
       return;
     }
     await this.refresh();
@@ -417,7 +420,7 @@ class GamePage {
       this.render();
     } catch (e) {
       const err = this.root.querySelector('#analysis-error');
-      if (err) err.textContent = e.message;
+      if (err) err.textContent = failure(e).message;
       if (b) b.disabled = false;
     }
   }

@@ -2,7 +2,7 @@
 // and a split (looping), "play the computer now" as a guest (no account
 // needed; the game is kept by its link and the guest's cookie), and sign up.
 
-import { api, esc, setCurrentUser, toast } from './api.js';
+import { api, esc, failure, setCurrentUser, toast } from './api.js';
 import { navigate, refreshWho } from './app.js';
 import { Board } from './board.js';
 import { finder } from './common.js';
@@ -84,7 +84,8 @@ export async function mount(root) {
       const g = await api('POST', '/api/challenge/ai', { level: 1, color: 'white' });
       navigate(`/${g.id}`);
       notice(`You play as the guest <strong>${esc(me.username)}</strong>. Keep this game's link to come back: <code>${esc(location.origin)}/${esc(g.id)}</code>. <a href="/signup" data-link>Keep this account</a> with a name and a password.`, 'guest');
-    } catch (e) {
+    } catch (thrown) {
+      const e = failure(thrown);
       err.textContent = e.message;
       toast(e.message);
       play.disabled = false;

@@ -1,7 +1,7 @@
 // PGN import (/import): paste a game or choose a file; the server checks it
 // move by move (POST /api/import) and the imported game opens on its page.
 
-import { api, currentUser, esc } from './api.js';
+import { api, currentUser, esc, failure } from './api.js';
 import { navigate } from './app.js';
 import { finder } from './common.js';
 
@@ -57,7 +57,7 @@ export async function mount(root) {
       const game = await api('POST', '/api/import', { pgn: text.value });
       navigate(`/${game.id}`);
     } catch (err) {
-      error.innerHTML = `Not imported: ${esc(err.message)}`;
+      error.innerHTML = `Not imported: ${esc(failure(err).message)}`;
     } finally {
       button.disabled = false;
     }

@@ -4,7 +4,7 @@
 // games.
 
 import { diagramHtml } from './diagram.js';
-import { api, currentUser, esc, toast } from './api.js';
+import { api, currentUser, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
 import { finder, finishedText } from './common.js';
@@ -166,7 +166,7 @@ export async function mount(root) {
       toast(kind.value === 'open' ? 'Open challenge created: share its link.' : `Challenge sent to ${c.destUser ? c.destUser.name : ''}.`, 'info', 3000);
       refreshChallenges();
     } catch (ex) {
-      err.textContent = ex.message;
+      err.textContent = failure(ex).message;
     }
   };
 
@@ -217,7 +217,8 @@ export async function mount(root) {
             navigate(`/${c.id}`);
             return;
           }
-        } catch (e) {
+        } catch (thrown) {
+          const e = failure(thrown);
           toast(e.message);
           if (GONE.has(e.code)) { open.delete(c.id); gone.add(c.id); }
         }
@@ -267,10 +268,10 @@ export async function mount(root) {
       li.innerHTML = `<span>${userHtml(c.challenger)} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span>
         <span class="row"><button class="primary" data-act="accept">Accept</button><button data-act="decline">Decline</button></span>`;
       /** @type {HTMLElement} */ (li.querySelector('[data-act=accept]')).onclick = async () => {
-        try { await api('POST', `/api/challenge/${c.id}/accept`); navigate(`/${c.id}`); } catch (e) { toast(e.message); refreshChallenges(); }
+        try { await api('POST', `/api/challenge/${c.id}/accept`); navigate(`/${c.id}`); } catch (e) { toast(failure(e).message); refreshChallenges(); }
       };
       /** @type {HTMLElement} */ (li.querySelector('[data-act=decline]')).onclick = async () => {
-        try { await api('POST', `/api/challenge/${c.id}/decline`, { reason: 'generic' }); } catch (e) { toast(e.message); }
+        try { await api('POST', `/api/challenge/${c.id}/decline`, { reason: 'generic' }); } catch (e) { toast(failure(e).message); }
         refreshChallenges();
       };
       inc.append(li);
@@ -286,7 +287,7 @@ export async function mount(root) {
       const to = `To ${userHtml(c.destUser)}`;
       li.innerHTML = `<span>${to} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span><button data-act="cancel">Cancel</button>`;
       /** @type {HTMLElement} */ (li.querySelector('[data-act=cancel]')).onclick = async () => {
-        try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(e.message); }
+        try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(failure(e).message); }
         refreshChallenges();
       };
       out.append(li);

@@ -2,7 +2,7 @@
 // both sides, undo, copy the FEN or a link, ask the engine. The server
 // checks every line (POST /api/analysis) and searches (POST /api/analysis/best).
 
-import { api, esc, toast } from './api.js';
+import { api, esc, failure, toast } from './api.js';
 import { Board } from './board.js';
 import { copyText, finder, showPositionResult } from './common.js';
 import { VARIANT_OPTIONS, knownVariant } from './fen.js';
@@ -94,7 +94,8 @@ export function mount(root) {
     let v;
     try {
       v = await api('POST', '/api/analysis', { variant, fen: fen || undefined, moves });
-    } catch (e) {
+    } catch (thrown) {
+      const e = failure(thrown);
       // A move from the board is the line's last, tried on the board as it stands.
       const said = how === 'setup' ? e.message
         : explainRefusal(e, { uci: moves[moves.length - 1], ply: moves.length, fen, units: how === 'quiet' ? board.units : undefined });
@@ -151,7 +152,7 @@ export function mount(root) {
       best = await api('POST', '/api/analysis/best', { variant: st.variant, fen: st.fen || undefined, moves: st.moves, level: Number($('#level', HTMLSelectElement).value) });
     } catch (e) {
       best = null;
-      toast(e.message);
+      toast(failure(e).message);
     }
     render();
   };

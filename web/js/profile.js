@@ -3,7 +3,7 @@
 // game paged and filtered by variant and result, and "Challenge this
 // player" (the lobby's friend form, filled in).
 
-import { api, botTag, currentUser, esc } from './api.js';
+import { api, botTag, currentUser, esc, failure } from './api.js';
 import { navigate, notFound } from './app.js';
 import { cap, finishedText } from './common.js';
 import { VARIANTS, variantName } from './fen.js';
@@ -78,7 +78,8 @@ export async function mount(root, name) {
   let u;
   try {
     u = await api('GET', `/api/user/${encodeURIComponent(name)}`);
-  } catch (e) {
+  } catch (thrown) {
+    const e = failure(thrown);
     if (e.code === 'not_found') {
       notFound(root, `<p id="no-user">No player is called <strong>${esc(name)}</strong>.</p>`);
       return () => {};
@@ -173,7 +174,7 @@ export async function mount(root, name) {
         api('GET', `${base}max=1&page=${page * PAGE_SIZE + 1}`),
       ]);
     } catch (e) {
-      if (alive && ticket === loading) list.innerHTML = `<li class="error-text">${esc(e.message)}</li>`;
+      if (alive && ticket === loading) list.innerHTML = `<li class="error-text">${esc(failure(e).message)}</li>`;
       return;
     }
     if (!alive || ticket !== loading) return;

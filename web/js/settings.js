@@ -3,7 +3,7 @@
 // signed in (GET/POST /api/account/preferences), in this browser when not;
 // every change is saved at once and applied to the page.
 
-import { currentUser, esc, toast } from './api.js';
+import { currentUser, esc, failure, toast } from './api.js';
 import { Board } from './board.js';
 import { finder } from './common.js';
 import { PAIR_SIZES, THEMES, askNotifications, currentPrefs, loadPrefs, savePrefs, tone } from './site.js';
@@ -61,7 +61,7 @@ export async function mount(root) {
       status.textContent = 'Saved.';
       if (name === 'sound' && value) tone();
     } catch (ex) {
-      toast(ex.message);
+      toast(failure(ex).message);
       const now = currentPrefs();
       if (el instanceof HTMLInputElement && el.type === 'checkbox') el.checked = !!now[name]; else el.value = String(now[name]);
     }
