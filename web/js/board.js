@@ -4,7 +4,7 @@
 // a from/to pair has several readings (the pair together, either component
 // alone, promotion pieces), a chooser offers exactly those.
 
-import { FILES, ROLE_NAMES, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
+import { FILES, ROLE_NAMES, arrowStep, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
 import { unitHtml, pieceSvg, compoundOf } from './pieces.js';
 import { cap } from './common.js';
 
@@ -292,16 +292,10 @@ export class Board {
     const s = /** @type {HTMLElement | null} */ (target.closest('[data-square]'));
     if (!s || !s.dataset.square) return;
     const cur = s.dataset.square;
-    const white = this.orientation === 'white';
-    /** @type {Record<string, [number, number]>} */
-    const steps = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
-    const step = steps[e.key];
-    if (step) {
+    const to = arrowStep(cur, e.key, this.orientation);
+    if (to) {
       e.preventDefault();
-      const df = white ? step[0] : -step[0], dr = white ? step[1] : -step[1];
-      const f = Math.min(7, Math.max(0, fileOf(cur) + df));
-      const r = Math.min(7, Math.max(0, rankOf(cur) + dr));
-      this.focusSquare(sq(f, r));
+      this.focusSquare(to);
     } else if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       this.activate(cur);

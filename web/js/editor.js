@@ -11,7 +11,7 @@
 
 import { api, esc, failure } from './api.js';
 import { Board } from './board.js';
-import { VARIANTS, START_FEN, ROLE_NAMES, ROLE_ORDER, knownVariant, sortRoles, sq, fileOf, rankOf, parseFen, describeUnit } from './fen.js';
+import { VARIANTS, START_FEN, ROLE_NAMES, ROLE_ORDER, arrowStep, knownVariant, sortRoles, sq, parseFen, describeUnit } from './fen.js';
 import { pieceSvg } from './pieces.js';
 import { detailOf } from './words.js';
 import { copyText, finder } from './common.js';
@@ -230,15 +230,10 @@ export function mount(root) {
   boardEl.addEventListener('keydown', (e) => {
     const s = squareOf(e);
     if (!s) return;
-    const flip = board.orientation === 'black' ? -1 : 1;
-    /** @type {Record<string, [number, number]>} */
-    const moves = { ArrowUp: [0, flip], ArrowDown: [0, -flip], ArrowLeft: [-flip, 0], ArrowRight: [flip, 0] };
-    const step = moves[e.key];
-    if (step) {
+    const to = arrowStep(s, e.key, board.orientation);
+    if (to) {
       e.preventDefault();
-      const f = Math.min(7, Math.max(0, fileOf(s) + step[0]));
-      const r = Math.min(7, Math.max(0, rankOf(s) + step[1]));
-      focusSquare(sq(f, r));
+      focusSquare(to);
     } else if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       putOn(s);

@@ -367,12 +367,23 @@ class GamePage {
     toast(explainRefusal(e, { uci, units: this.board.units }));
   }
 
-  /** @param {string} what an action path: `abort`, `resign`, `draw/yes`, `takeback/no`, ... */
-  async act(what) {
+  /**
+   * Posts an action; a refusal is shown. Whether it was taken.
+   * @param {string} what an action path: `abort`, `resign`, `draw/yes`, `takeback/no`, `rematch/no`, ...
+   */
+  async post(what) {
     try {
       await api('POST', `/api/board/game/${this.id}/${what}`);
+      return true;
     } catch (e) {
       toast(failure(e).message);
+      return false;
+    }
+  }
+
+  /** @param {string} what an action path, as for `post` */
+  async act(what) {
+    if (!(await this.post(what))) {
       this.cancellingDraw = false;
       return;
     }
@@ -397,12 +408,7 @@ class GamePage {
    * @param {string} what
    */
   async rematchAct(what) {
-    try {
-      await api('POST', `/api/board/game/${this.id}/${what}`);
-    } catch (e) {
-      toast(failure(e).message);
-      return;
-    }
+    if (!(await this.post(what))) return;
     await this.refresh();
     if (this.alive) this.live.subscribe(this.id, this.version);
   }
