@@ -171,6 +171,7 @@ export function mount(root) {
     /** @type {NonNullable<typeof st.checked>} */
     let answer;
     try {
+      /** @type {import('./types.js').AnalysisView} */
       const v = await api('POST', '/api/analysis', { variant: st.variant, fen: asked });
       answer = { fen: v.fen, status: v.status };
     } catch (thrown) {

@@ -119,6 +119,7 @@ class GamePage {
     /** Fetches the game; once at a time (a call meanwhile fetches again after), the newest wins. */
     this.refresh = oneAtATime(async () => {
       try {
+        /** @type {Game} */
         const n = await api('GET', `/api/game/${this.id}`);
         if (!this.alive) return false;
         if (n.version >= this.version) this.accept(n);
@@ -216,6 +217,7 @@ class GamePage {
 
   /** The game's chat (bots say things through the bot API); read again with each new state. */
   async loadChat() {
+    /** @type {import('./types.js').ChatLine[]} */
     let lines = [];
     try { lines = await api('GET', `/api/board/game/${encodeURIComponent(this.id)}/chat`); } catch { return; }
     if (!this.alive) return;
@@ -418,9 +420,10 @@ class GamePage {
     const b = /** @type {HTMLButtonElement | null} */ (this.root.querySelector('#request-analysis'));
     if (b) b.disabled = true;
     try {
+      /** @type {import('./types.js').GameAnalysis} */
       const a = await api('POST', `/api/game/${this.id}/analysis`);
       this.review.analysis = { ...a, positions: undefined };
-      this.review.positions = a.positions;
+      this.review.positions = a.positions || null;
       // The game's feed ended with the game: follow it again for the progress.
       this.live.subscribe(this.id, this.version);
       this.render();

@@ -265,7 +265,7 @@ function renderTakeback(actions, notice, g, you, act) {
 
 /**
  * The game's chat lines (bots say things through the bot API); hidden while empty.
- * @param {HTMLElement} el @param {{ room: string, user: string, text: string }[]} lines
+ * @param {HTMLElement} el @param {import('./types.js').ChatLine[]} lines
  */
 export function renderChat(el, lines) {
   el.classList.toggle('hidden', lines.length === 0);

@@ -25,6 +25,7 @@ const STEP_MS = 1400;
 async function positions() {
   const out = [];
   for (let i = 0; i <= LINE.length; i++) {
+    /** @type {import('./types.js').AnalysisView} */
     const a = await api('POST', '/api/analysis', { variant: 'chessmerge', moves: LINE.slice(0, i).map((m) => m[0]) });
     out.push({ fen: a.fen, last: a.lastMove || null, caption: i ? LINE[i - 1][1] : 'The start' });
   }
@@ -78,9 +79,11 @@ export async function mount(root) {
     const err = $('#guest-error');
     err.textContent = '';
     try {
+      /** @type {import('./types.js').Account} */
       const me = await api('POST', '/api/account/guest');
       setCurrentUser(me);
       await refreshWho();
+      /** @type {import('./types.js').Game} */
       const g = await api('POST', '/api/challenge/ai', { level: 1, color: 'white' });
       navigate(`/${g.id}`);
       notice(`You play as the guest <strong>${esc(me.username)}</strong>. Keep this game's link to come back: <code>${esc(location.origin)}/${esc(g.id)}</code>. <a href="/signup" data-link>Keep this account</a> with a name and a password.`, 'guest');

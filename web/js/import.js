@@ -54,6 +54,7 @@ export async function mount(root) {
     const button = $('#import-submit', HTMLButtonElement);
     button.disabled = true;
     try {
+      /** @type {{ id: string, url: string }} */
       const game = await api('POST', '/api/import', { pgn: text.value });
       navigate(`/${game.id}`);
     } catch (err) {

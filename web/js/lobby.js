@@ -230,6 +230,7 @@ export async function mount(root) {
   }
   let lobbyFed = false; // the socket's list has arrived (it supersedes a fetched one)
   async function fetchOpen() {
+/** @type {{ challenges: Challenge[] }} */
     let data;
     try { data = await api('GET', '/api/challenge/open'); } catch (e) { return; }
     if (alive && !lobbyFed) onLobby({ type: 'openChallenges', challenges: data.challenges }, true);

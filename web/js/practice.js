@@ -91,6 +91,7 @@ export function mount(root) {
    * @returns {Promise<boolean>} whether it was shown
    */
   async function load(variant, fen, moves, how = 'setup') {
+    /** @type {import('./types.js').AnalysisView} */
     let v;
     try {
       v = await api('POST', '/api/analysis', { variant, fen: fen || undefined, moves });

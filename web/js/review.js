@@ -41,9 +41,10 @@ export class Review {
     this.cursor = null;
     this.fetch = oneAtATime(async () => {
       try {
+        /** @type {import('./types.js').GameAnalysis} */
         const a = await api('GET', `/api/game/${this.id}/analysis`);
         this.analysis = a;
-        this.positions = a.positions;
+        this.positions = a.positions || null;
       } catch (e) {
         // The board still shows the present; stepping back waits for the next load.
       }

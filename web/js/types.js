@@ -187,6 +187,8 @@
  * @property {ReviewPosition[]} [positions]
  */
 
+/** A line of a game's chat (`GET /api/board/game/{id}/chat`). @typedef {{ user: string, text: string, room: 'player' | 'spectator', createdAt: number }} ChatLine */
+
 /** An engine's score from White's view: centipawns, or mate in that many moves (negative: Black mates). @typedef {{ cp?: number, mate?: number | null }} Score */
 
 /**
