@@ -36,9 +36,11 @@ if [ -z "${CHESSMERGE_BIN:-}" ]; then
   bin="$target/debug/chessmerge"
   # rust-embed does not tell cargo about web/: a binary compiled before a
   # file there was added or changed may not serve it. Recompile the server
-  # crate then (its source is untouched; only the timestamp changes).
-  if [ -e "$bin" ] && [ -n "$(find "$repo/web" -newer "$bin" -print -quit)" ]; then
-    touch "$repo/crates/server/src/web.rs"
+  # crate then (its source is untouched; only the timestamp of the file
+  # that embeds web/ changes).
+  embed="$(grep -rl 'derive(rust_embed::RustEmbed)' "$repo/crates/server/src" | head -n 1)"
+  if [ -e "$bin" ] && [ -n "$embed" ] && [ -n "$(find "$repo/web" -newer "$bin" -print -quit)" ]; then
+    touch "$embed"
   fi
   (cd "$repo" && cargo build -p chessmerge)
   export CHESSMERGE_BIN="$bin"

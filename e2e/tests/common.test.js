@@ -1,12 +1,15 @@
 // The page's shared functions in Node, without a browser: move numbers from a
 // start position (the move list, the variation tree and the refusal words
-// all count with them), the result texts, and oneAtATime.
+// all count with them), refusals in words by their code, the result texts,
+// and oneAtATime.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { finishedText, moveNumber, oneAtATime, outcomeHead, resultText } from '../../web/js/common.js';
 import { moveRows } from '../../web/js/movelist.js';
-import { fullMove } from '../../web/js/words.js';
+import { ApiError } from '../../web/js/api.js';
+import { START_FEN, parseFen } from '../../web/js/fen.js';
+import { explainRefusal } from '../../web/js/words.js';
 
 const BLACK_17 = '8/8/8/8/8/8/8/K1k5 b - - 3 17';
 
@@ -21,7 +24,22 @@ test('move numbers count from the start position', () => {
   ]);
   // No move number in the FEN: the first move is number 1.
   assert.deepEqual(moveNumber('8/8/8/8/8/8/8/K1k5 b - -', 2), { number: 2, white: true });
-  assert.deepEqual(fullMove(3, BLACK_17), { number: 18, side: 'Black' });
+});
+
+test('refusals are put in words by their code, not by their English', () => {
+  const { units } = parseFen(START_FEN);
+  const reason = 'ChessMerge pawns move one square at a time (no two-square step)';
+  // A game's move (HTTP or socket): the rules' reason after the move.
+  assert.equal(explainRefusal(new ApiError(422, `illegal move e2e4: ${reason}`, 'illegal_move'), { uci: 'e2e4', units }),
+    `Pawn e2–e4 is not allowed: ${reason}.`);
+  // A line's last move on the practice board: numbered from the line's start.
+  assert.equal(explainRefusal(new ApiError(422, `move 3 (illegal move e2e4: ${reason})`, 'unprocessable'), { uci: 'e2e4', ply: 3, fen: BLACK_17 }),
+    `Move 18, Black: e2–e4 is not allowed: ${reason}.`);
+  // Other words from the server are kept whole: the code decides.
+  assert.equal(explainRefusal(new ApiError(422, 'no reason given', 'illegal_move'), { uci: 'e2e4' }), 'e2–e4 is not allowed: no reason given.');
+  assert.equal(explainRefusal(new ApiError(409, 'illegal move e2e4: not now', 'not_your_turn'), { uci: 'e2e4' }), 'It is not your move.');
+  assert.equal(explainRefusal(new ApiError(409, 'the game is over (mate)', 'game_over'), { uci: 'e2e4', ply: 2 }), 'Move 1, Black: the game is over.');
+  assert.equal(explainRefusal(new ApiError(403, 'a new refusal', 'forbidden'), { uci: 'e2e4' }), 'A new refusal.');
 });
 
 test('the move list starts with "17… move" when Black begins', () => {

@@ -4,30 +4,38 @@
 // (POST /api/analysis/stream, ndjson; stopped with POST /api/analysis/stream/stop).
 // A player's own ongoing game is not analysed (no engine help during play).
 
-import { api, esc } from './api.js';
+import { api, esc, failure, failureOf } from './api.js';
 import { Board } from './board.js';
-import { showPositionResult } from './common.js';
+import { finder, showPositionResult } from './common.js';
 import { knownVariant } from './fen.js';
 import { winningChances } from './graph.js';
 import { bindKeys, plyFromHash } from './review.js';
 import { Tree, renderTree } from './tree.js';
 import { explainRefusal } from './words.js';
 
+/** @typedef {import('./types.js').AnalysisView} AnalysisView @typedef {import('./types.js').EngineLine} EngineLine @typedef {import('./tree.js').TreeNode} TreeNode */
+
+/** `+0.25`, `#3`, `#-2`; `…` before the first score. @param {import('./types.js').Score | undefined} s */
 function scoreText(s) {
   if (!s) return '…';
   if (s.mate != null) return s.mate > 0 ? `#${s.mate}` : `#-${-s.mate}`;
-  return `${s.cp >= 0 ? '+' : ''}${(s.cp / 100).toFixed(2)}`;
+  const cp = s.cp || 0;
+  return `${cp >= 0 ? '+' : ''}${(cp / 100).toFixed(2)}`;
 }
 
-/** White's share of the bar, 0..100, for a White's-view score. */
+/** White's share of the bar, 0..100, for a White's-view score. @param {import('./types.js').Score | undefined} s */
 function barShare(s) {
   if (!s) return 50;
-  const wc = s.mate != null ? (s.mate > 0 ? 1 : -1) : winningChances(s.cp);
+  const wc = s.mate != null ? (s.mate > 0 ? 1 : -1) : winningChances(s.cp || 0);
   return Math.round(50 + 50 * wc);
 }
 
-/** Reads an ndjson response, calling `onLine` for every non-empty line. */
+/** Why the live engine stopped, in words. */
+const ENGINE_END = { stopped: 'Stopped.', time: 'Time budget spent: the engine stopped.', nodes: 'Node budget spent: the engine stopped.', complete: 'Search complete.' };
+
+/** Reads an ndjson response, calling `onLine` for every non-empty line. @param {Response} resp @param {(line: EngineLine) => void} onLine */
 async function readLines(resp, onLine) {
+  if (!resp.body) return;
   const reader = resp.body.getReader();
   const dec = new TextDecoder();
   let buf = '';
@@ -44,6 +52,7 @@ async function readLines(resp, onLine) {
   }
 }
 
+/** @param {HTMLElement} root @param {string} [gameId] a game's moves to start from */
 export function mount(root, gameId) {
   root.innerHTML = `
     <h1>Analysis board</h1>
@@ -76,12 +85,13 @@ export function mount(root, gameId) {
         <p class="error-text" id="error" role="alert"></p>
       </aside>
     </div>`;
-  const $ = (s) => root.querySelector(s);
+  const $ = finder(root);
   let alive = true;
   let variant = 'chessmerge';
   let tree = new Tree('');
   let current = tree.root;
-  const views = new Map(); // node id -> the server's view of that position
+  /** @type {Map<number, AnalysisView>} node id -> the server's view of that position */
+  const views = new Map();
 
   // The live engine: at most one stream; a new position stops the old one first.
   let engineGen = 0;
@@ -100,20 +110,25 @@ export function mount(root, gameId) {
     onIllegal: (from, to) => play(from + to, true),
   });
 
+  /** @param {TreeNode} node @returns {Promise<AnalysisView>} */
   async function viewOf(node) {
-    if (views.has(node.id)) return views.get(node.id);
+    const had = views.get(node.id);
+    if (had) return had;
+    /** @type {AnalysisView} */
     const v = await api('POST', '/api/analysis', { variant, fen: tree.initialFen || undefined, moves: tree.path(node) });
     views.set(node.id, v);
     return v;
   }
 
+  /** @param {string} uci @param {boolean} [quiet] a move the board refuses, tried for the rules' reason */
   async function play(uci, quiet) {
     const path = [...tree.path(current), uci];
+    /** @type {AnalysisView} */
     let v;
     try {
       v = await api('POST', '/api/analysis', { variant, fen: tree.initialFen || undefined, moves: path });
     } catch (e) {
-      $('#error').textContent = explainRefusal(e.message, { units: quiet ? board.units : undefined });
+      $('#error').textContent = explainRefusal(failure(e), { uci, ply: path.length, fen: tree.initialFen, units: quiet ? board.units : undefined });
       const cv = views.get(current.id);
       board.setLegal(cv ? cv.legalMoves : []);
       return;
@@ -123,12 +138,13 @@ export function mount(root, gameId) {
     show(node);
   }
 
+  /** @param {TreeNode} node */
   async function show(node) {
     let v;
     try {
       v = await viewOf(node);
     } catch (e) {
-      $('#error').textContent = e.message;
+      $('#error').textContent = failure(e).message;
       return;
     }
     if (!alive) return;
@@ -141,16 +157,17 @@ export function mount(root, gameId) {
     board.setLegal(v.legalMoves);
     showPositionResult($('#result'), $('#status'), v);
     renderTree($('#tree'), tree, current, (n) => show(n));
-    $('#nav-prev').disabled = !current.parent;
-    $('#nav-first').disabled = !current.parent;
-    $('#nav-next').disabled = !current.children.length;
-    $('#nav-last').disabled = !current.children.length;
+    $('#nav-prev', HTMLButtonElement).disabled = !current.parent;
+    $('#nav-first', HTMLButtonElement).disabled = !current.parent;
+    $('#nav-next', HTMLButtonElement).disabled = !current.children.length;
+    $('#nav-last', HTMLButtonElement).disabled = !current.children.length;
     startEngine(v);
   }
 
+  /** @param {EngineLine} line */
   function showEval(line) {
     $('#engine-eval').textContent = scoreText(line.score);
-    $('#engine-depth').textContent = line.depth ? `depth ${line.depth} · ${Math.round(line.nodes / 1000)}k nodes` : '';
+    $('#engine-depth').textContent = line.depth ? `depth ${line.depth} · ${Math.round((line.nodes || 0) / 1000)}k nodes` : '';
     $('#engine-depth').dataset.depth = String(line.depth || 0);
     $('#engine-line').textContent = (line.san || []).join(' ');
     const share = barShare(line.score);
@@ -167,11 +184,12 @@ export function mount(root, gameId) {
     }
   }
 
+  /** @param {AnalysisView} v @param {boolean} [retried] */
   async function startEngine(v, retried = false) {
     const gen = ++engineGen;
     await stopEngine();
     if (gen !== engineGen || !alive) return;
-    if (!$('#engine-on').checked) { $('#engine-state').textContent = 'Engine off.'; return; }
+    if (!$('#engine-on', HTMLInputElement).checked) { $('#engine-state').textContent = 'Engine off.'; return; }
     if (v.status !== 'started') { $('#engine-state').textContent = 'Game over: nothing to search.'; $('#engine-line').textContent = ''; return; }
     const ctrl = new AbortController();
     engineCtrl = ctrl;
@@ -188,17 +206,16 @@ export function mount(root, gameId) {
         signal: ctrl.signal,
       });
       if (!resp.ok) {
-        let why = `HTTP ${resp.status}`;
-        try { why = (await resp.json()).error || why; } catch { /* keep the status */ }
+        const why = await failureOf(resp);
         engineRuns = false;
         // A stream we had cancelled may have reached the server after our stop: stop it, try once more.
-        if (resp.status === 429 && !retried && gen === engineGen) {
+        if (why.code === 'rate_limited' && !retried && gen === engineGen) {
           engineRuns = true;
           if (engineCtrl === ctrl) engineCtrl = null;
           startEngine(v, true);
           return;
         }
-        if (gen === engineGen) $('#engine-state').textContent = `Engine unavailable: ${why}`;
+        if (gen === engineGen) $('#engine-state').textContent = `Engine unavailable: ${why.message}`;
         return;
       }
       await readLines(resp, (line) => {
@@ -206,12 +223,12 @@ export function mount(root, gameId) {
         if (line.type === 'info') { showEval(line); $('#engine-state').textContent = 'Running'; }
         if (line.type === 'done') {
           if (line.score) showEval(line);
-          $('#engine-state').textContent = { stopped: 'Stopped.', time: 'Time budget spent: the engine stopped.', nodes: 'Node budget spent: the engine stopped.', complete: 'Search complete.' }[line.reason] || 'Stopped.';
+          $('#engine-state').textContent = line.reason ? ENGINE_END[line.reason] : 'Stopped.';
         }
         if (line.type === 'error') $('#engine-state').textContent = `Engine error: ${line.error}`;
       });
     } catch (e) {
-      if (e.name !== 'AbortError' && gen === engineGen) $('#engine-state').textContent = 'The engine connection was lost.';
+      if (!(e instanceof DOMException && e.name === 'AbortError') && gen === engineGen) $('#engine-state').textContent = 'The engine connection was lost.';
     } finally {
       if (engineCtrl === ctrl) { engineCtrl = null; engineRuns = false; }
     }
@@ -219,7 +236,7 @@ export function mount(root, gameId) {
 
   $('#engine-on').onchange = () => {
     const v = views.get(current.id);
-    if ($('#engine-on').checked && v) startEngine(v);
+    if ($('#engine-on', HTMLInputElement).checked && v) startEngine(v);
     else { engineGen++; stopEngine().then(() => { $('#engine-state').textContent = 'Engine off.'; }); }
   };
   // The bar follows the board: White's share grows from White's side.
@@ -227,6 +244,7 @@ export function mount(root, gameId) {
     board.flip();
     $('#eval-bar').classList.toggle('flipped', board.orientation === 'black');
   };
+  /** @param {import('./review.js').Step} what */
   const step = (what) => {
     if (what === 'prev' && current.parent) show(current.parent);
     else if (what === 'next' && current.children.length) show(current.children[0]);
@@ -242,9 +260,10 @@ export function mount(root, gameId) {
   (async () => {
     try {
       if (gameId) {
+        /** @type {import('./types.js').Game} */
         const g = await api('GET', `/api/game/${gameId}`);
         if (g.status === 'started' && g.you) {
-          root.querySelector('.game-layout').innerHTML = `<p class="error-text" id="refused">This is your game and it is still being played: the analysis board opens once it ends.</p>
+          $('.game-layout').innerHTML = `<p class="error-text" id="refused">This is your game and it is still being played: the analysis board opens once it ends.</p>
             <p><a href="/${esc(gameId)}" data-link>Back to the game</a></p>`;
           return;
         }
@@ -261,6 +280,7 @@ export function mount(root, gameId) {
         variant = knownVariant(q.get('variant'));
         tree = new Tree(q.get('fen') || '');
         const moves = (q.get('moves') || '').split(/[\s,]+/).filter(Boolean);
+        /** @type {AnalysisView} */
         const v = await api('POST', '/api/analysis', { variant, fen: tree.initialFen || undefined, moves });
         const last = tree.addLine(tree.root, v.moves.map((uci, i) => ({ uci, san: v.san[i] })));
         views.set(last.id, v);
@@ -268,7 +288,7 @@ export function mount(root, gameId) {
         await show(last);
       }
     } catch (e) {
-      $('#error').textContent = e.message;
+      $('#error').textContent = failure(e).message;
     }
   })();
 

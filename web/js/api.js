@@ -1,18 +1,59 @@
-// Talking to the server: JSON in, JSON out; errors carry the server's reason.
+// Talking to the server: JSON in, JSON out; errors carry the server's code
+// (what the page decides by) and its words.
+
+/**
+ * The kind of a failure: the server's `code`, or `offline` when no answer
+ * came (the server was not reached, or the socket closed first).
+ * @typedef {import('./types.js').ErrorCode | 'offline'} FailureCode
+ */
 
 export class ApiError extends Error {
-  /** @param {number} status the HTTP status (0: the server was not reached) @param {string} message */
-  constructor(status, message) {
+  /**
+   * @param {number} status the HTTP status (0: no answer)
+   * @param {string} message the server's words
+   * @param {FailureCode} code
+   */
+  constructor(status, message, code) {
     super(message);
     this.status = status;
+    this.code = code;
   }
+}
+
+/**
+ * A caught error as the page reads it: an ApiError as it is; anything else
+ * thrown (the page's own fault, or a check of its own such as an empty
+ * field) with its words and the code `internal`.
+ * @param {unknown} e @returns {ApiError}
+ */
+export function failure(e) {
+  if (e instanceof ApiError) return e;
+  return new ApiError(0, e instanceof Error ? e.message : String(e), 'internal');
+}
+
+/** @type {Partial<Record<number, import('./types.js').ErrorCode>>} */
+const CODE_OF_STATUS = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 429: 'rate_limited', 503: 'unavailable' };
+
+/**
+ * The error of an answer that failed. A body without a code (the
+ * connection layer's plain-text 429 and 503, a proxy's page) gets the
+ * code the server gives that status.
+ * @param {Response} resp @returns {Promise<ApiError>}
+ */
+export async function failureOf(resp) {
+  const text = await resp.text().catch(() => '');
+  /** @type {Partial<import('./types.js').ErrorBody> | null} */
+  let body = null;
+  try { body = JSON.parse(text); } catch { /* not JSON: words and code from the status */ }
+  const code = (body && body.code) || CODE_OF_STATUS[resp.status] || (resp.status < 500 ? 'bad_request' : 'internal');
+  return new ApiError(resp.status, (body && body.error) || `HTTP ${resp.status}`, code);
 }
 
 /**
  * `api('POST', '/api/...', {body})`: the JSON answer, or throws ApiError.
  * @param {string} method @param {string} path @param {unknown} [body]
  * @param {Record<string, string>} [headers]
- * @returns {Promise<any>} the answer, whose shape the caller knows (see types.js)
+ * @returns {Promise<any>} parsed JSON, unchecked at run time: its shape is the endpoint's (types.js), which the caller names
  */
 export async function api(method, path, body, headers = {}) {
   /** @type {RequestInit & { headers: Record<string, string> }} */
@@ -24,15 +65,12 @@ export async function api(method, path, body, headers = {}) {
   let resp;
   try {
     resp = await fetch(path, init);
-  } catch (e) {
-    throw new ApiError(0, 'cannot reach the server');
+  } catch {
+    throw new ApiError(0, 'cannot reach the server', 'offline');
   }
+  if (!resp.ok) throw await failureOf(resp);
   const text = await resp.text();
-  /** @type {any} */
-  let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch { data = { raw: text }; }
-  if (!resp.ok) throw new ApiError(resp.status, (data && data.error) || `HTTP ${resp.status}`);
-  return data;
+  try { return text ? JSON.parse(text) : null; } catch { return { raw: text }; }
 }
 
 /** @type {import('./types.js').Account | null | undefined} */
@@ -47,7 +85,7 @@ export async function currentUser(refresh = false) {
   try {
     me = await api('GET', '/api/account');
   } catch (e) {
-    if (e.status === 401) me = null;
+    if (failure(e).code === 'unauthorized') me = null;
     else throw e;
   }
   return /** @type {import('./types.js').Account | null} */ (me);

@@ -7,14 +7,14 @@
 //   /@/{name}      a player's profile
 //   /{id}          a game (or a challenge to accept); anything else: not found
 
-import { api, currentUser, setCurrentUser, esc, toast } from './api.js';
+import { api, currentUser, esc, failure, setCurrentUser, toast } from './api.js';
 import { followUser, loadPrefs } from './site.js';
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 /** @type {(() => void) | null} */
 let cleanup = null;
 
-/** The not-found view, with an optional extra paragraph (HTML). */
+/** The not-found view, with an optional extra paragraph (HTML). @param {HTMLElement} root @param {string} [extra] */
 export function notFound(root, extra = '') {
   root.innerHTML = `<div class="card not-found" data-view="not-found" style="max-width:520px"><h1>Not found</h1>
     <p>There is no page or game at <code>${esc(location.pathname)}</code>.</p>${extra}
@@ -22,6 +22,7 @@ export function notFound(root, extra = '') {
   document.title = 'Not found · ChessMerge';
 }
 
+/** Shows the view of `path`, as a new entry of the history or (`replace`) instead of the current one. @param {string} path @param {boolean} [replace] */
 export function navigate(path, replace = false) {
   if (replace) history.replaceState(null, '', path);
   else history.pushState(null, '', path);
@@ -37,7 +38,7 @@ async function renderWho() {
     who.innerHTML = `<span>Signed in as <strong id="me-name"><a href="/@/${encodeURIComponent(me.username)}" data-link title="your profile">${esc(me.username)}</a></strong>${me.guest ? ' <span class="tag">guest</span>' : ''}</span>${me.guest ? '<a href="/signup" data-link id="keep-account">Keep this account</a>' : ''}<a href="/settings" data-link id="settings-link">Settings</a><button type="button" id="signout">Sign out</button>`;
     /** @type {HTMLElement} */ (who.querySelector('#signout')).onclick = async () => {
       if (me.guest && !confirm('A guest account has no password: once signed out, it and its games cannot be signed in to again. Sign out?')) return;
-      try { await api('POST', '/api/account/logout'); } catch (e) { toast(e.message); }
+      try { await api('POST', '/api/account/logout'); } catch (e) { toast(failure(e).message); }
       setCurrentUser(null);
       await renderWho();
       navigate('/');
@@ -49,7 +50,7 @@ async function renderWho() {
 
 export async function refreshWho() { await renderWho(); }
 
-/** A path segment decoded, or null when it is not valid percent-encoding. */
+/** A path segment decoded, or null when it is not valid percent-encoding. @param {string} seg */
 function decodeName(seg) {
   try { return decodeURIComponent(seg); } catch { return null; }
 }
@@ -96,14 +97,14 @@ async function route() {
     if (done) { try { done(); } catch { /* ignore */ } }
     return;
   }
-  cleanup = done;
+  cleanup = done || null;
 }
 
 document.addEventListener('click', (e) => {
   const a = /** @type {Element} */ (e.target).closest('a[data-link]');
   if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
   e.preventDefault();
-  navigate(a.getAttribute('href'));
+  navigate(a.getAttribute('href') || '/');
 });
 window.addEventListener('popstate', route);
 

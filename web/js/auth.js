@@ -1,8 +1,10 @@
 // Sign up and sign in.
 
-import { api, currentUser, setCurrentUser, esc } from './api.js';
+import { api, currentUser, esc, failure, setCurrentUser } from './api.js';
 import { navigate, refreshWho } from './app.js';
+import { finder } from './common.js';
 
+/** @param {HTMLElement} root @param {string} mode `signup` or `login` */
 export async function mount(root, mode) {
   const signup = mode === 'signup';
   // A guest signing up keeps its account (games, ratings, settings) under
@@ -12,7 +14,7 @@ export async function mount(root, mode) {
   root.innerHTML = `
     <div class="card" style="max-width:420px">
       <h1>${keep ? 'Keep your guest account' : signup ? 'Create an account' : 'Sign in'}</h1>
-      ${keep ? `<p id="keep-intro">You play as the guest <strong>${esc(me.username)}</strong>. Choose a name and a password: your games, ratings and settings stay with you, and you can sign in from anywhere.</p>` : ''}
+      ${keep ? `<p id="keep-intro">You play as the guest <strong>${esc(me ? me.username : '')}</strong>. Choose a name and a password: your games, ratings and settings stay with you, and you can sign in from anywhere.</p>` : ''}
       <form class="stack" id="auth-form">
         <label class="field">Username
           <input name="username" id="username" autocomplete="username" required minlength="2" maxlength="20" pattern="[A-Za-z0-9_\\-]+"></label>
@@ -24,10 +26,11 @@ export async function mount(root, mode) {
         ${signup ? '<p class="muted">2-20 letters, digits, _ or -. Passwords: at least 8 characters.</p>' : ''}
       </form>
     </div>`;
-  const form = root.querySelector('#auth-form');
-  form.onsubmit = async (e) => {
+  const $ = finder(root);
+  const username = $('#username', HTMLInputElement);
+  $('#auth-form').onsubmit = async (e) => {
     e.preventDefault();
-    const body = { username: form.username.value.trim(), password: form.password.value };
+    const body = { username: username.value.trim(), password: $('#password', HTMLInputElement).value };
     try {
       const path = keep ? '/api/account/guest/claim' : signup ? '/api/account/register' : '/api/account/login';
       setCurrentUser(await api('POST', path, body));
@@ -35,10 +38,10 @@ export async function mount(root, mode) {
       const next = new URLSearchParams(location.search).get('next');
       navigate(next && next.startsWith('/') ? next : '/');
     } catch (err) {
-      root.querySelector('#auth-error').textContent = err.message;
+      $('#auth-error').textContent = failure(err).message;
     }
   };
-  root.querySelector('#username').focus();
+  username.focus();
   return () => {};
 }
 export { esc };

@@ -4,11 +4,14 @@
 // a from/to pair has several readings (the pair together, either component
 // alone, promotion pieces), a chooser offers exactly those.
 
-import { FILES, ROLE_NAMES, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
+import { FILES, ROLE_NAMES, arrowStep, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
 import { unitHtml, pieceSvg, compoundOf } from './pieces.js';
 import { cap } from './common.js';
 
 /** @typedef {import('./fen.js').Unit} Unit */
+/** @typedef {import('./types.js').Color} Color */
+/** A legal move with its squares read: `from`, `to`, `split`, `promo` (none for a move parseUci cannot read). @typedef {import('./types.js').LegalMove & Partial<NonNullable<ReturnType<typeof parseUci>>>} Reading */
+/** A mark on a square: `cls` is added to its classes. @typedef {{ square: string, cls: string }} Mark */
 
 /**
  * @typedef {object} BoardOptions
@@ -31,20 +34,31 @@ export class Board {
     this.opts = opts;
     this.orientation = opts.orientation || 'white';
     this.variant = 'chessmerge';
+    /** @type {Record<string, Unit>} */
     this.units = {};
     this.turn = 'w';
+    /** @type {Reading[]} */
     this.legal = [];
+    /** @type {ReturnType<typeof parseUci>} */
     this.lastMove = null;
     this.check = false;
+    /** @type {Mark[]} */
     this.marks = [];
+    /** @type {string | null} the picked unit's square */
     this.selected = null;
     this.focusSq = 'e2';
+    /** @type {HTMLElement | null} */
     this.chooser = null;
+    /** @type {HTMLElement | null} */
+    this.legend = null;
     this.el = document.createElement('div');
     this.el.className = 'board' + (opts.small ? ' small' : '') + (opts.interactive ? ' interactive' : '');
     this.el.setAttribute('role', 'group');
     this.el.setAttribute('aria-label', opts.label || 'chess board');
+    /** @type {Record<string, HTMLElement>} */
     this.squares = {};
+    /** @type {Record<string, string>} each square's drawn HTML, to redraw only what changed */
+    this.drawn = {};
     for (let r = 0; r < 8; r++) {
       for (let f = 0; f < 8; f++) {
         const s = sq(f, r);
@@ -64,7 +78,7 @@ export class Board {
     this.layout();
   }
 
-  /** Sets the position (Merge-FEN) and the variant. */
+  /** Sets the position (Merge-FEN) and the variant. @param {string} fen @param {string} [variant] */
   setPosition(fen, variant = this.variant) {
     this.variant = variant;
     const p = parseFen(fen);
@@ -73,7 +87,7 @@ export class Board {
     this.render();
   }
 
-  /** Sets the legal moves ([{uci, san}]) the player may choose from. */
+  /** Sets the legal moves the player may choose from. @param {import('./types.js').LegalMove[] | null | undefined} moves */
   setLegal(moves) {
     this.legal = (moves || []).map((m) => ({ ...m, ...parseUci(m.uci) }));
     if (this.selected && !this.legal.some((m) => m.from === this.selected)) this.selected = null;
@@ -81,10 +95,13 @@ export class Board {
     this.render();
   }
 
+  /** @param {string | null | undefined} uci */
   setLastMove(uci) { this.lastMove = uci ? parseUci(uci) : null; this.render(); }
+  /** @param {boolean | undefined} check */
   setCheck(check) { this.check = !!check; this.render(); }
-  /** Extra marks: [{square, cls}] (for diagrams and hints). */
+  /** Extra marks (for diagrams and hints). @param {Mark[] | null | undefined} marks */
   setMarks(marks) { this.marks = marks || []; this.render(); }
+  /** @param {Color} o */
   setOrientation(o) { this.orientation = o; this.layout(); this.render(); }
   flip() { this.setOrientation(this.orientation === 'white' ? 'black' : 'white'); }
 
@@ -100,11 +117,13 @@ export class Board {
     this.el.classList.toggle('flipped', !white);
   }
 
+  /** @param {string} s */
   movesFrom(s) { return this.legal.filter((m) => m.from === s); }
 
   render() {
     const dests = new Set(this.selected ? this.movesFrom(this.selected).map((m) => m.to) : []);
     const checkSq = this.check ? royalSquare(this.units, this.turn) : null;
+    /** @type {Record<string, string>} */
     const marks = {};
     for (const m of this.marks) marks[m.square] = (marks[m.square] || '') + ' ' + m.cls;
     for (const [s, d] of Object.entries(this.squares)) {
@@ -113,7 +132,7 @@ export class Board {
         (d.dataset.fileLabel ? `<i class="cf" aria-hidden="true">${d.dataset.fileLabel}</i>` : '') +
         (d.dataset.rankLabel ? `<i class="cr" aria-hidden="true">${d.dataset.rankLabel}</i>` : '');
       const html = unitHtml(u, this.variant) + lbl;
-      if (d._html !== html) { d.innerHTML = html; d._html = html; }
+      if (this.drawn[s] !== html) { d.innerHTML = html; this.drawn[s] = html; }
       const cls = ['sq', (fileOf(s) + rankOf(s)) % 2 ? 'light' : 'dark'];
       if (this.lastMove && (this.lastMove.from === s || this.lastMove.to === s)) cls.push('last');
       if (s === checkSq) cls.push('check');
@@ -173,12 +192,14 @@ export class Board {
     });
   }
 
+  /** The board's square under a point of the window, or null. @param {number} x @param {number} y */
   squareAt(x, y) {
     const el = document.elementFromPoint(x, y);
     const s = el && el.closest && /** @type {HTMLElement | null} */ (el.closest('.board [data-square]'));
     return s && this.el.contains(s) ? s.dataset.square || null : null;
   }
 
+  /** @param {string} s */
   canPick(s) {
     const u = this.units[s];
     if (!u) return false;
@@ -186,7 +207,7 @@ export class Board {
     return this.movesFrom(s).length > 0;
   }
 
-  /** A click (or Enter) on a square. */
+  /** A click (or Enter) on a square. @param {string} s */
   activate(s) {
     if (this.chooser) this.closeChooser();
     if (this.selected) {
@@ -206,9 +227,10 @@ export class Board {
     if (this.canPick(s)) { this.selected = s; this.render(); }
   }
 
+  /** @param {PointerEvent} e */
   onPointerDown(e) {
     if (e.button !== 0 && e.pointerType === 'mouse') return;
-    if (e.target.closest('.chooser')) return;
+    if (/** @type {Element} */ (e.target).closest('.chooser')) return;
     const s = this.squareAt(e.clientX, e.clientY);
     if (!s) return;
     e.preventDefault();
@@ -222,8 +244,8 @@ export class Board {
     const startX = e.clientX, startY = e.clientY;
     const from = s;
     /** @type {HTMLDivElement | null} */
-    /** @type {HTMLDivElement | null} */
     let ghost = null;
+    /** @param {PointerEvent} ev */
     const move = (ev) => {
       if (!ghost && Math.hypot(ev.clientX - startX, ev.clientY - startY) > 6) {
         const size = this.squares[from].getBoundingClientRect().width;
@@ -240,6 +262,7 @@ export class Board {
         ghost.style.top = ev.clientY - w / 2 + 'px';
       }
     };
+    /** @param {PointerEvent} ev */
     const up = (ev) => {
       window.removeEventListener('pointermove', move);
       window.removeEventListener('pointerup', up);
@@ -259,22 +282,20 @@ export class Board {
     window.addEventListener('pointercancel', up);
   }
 
+  /** @param {KeyboardEvent} e */
   onKey(e) {
-    if (e.target.closest('.chooser')) {
+    const target = /** @type {Element} */ (e.target);
+    if (target.closest('.chooser')) {
       if (e.key === 'Escape') this.closeChooser(true);
       return;
     }
-    const s = e.target.closest('[data-square]');
-    if (!s) return;
+    const s = /** @type {HTMLElement | null} */ (target.closest('[data-square]'));
+    if (!s || !s.dataset.square) return;
     const cur = s.dataset.square;
-    const white = this.orientation === 'white';
-    const step = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] }[e.key];
-    if (step) {
+    const to = arrowStep(cur, e.key, this.orientation);
+    if (to) {
       e.preventDefault();
-      const df = white ? step[0] : -step[0], dr = white ? step[1] : -step[1];
-      const f = Math.min(7, Math.max(0, fileOf(cur) + df));
-      const r = Math.min(7, Math.max(0, rankOf(cur) + dr));
-      this.focusSquare(sq(f, r));
+      this.focusSquare(to);
     } else if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       this.activate(cur);
@@ -283,13 +304,14 @@ export class Board {
     }
   }
 
+  /** @param {string} s */
   focusSquare(s) {
     this.focusSq = s;
     for (const [k, d] of Object.entries(this.squares)) d.tabIndex = k === s ? 0 : -1;
     this.squares[s].focus();
   }
 
-  /** The move(s) from `from` to `to`: play it, or offer the readings. */
+  /** The move(s) from `from` to `to`: play it, or offer the readings. @param {string} from @param {string} to @param {Reading[]} cands */
   choose(from, to, cands) {
     this.selected = null;
     if (cands.length === 1) { this.render(); if (this.opts.onMove) this.opts.onMove(cands[0].uci); return; }
@@ -297,13 +319,15 @@ export class Board {
     this.openChooser(from, to, cands);
   }
 
+  /** @param {string} from @param {string} to @param {Reading[]} cands */
   openChooser(from, to, cands) {
     const unit = this.units[from];
+    /** @type {Map<string, Reading[]>} */
     const groups = new Map();
     for (const c of cands) {
       const key = c.split || '';
       if (!groups.has(key)) groups.set(key, []);
-      groups.get(key).push(c);
+      /** @type {Reading[]} */ (groups.get(key)).push(c);
     }
     const color = unit ? unit.color : this.turn;
     const box = document.createElement('div');

@@ -2,7 +2,7 @@
 // description, and Accept when it is addressed to the viewer or open;
 // signed out, a not-found view that says a challenge link needs signing in.
 
-import { api, esc } from './api.js';
+import { api, esc, failure } from './api.js';
 import { navigate, notFound } from './app.js';
 import { diagramHtml } from './diagram.js';
 
@@ -23,12 +23,13 @@ export async function mountChallenge(root, id, me) {
   let c = null;
   try {
     c = await api('GET', `/api/challenge/${id}/show`);
-  } catch (e) {
-    if (e.status === 404) {
+  } catch (thrown) {
+    const e = failure(thrown);
+    if (e.code === 'not_found') {
       notFound(root);
       return () => {};
     }
-    if (e.status !== 403) {
+    if (e.code !== 'forbidden') {
       root.innerHTML = `<p class="error-text">${esc(e.message)}</p>`;
       return () => {};
     }
@@ -69,8 +70,9 @@ export async function mountChallenge(root, id, me) {
     try {
       await api('POST', `/api/challenge/${id}/accept`);
       navigate(`/${id}`, true);
-    } catch (e) {
-      error.textContent = e.status === 404 ? 'No game or challenge has this id.' : e.message;
+    } catch (thrown) {
+      const e = failure(thrown);
+      error.textContent = e.code === 'not_found' ? 'No game or challenge has this id.' : e.message;
     }
   };
   actions.append(b);

@@ -1,11 +1,54 @@
 // Small pieces several views share: a capital letter, the other colour, a
 // player's name, move numbers counted from a start position, a game's
 // result in words (the game page's banner, the lobby's and the profile's
-// lists, the practice and analysis boards), and fetches made once at a time.
+// lists, the practice and analysis boards), fetches made once at a time,
+// a view's lookup of its own elements, and copying text for the player.
 
-import { esc } from './api.js';
+import { esc, toast } from './api.js';
 
 /** @typedef {import('./types.js').Color} Color */
+
+/**
+ * A view's lookup of the elements its own HTML made: `$('#id')` is an
+ * HTMLElement, `$('#id', HTMLInputElement)` one of that kind. A missing
+ * element, or one of another kind, throws: the view's HTML and its code
+ * disagree.
+ * @param {ParentNode} root
+ */
+export function finder(root) {
+  /**
+   * @template {HTMLElement} [T=HTMLElement]
+   * @param {string} selector @param {new () => T} [kind]
+   * @returns {T}
+   */
+  return (selector, kind) => {
+    const el = root.querySelector(selector);
+    if (!(el instanceof (kind || HTMLElement))) throw new Error(`${selector}: not in the view`);
+    return /** @type {T} */ (el);
+  };
+}
+
+/**
+ * Copies `text` to the clipboard (where the Clipboard API is refused, as on
+ * plain http, the old way) and says so: "FEN copied.", or how to copy it
+ * by hand.
+ * @param {string} text @param {string} what what it is, for the words: `FEN`, `link`
+ */
+export async function copyText(text, what) {
+  let ok = true;
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const ta = document.createElement('textarea');
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    ok = document.execCommand('copy');
+    ta.remove();
+  }
+  if (ok) toast(`${cap(what)} copied.`, 'info', 2000);
+  else toast(`Copy failed: select the ${what}.`);
+}
 
 /** "white" -> "White"; empty stays empty. @param {string} s */
 export const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);

@@ -2,10 +2,10 @@
 // changes, rematch, new game, lobby), what a takeback changed, and the
 // conditional-moves panel with its scratch board.
 
-import { api, esc, toast } from './api.js';
+import { api, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
-import { otherColor, playerName } from './common.js';
+import { finder, otherColor, playerName } from './common.js';
 import { diffHtml, ratingHtml, shownRating } from './users.js';
 
 /** Opens the lobby with its new-game form in view. */
@@ -25,13 +25,15 @@ function openNewGame() {
   requestAnimationFrame(find);
 }
 
-/** A rated game's end: both players' new ratings and what the game changed them by. */
+/** A rated game's end: both players' new ratings and what the game changed them by. @param {import('./types.js').Game} g */
 function ratingChanges(g) {
-  if (!g.rated || !g.ratingDiff) return '';
+  const diffs = g.ratingDiff;
+  if (!g.rated || !diffs) return '';
+  /** @param {import('./types.js').Color} color */
   const row = (color) => {
     const p = g[color];
-    const r = shownRating({ ...p, ratingDiff: p.ratingDiff ?? g.ratingDiff[color] });
-    const diff = p.ratingDiff ?? g.ratingDiff[color];
+    const diff = p.ratingDiff ?? diffs[color];
+    const r = shownRating({ ...p, ratingDiff: diff });
     return `<li data-color="${color}"><span class="dot ${color}" aria-hidden="true"></span>${esc(playerName(g, color))}${ratingHtml(r.rating, r.provisional)}${diffHtml(diff)}</li>`;
   };
   return `<ul class="rating-changes" aria-label="rating changes">${row('white')}${row('black')}</ul>`;
@@ -60,7 +62,8 @@ export function renderAfterGame(el, g, act) {
   el.innerHTML = `${ratingChanges(g)}<div class="row after-game-actions">${rematch}
     ${g.you ? '<button type="button" data-act="new-game">New game</button>' : ''}
     <a class="button" href="/" data-link data-act="lobby">Lobby</a></div>`;
-  const on = (sel, f) => { const b = el.querySelector(sel); if (b) b.onclick = f; };
+  /** @param {string} sel @param {() => void} f */
+  const on = (sel, f) => { const b = el.querySelector(sel); if (b instanceof HTMLElement) b.onclick = f; };
   on('[data-act=rematch]', () => act('rematch'));
   on('[data-act=rematch-accept]', () => act('rematch'));
   on('[data-act=rematch-cancel]', () => act('rematch/no'));
@@ -88,19 +91,26 @@ export function takebackNews(old, n, cancelling) {
  * are listed with a delete button each.
  */
 export class ForecastPanel {
+  /** @param {HTMLElement} el @param {string} gameId */
   constructor(el, gameId) {
     this.el = el;
+    this.$ = finder(el);
     this.id = gameId;
+    /** @type {import('./types.js').Game | null} */
     this.g = null;
+    /** @type {string[][]} the stored lines */
     this.lines = [];
+    /** @type {string[]} the line being played on the scratch board */
     this.line = [];
+    /** @type {string[]} */
     this.sans = [];
     this.ply = -1;
+    /** @type {Board | null} */
     this.board = null;
     this.opened = false;
   }
 
-  /** Shows the panel for `g` when `g.you` waits for a person's move; hides it otherwise. */
+  /** Shows the panel for `g` when `g.you` waits for a person's move; hides it otherwise. @param {import('./types.js').Game} g */
   update(g) {
     const waiting = g.you && g.status === 'started' && g.turn !== g.you && !g[otherColor(g.you)].aiLevel;
     if (!waiting) {
@@ -121,31 +131,34 @@ export class ForecastPanel {
       <div id="fc-work"><button type="button" id="fc-open" data-act="fc-open">Plan conditional moves</button></div>
       <p class="error-text" id="fc-error" role="alert"></p>
       <ul class="items" id="fc-lines"></ul>`;
-    this.el.querySelector('#fc-open').onclick = () => this.openBoard();
+    this.$('#fc-open').onclick = () => this.openBoard();
     if (this.opened) this.openBoard();
     this.load();
   }
 
   /** The scratch board, from the game's position. */
   openBoard() {
+    const g = this.g;
+    if (!g) return;
     this.opened = true;
-    const work = this.el.querySelector('#fc-work');
+    const work = this.$('#fc-work');
     work.innerHTML = `<div class="fc-board" id="fc-board"></div>
       <p id="fc-line" aria-live="polite"></p>
       <div class="row"><button type="button" class="primary" id="fc-save" data-act="fc-save">Save line</button><button type="button" id="fc-reset" data-act="fc-reset">Start over</button></div>`;
-    this.board = new Board(work.querySelector('#fc-board'), {
+    this.board = new Board(this.$('#fc-board'), {
       interactive: true,
-      orientation: this.g.you,
+      orientation: g.you || 'white',
       label: 'conditional moves board',
       onMove: (uci) => this.step(uci),
     });
-    work.querySelector('#fc-save').onclick = () => this.save();
-    work.querySelector('#fc-reset').onclick = () => this.reset();
+    this.$('#fc-save').onclick = () => this.save();
+    this.$('#fc-reset').onclick = () => this.reset();
     this.reset();
   }
 
   async load() {
     try {
+      /** @type {{ steps: string[][] }} */
       const f = await api('GET', `/api/board/game/${this.id}/forecasts`);
       this.lines = f.steps;
     } catch { this.lines = []; }
@@ -155,13 +168,14 @@ export class ForecastPanel {
   /** Shows the scratch position after the line so far. */
   async show() {
     const g = this.g;
-    if (!this.board) return;
+    if (!this.board || !g) return;
+    /** @type {import('./types.js').AnalysisView} */
     let v;
     try {
       v = await api('POST', '/api/analysis', { variant: g.variant.key, fen: g.fen, moves: this.line });
     } catch (e) {
       this.line.pop();
-      this.el.querySelector('#fc-error').textContent = e.message;
+      this.$('#fc-error').textContent = failure(e).message;
       return;
     }
     this.sans = v.san;
@@ -170,31 +184,34 @@ export class ForecastPanel {
     this.board.setCheck(v.check);
     this.board.setLegal(v.legalMoves);
     const text = this.sans.length ? this.sans.map((s, i) => `${i % 2 ? 'then you' : 'if they play'} ${s}`).join(', ') : 'Play their move first.';
-    this.el.querySelector('#fc-line').textContent = text;
-    this.el.querySelector('#fc-save').disabled = this.line.length < 2 || this.line.length % 2 !== 0;
+    this.$('#fc-line').textContent = text;
+    this.$('#fc-save', HTMLButtonElement).disabled = this.line.length < 2 || this.line.length % 2 !== 0;
   }
 
+  /** @param {string} uci a move played on the scratch board */
   step(uci) {
-    this.el.querySelector('#fc-error').textContent = '';
+    this.$('#fc-error').textContent = '';
     this.line.push(uci);
     this.show();
   }
 
   reset() {
     this.line = [];
-    this.el.querySelector('#fc-error').textContent = '';
+    this.$('#fc-error').textContent = '';
     this.show();
   }
 
+  /** Replaces the stored lines; whether the server took them. @param {string[][]} lines */
   async store(lines) {
     try {
+      /** @type {{ steps: string[][] }} */
       const f = await api('POST', `/api/board/game/${this.id}/forecasts`, { steps: lines });
       this.lines = f.steps;
-      this.el.querySelector('#fc-error').textContent = '';
+      this.$('#fc-error').textContent = '';
       this.renderLines();
       return true;
     } catch (e) {
-      this.el.querySelector('#fc-error').textContent = e.message;
+      this.$('#fc-error').textContent = failure(e).message;
       return false;
     }
   }
@@ -213,7 +230,8 @@ export class ForecastPanel {
     ul.innerHTML = this.lines.length
       ? this.lines.map((l, i) => `<li class="fc-saved" data-line="${i}"><code>${esc(l.join(' '))}</code> <button type="button" data-act="fc-delete" data-line="${i}">Delete</button></li>`).join('')
       : '<li class="muted">No conditional moves saved.</li>';
-    for (const b of ul.querySelectorAll('[data-act=fc-delete]')) {
+    for (const b of ul.querySelectorAll('button[data-act=fc-delete]')) {
+      if (!(b instanceof HTMLButtonElement)) continue;
       b.onclick = () => this.store(this.lines.filter((_, i) => i !== Number(b.dataset.line)));
     }
   }

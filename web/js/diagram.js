@@ -8,6 +8,7 @@ import { unitHtml } from './pieces.js';
  * The HTML of a mini board for `fen` (`variant` names the pieces in its
  * label; `orientation` 'white' or 'black' at the bottom). Empty text for a
  * FEN whose board field cannot be read.
+ * @param {string} fen @param {string} [variant] @param {import('./types.js').Color} [orientation]
  */
 export function diagramHtml(fen, variant = 'chessmerge', orientation = 'white') {
   let units;

@@ -9,21 +9,27 @@
 // By pointer or touch: tap a palette piece, then squares. By keyboard: the
 // palette's buttons, then arrow keys on the board and Enter to place.
 
-import { api, esc, toast } from './api.js';
+import { api, esc, failure } from './api.js';
 import { Board } from './board.js';
-import { VARIANTS, START_FEN, ROLE_NAMES, ROLE_ORDER, knownVariant, sortRoles, sq, fileOf, rankOf, parseFen, describeUnit } from './fen.js';
+import { VARIANTS, START_FEN, ROLE_NAMES, ROLE_ORDER, arrowStep, knownVariant, sortRoles, sq, parseFen, describeUnit } from './fen.js';
 import { pieceSvg } from './pieces.js';
+import { detailOf } from './words.js';
+import { copyText, finder } from './common.js';
+
+/** @typedef {import('./fen.js').Unit} Unit */
+/** What a tap on a square does: put a piece there, or remove what is there. @typedef {{ erase: true } | { erase?: false, color: 'w' | 'b', role: string }} Tool */
 const EMPTY_FEN = '4k3/8/8/8/8/8/8/4K3 w - - 0 1';
 
-/** The Merge-FEN letters of a unit: `R`, `n`, `(RN)`. */
+/** The Merge-FEN letters of a unit: `R`, `n`, `(RN)`. @param {Unit} u */
 function unitLetters(u) {
   const roles = sortRoles(u.roles).join('');
   const t = u.color === 'w' ? roles : roles.toLowerCase();
   return roles.length > 1 ? `(${t})` : t;
 }
 
-/** The board field of a Merge-FEN from a square -> unit map. */
+/** The board field of a Merge-FEN from a square -> unit map. @param {Record<string, Unit>} units */
 export function boardField(units) {
+  /** @type {string[]} */
   const rows = [];
   for (let r = 7; r >= 0; r--) {
     let row = '';
@@ -44,6 +50,8 @@ export function boardField(units) {
  * What placing `tool` on a square holding `unit` leaves there: the tool's
  * piece; joined into a pair with a different single piece of its colour
  * when `join` is set; nothing for the eraser.
+ * @param {Unit | undefined} unit @param {Tool} tool @param {boolean} join
+ * @returns {Unit | null}
  */
 export function place(unit, tool, join) {
   if (tool.erase) return null;
@@ -53,6 +61,7 @@ export function place(unit, tool, join) {
   return { color: tool.color, roles: [tool.role] };
 }
 
+/** @param {HTMLElement} root */
 export function mount(root) {
   document.title = 'Board editor · ChessMerge';
   const q = new URLSearchParams(location.search);
@@ -64,10 +73,10 @@ export function mount(root) {
   const st = {
     variant: variant0,
     units: parsed.units,
-    turn: parsed.turn === 'b' ? 'b' : 'w',
+    turn: /** @type {'w' | 'b'} */ (parsed.turn === 'b' ? 'b' : 'w'),
     castling: fields[2] && fields[2] !== '-' ? fields[2] : '',
     ep: fields[3] && fields[3] !== '-' ? fields[3] : '',
-    /** @type {{ color?: string, role?: string, erase?: boolean }} */
+    /** @type {Tool} */
     tool: { color: 'w', role: 'P' },
     focus: 'e4',
     /** @type {{ fen?: string, status?: string, error?: string } | null} */
@@ -111,7 +120,12 @@ export function mount(root) {
         </div>
       </aside>
     </div>`;
-  const $ = (s) => root.querySelector(s);
+  const $ = finder(root);
+  const variantIn = $('#editor-variant', HTMLSelectElement);
+  const turnIn = $('#editor-turn', HTMLSelectElement);
+  const epIn = $('#editor-ep', HTMLInputElement);
+  const fenIn = $('#editor-fen', HTMLInputElement);
+  const castles = () => [...root.querySelectorAll('input.castle')].filter((c) => c instanceof HTMLInputElement);
   const board = new Board($('#board-host'), { label: 'board editor' });
   const boardEl = $('#board-host .board');
   boardEl.classList.add('editor');
@@ -125,7 +139,7 @@ export function mount(root) {
 
   function toolText() {
     const t = st.tool;
-    return t.erase ? 'Tool: remove' : `Tool: ${t.color === 'w' ? 'white' : 'black'} ${ROLE_NAMES[/** @type {string} */ (t.role)]}`;
+    return t.erase ? 'Tool: remove' : `Tool: ${t.color === 'w' ? 'white' : 'black'} ${ROLE_NAMES[t.role]}`;
   }
 
   function render() {
@@ -134,16 +148,18 @@ export function mount(root) {
       const u = st.units[s];
       d.setAttribute('aria-label', `${s}: ${u ? describeUnit(u, st.variant) : 'empty'}`);
     }
+    const tool = st.tool;
     for (const b of root.querySelectorAll('.tool')) {
-      const on = st.tool.erase ? !!b.dataset.erase : b.dataset.color === st.tool.color && b.dataset.role === st.tool.role;
+      if (!(b instanceof HTMLElement)) continue;
+      const on = tool.erase ? !!b.dataset.erase : b.dataset.color === tool.color && b.dataset.role === tool.role;
       b.setAttribute('aria-pressed', String(on));
     }
     $('#editor-tool').textContent = toolText();
-    $('#editor-variant').value = st.variant;
-    $('#editor-turn').value = st.turn;
-    for (const c of root.querySelectorAll('.castle')) c.checked = st.castling.includes(c.value);
-    $('#editor-ep').value = st.ep;
-    if (document.activeElement !== $('#editor-fen')) $('#editor-fen').value = fen();
+    variantIn.value = st.variant;
+    turnIn.value = st.turn;
+    for (const c of castles()) c.checked = st.castling.includes(c.value);
+    epIn.value = st.ep;
+    if (document.activeElement !== fenIn) fenIn.value = fen();
     history.replaceState(null, '', link().slice(location.origin.length));
   }
 
@@ -152,12 +168,15 @@ export function mount(root) {
     const mine = ++st.seq;
     const asked = fen();
     const out = $('#editor-check');
+    /** @type {NonNullable<typeof st.checked>} */
     let answer;
     try {
+      /** @type {import('./types.js').AnalysisView} */
       const v = await api('POST', '/api/analysis', { variant: st.variant, fen: asked });
       answer = { fen: v.fen, status: v.status };
-    } catch (e) {
-      answer = { error: e.message.replace(/^invalid fen: /, '') };
+    } catch (thrown) {
+      const e = failure(thrown);
+      answer = { error: e.code === 'bad_request' ? `Not a legal position: ${detailOf(e.message, 'fen: ')}` : `Not checked: ${e.message}` };
     }
     if (mine !== st.seq) return; // a newer change is being checked
     st.checked = answer;
@@ -165,16 +184,15 @@ export function mount(root) {
     out.className = ok ? 'ok-text' : 'error-text';
     out.dataset.ok = String(ok);
     out.dataset.fen = asked;
-    out.textContent = ok
-      ? `Legal position${answer.status !== 'started' ? ` (the game is over here: ${answer.status})` : ''}.`
-      : `Not a legal position: ${answer.error}`;
-    const play = $('#editor-play');
-    const challenge = $('#editor-challenge');
+    out.textContent = answer.error
+      || `Legal position${answer.status !== 'started' ? ` (the game is over here: ${answer.status})` : ''}.`;
+    const play = $('#editor-play', HTMLAnchorElement);
+    const challenge = $('#editor-challenge', HTMLAnchorElement);
     for (const a of [play, challenge]) {
       a.classList.toggle('disabled', !ok);
       a.setAttribute('aria-disabled', String(!ok));
     }
-    if (ok) {
+    if (answer.fen) {
       const p = new URLSearchParams({ fen: answer.fen });
       if (st.variant !== 'chessmerge') p.set('variant', st.variant);
       play.href = `/practice?${p}`;
@@ -184,12 +202,14 @@ export function mount(root) {
 
   function changed() { render(); check(); }
 
+  /** @param {string} s */
   function putOn(s) {
-    const next = place(st.units[s], st.tool, $('#editor-join').checked);
+    const next = place(st.units[s], st.tool, $('#editor-join', HTMLInputElement).checked);
     if (next) st.units[s] = next; else delete st.units[s];
     changed();
   }
 
+  /** @param {string} s */
   function focusSquare(s) {
     board.squares[st.focus].tabIndex = -1;
     st.focus = s;
@@ -197,23 +217,24 @@ export function mount(root) {
     board.squares[s].focus();
   }
 
+  /** The square an event happened on, or null. @param {Event} e */
+  const squareOf = (e) => {
+    const d = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest('[data-square]'));
+    return d ? d.dataset.square || null : null;
+  };
   boardEl.addEventListener('click', (e) => {
-    const d = e.target.closest('[data-square]');
-    if (!d) return;
-    focusSquare(d.dataset.square);
-    putOn(d.dataset.square);
+    const s = squareOf(e);
+    if (!s) return;
+    focusSquare(s);
+    putOn(s);
   });
   boardEl.addEventListener('keydown', (e) => {
-    const d = e.target.closest('[data-square]');
-    if (!d) return;
-    const s = d.dataset.square;
-    const flip = board.orientation === 'black' ? -1 : 1;
-    const moves = { ArrowUp: [0, flip], ArrowDown: [0, -flip], ArrowLeft: [-flip, 0], ArrowRight: [flip, 0] };
-    if (moves[e.key]) {
+    const s = squareOf(e);
+    if (!s) return;
+    const to = arrowStep(s, e.key, board.orientation);
+    if (to) {
       e.preventDefault();
-      const f = Math.min(7, Math.max(0, fileOf(s) + moves[e.key][0]));
-      const r = Math.min(7, Math.max(0, rankOf(s) + moves[e.key][1]));
-      focusSquare(sq(f, r));
+      focusSquare(to);
     } else if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       putOn(s);
@@ -226,20 +247,20 @@ export function mount(root) {
   $('#palette').addEventListener('click', (e) => {
     const b = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest('.tool'));
     if (!b) return;
-    st.tool = b.dataset.erase ? { erase: true } : { color: b.dataset.color, role: b.dataset.role };
+    st.tool = b.dataset.erase ? { erase: true } : { color: b.dataset.color === 'b' ? 'b' : 'w', role: b.dataset.role || 'P' };
     render();
   });
-  $('#editor-variant').onchange = (e) => { st.variant = e.target.value; changed(); };
-  $('#editor-turn').onchange = (e) => { st.turn = e.target.value; changed(); };
-  for (const c of root.querySelectorAll('.castle')) {
+  variantIn.onchange = () => { st.variant = variantIn.value; changed(); };
+  turnIn.onchange = () => { st.turn = turnIn.value === 'b' ? 'b' : 'w'; changed(); };
+  for (const c of castles()) {
     c.onchange = () => {
-      st.castling = [...root.querySelectorAll('.castle')].filter((x) => x.checked).map((x) => x.value).join('');
+      st.castling = castles().filter((x) => x.checked).map((x) => x.value).join('');
       changed();
     };
   }
-  $('#editor-ep').onchange = (e) => { st.ep = e.target.value.trim().toLowerCase().replace(/^-$/, ''); changed(); };
-  $('#editor-fen').onchange = (e) => {
-    const text = e.target.value.trim();
+  epIn.onchange = () => { st.ep = epIn.value.trim().toLowerCase().replace(/^-$/, ''); changed(); };
+  fenIn.onchange = () => {
+    const text = fenIn.value.trim();
     try {
       const p = parseFen(text);
       const f = text.split(/\s+/);
@@ -247,13 +268,14 @@ export function mount(root) {
       st.turn = p.turn === 'b' ? 'b' : 'w';
       st.castling = f[2] && f[2] !== '-' ? f[2] : '';
       st.ep = f[3] && f[3] !== '-' ? f[3] : '';
-      e.target.blur();
+      fenIn.blur();
       changed();
     } catch {
       $('#editor-check').className = 'error-text';
       $('#editor-check').textContent = 'Not a legal position: the board field needs 8 ranks.';
     }
   };
+  /** @param {string} text */
   const setFen = (text) => {
     const p = parseFen(text);
     const f = text.split(/\s+/);
@@ -262,11 +284,8 @@ export function mount(root) {
   };
   $('#editor-start').onclick = () => setFen(START_FEN);
   $('#editor-clear').onclick = () => setFen(EMPTY_FEN);
-  const copy = async (text, what) => {
-    try { await navigator.clipboard.writeText(text); toast(`${what} copied.`, 'info', 2000); } catch { toast(`Copy failed: select the ${what}.`); }
-  };
-  $('#editor-copy-fen').onclick = () => copy(st.checked && st.checked.fen ? st.checked.fen : fen(), 'FEN');
-  $('#editor-copy-link').onclick = () => copy(link(), 'link');
+  $('#editor-copy-fen').onclick = () => copyText(st.checked && st.checked.fen ? st.checked.fen : fen(), 'FEN');
+  $('#editor-copy-link').onclick = () => copyText(link(), 'link');
   for (const a of [$('#editor-play'), $('#editor-challenge')]) {
     a.addEventListener('click', (e) => {
       if (a.getAttribute('aria-disabled') === 'true') { e.preventDefault(); e.stopImmediatePropagation(); }

@@ -34,6 +34,21 @@ export const fileOf = (s) => FILES.indexOf(s[0]);
 /** @param {string} s */
 export const rankOf = (s) => Number(s[1]) - 1;
 
+/** Each arrow key's step, in files and ranks, on a board with White at the bottom. @type {Record<string, [number, number]>} */
+const ARROWS = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+
+/**
+ * The square an arrow key moves the focus to from `s` on a board seen
+ * from `orientation` (the edge stops it), or null for any other key.
+ * @param {string} s @param {string} key @param {'white' | 'black'} orientation
+ */
+export function arrowStep(s, key, orientation) {
+  const step = ARROWS[key];
+  if (!step) return null;
+  const k = orientation === 'black' ? -1 : 1;
+  return sq(Math.min(7, Math.max(0, fileOf(s) + k * step[0])), Math.min(7, Math.max(0, rankOf(s) + k * step[1])));
+}
+
 /**
  * Reads the board field of a Merge-FEN into a map square -> unit, where a
  * unit is {color: 'w'|'b', roles: ['R','N']} (roles in Merge-FEN order).

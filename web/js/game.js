@@ -7,11 +7,11 @@
 // game (fetched, or pushed over the live channel), and the player's
 // actions. The panels are drawn by gamepanels.js from that state.
 
-import { api, currentUser, esc, toast } from './api.js';
+import { api, currentUser, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
 import { mountChallenge } from './challenge.js';
-import { oneAtATime, otherColor } from './common.js';
+import { finder, oneAtATime, otherColor } from './common.js';
 import { ForecastPanel, renderAfterGame, takebackNews } from './corr.js';
 import { layoutHtml, renderActions, renderAnalysis, renderChat, renderPlayer, renderReviewing, renderStatus } from './gamepanels.js';
 import { Live } from './live.js';
@@ -19,6 +19,7 @@ import { GLYPHS, renderMoves } from './movelist.js';
 import { Review, bindKeys, plyFromHash } from './review.js';
 import { explainRefusal } from './words.js';
 
+/** @typedef {import('./api.js').ApiError} ApiError */
 /** @typedef {import('./types.js').Game} Game */
 /** @typedef {import('./types.js').GameState} GameState */
 
@@ -33,8 +34,9 @@ export async function mount(root, id) {
   let g;
   try {
     g = await api('GET', `/api/game/${id}`);
-  } catch (e) {
-    if (e.status === 404) return mountChallenge(root, id, me);
+  } catch (thrown) {
+    const e = failure(thrown);
+    if (e.code === 'not_found') return mountChallenge(root, id, me);
     root.innerHTML = `<p class="error-text">${esc(e.message)}</p>`;
     return () => {};
   }
@@ -81,6 +83,8 @@ class GamePage {
   /** @param {HTMLElement} root @param {string} id @param {Game} g @param {boolean} signedIn */
   constructor(root, id, g, signedIn) {
     this.root = root;
+    /** An element of the page's frame. */
+    this.el = finder(root);
     this.id = id;
     this.signedIn = signedIn;
     // ---- the state ----
@@ -115,11 +119,13 @@ class GamePage {
     /** Fetches the game; once at a time (a call meanwhile fetches again after), the newest wins. */
     this.refresh = oneAtATime(async () => {
       try {
+        /** @type {Game} */
         const n = await api('GET', `/api/game/${this.id}`);
         if (!this.alive) return false;
         if (n.version >= this.version) this.accept(n);
-      } catch (e) {
-        if (e.status !== 0 && this.alive) toast(e.message);
+      } catch (thrown) {
+        const e = failure(thrown);
+        if (e.code !== 'offline' && this.alive) toast(e.message);
       }
     });
     this.live = new Live({
@@ -130,8 +136,6 @@ class GamePage {
     });
   }
 
-  /** @param {string} sel @returns {HTMLElement} an element of the page's frame */
-  el(sel) { return /** @type {HTMLElement} */ (this.root.querySelector(sel)); }
 
   /** Whether the board takes a move now. While looking back, it shows that position and takes none. */
   myTurn() {
@@ -194,7 +198,7 @@ class GamePage {
     this.forecasts.update(g);
     renderAnalysis(root, g, review, { id: this.id, signedIn: this.signedIn, onRequest: () => this.requestAnalysis() });
     // The analysis board: for a finished game, or for spectators (a player's own ongoing game: no engine help).
-    const analyse = /** @type {HTMLAnchorElement} */ (this.el('#analyse'));
+    const analyse = this.el('#analyse', HTMLAnchorElement);
     analyse.classList.toggle('hidden', g.status === 'started' && !!g.you);
     analyse.href = `/analysis/${this.id}#${review.shown(g.ply)}`;
   }
@@ -213,6 +217,7 @@ class GamePage {
 
   /** The game's chat (bots say things through the bot API); read again with each new state. */
   async loadChat() {
+    /** @type {import('./types.js').ChatLine[]} */
     let lines = [];
     try { lines = await api('GET', `/api/board/game/${encodeURIComponent(this.id)}/chat`); } catch { return; }
     if (!this.alive) return;
@@ -258,15 +263,14 @@ class GamePage {
    * A push on the live channel: the next state (or a full description) is
    * taken as it is; a gap, or a state without what the page shows, is
    * fetched instead.
-   * @param {string} gid @param {'gameFull' | 'gameState'} t @param {number} v @param {any} d
+   * @param {string} gid @param {'gameFull' | 'gameState'} t @param {number} v @param {GameState} state
    */
-  onPush(gid, t, v, d) {
+  onPush(gid, t, v, state) {
     if (gid !== this.id || !this.alive || v <= this.version) return;
-    if (t === 'gameState' && d && typeof d.type === 'string' && d.type.startsWith('analysis')) {
-      this.onAnalysisNews(v, d);
+    if (t === 'gameState' && typeof state.type === 'string' && state.type.startsWith('analysis')) {
+      this.onAnalysisNews(v, state);
       return;
     }
-    const state = t === 'gameFull' ? d && d.state : d;
     // A full description may jump any distance; a state only the next step.
     const n = (t === 'gameFull' || v === this.version + 1) ? gameFromPush(this.g, state) : null;
     if (n && n.version === v) this.accept(n);
@@ -293,13 +297,13 @@ class GamePage {
 
   /**
    * User events about this game (offers and refusals, a rematch's start): fetch it again and follow it.
-   * @param {any} d
+   * @param {import('./types.js').UserEvent} d
    */
   onEvent(d) {
     if (!this.alive || !d) return;
     const g = this.g;
-    const about = d.gameId === this.id || (d.type === 'gameStart' && g.status !== 'started' && g.you);
-    if (!about || d.type === 'hello') return;
+    const about = ('gameId' in d && d.gameId === this.id) || (d.type === 'gameStart' && g.status !== 'started' && g.you);
+    if (!about) return;
     this.refresh().then(() => { if (this.alive && this.g.status !== 'started') this.live.subscribe(this.id, this.version); });
   }
 
@@ -333,10 +337,11 @@ class GamePage {
     if (sent) {
       try {
         await sent;
-      } catch (e) {
+      } catch (thrown) {
+        const e = failure(thrown);
         if (!this.alive) return;
         this.pending = false;
-        if (e.status) this.refused(e);
+        if (e.code !== 'offline') this.refused(e, uci);
         else toast('Connection lost: your move may not have been played; it will show when the page reconnects.');
         this.render();
         return;
@@ -353,23 +358,34 @@ class GamePage {
     try {
       await api('POST', `/api/board/game/${this.id}/move/${encodeURIComponent(uci)}`);
     } catch (e) {
-      this.refused(e);
+      this.refused(failure(e), uci);
     }
     this.pending = false;
     if (this.alive) await this.refresh();
   }
 
-  /** A refused move, in words, read on the board as it stands. @param {Error} e */
-  refused(e) {
-    toast(explainRefusal(e.message, { units: this.board.units }));
+  /** A refused move, in words, read on the board as it stands. @param {ApiError} e @param {string} uci */
+  refused(e, uci) {
+    toast(explainRefusal(e, { uci, units: this.board.units }));
   }
 
-  /** @param {string} what an action path: `abort`, `resign`, `draw/yes`, `takeback/no`, ... */
-  async act(what) {
+  /**
+   * Posts an action; a refusal is shown. Whether it was taken.
+   * @param {string} what an action path: `abort`, `resign`, `draw/yes`, `takeback/no`, `rematch/no`, ...
+   */
+  async post(what) {
     try {
       await api('POST', `/api/board/game/${this.id}/${what}`);
+      return true;
     } catch (e) {
-      toast(e.message);
+      toast(failure(e).message);
+      return false;
+    }
+  }
+
+  /** @param {string} what an action path, as for `post` */
+  async act(what) {
+    if (!(await this.post(what))) {
       this.cancellingDraw = false;
       return;
     }
@@ -394,12 +410,7 @@ class GamePage {
    * @param {string} what
    */
   async rematchAct(what) {
-    try {
-      await api('POST', `/api/board/game/${this.id}/${what}`);
-    } catch (e) {
-      toast(e.message);
-      return;
-    }
+    if (!(await this.post(what))) return;
     await this.refresh();
     if (this.alive) this.live.subscribe(this.id, this.version);
   }
@@ -409,15 +420,16 @@ class GamePage {
     const b = /** @type {HTMLButtonElement | null} */ (this.root.querySelector('#request-analysis'));
     if (b) b.disabled = true;
     try {
+      /** @type {import('./types.js').GameAnalysis} */
       const a = await api('POST', `/api/game/${this.id}/analysis`);
       this.review.analysis = { ...a, positions: undefined };
-      this.review.positions = a.positions;
+      this.review.positions = a.positions || null;
       // The game's feed ended with the game: follow it again for the progress.
       this.live.subscribe(this.id, this.version);
       this.render();
     } catch (e) {
       const err = this.root.querySelector('#analysis-error');
-      if (err) err.textContent = e.message;
+      if (err) err.textContent = failure(e).message;
       if (b) b.disabled = false;
     }
   }

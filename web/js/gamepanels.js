@@ -3,7 +3,7 @@
 // game.js calls them on every change and gives them its actions.
 
 import { botTag, esc } from './api.js';
-import { cap, moveNumber, otherColor, outcomeHead, playerName, resultText } from './common.js';
+import { cap, finder, moveNumber, otherColor, outcomeHead, playerName, resultText } from './common.js';
 import { drawGraph, evalText } from './graph.js';
 import { GLYPHS } from './movelist.js';
 import { NAV_HTML, showArrow } from './review.js';
@@ -151,7 +151,7 @@ function renderJudged(panel, host, g, review, analysis, summary) {
   if (!panel.querySelector('#graph')) {
     panel.innerHTML = `<h2 class="panel-title">Computer analysis</h2><div id="graph"></div><div id="summary"></div><p id="move-note" class="move-note" aria-live="polite"></p>`;
   }
-  const $ = (/** @type {string} */ sel) => /** @type {HTMLElement} */ (panel.querySelector(sel));
+  const $ = finder(panel);
   const whiteFirst = moveNumber(g.initialFen, 1).white;
   drawGraph($('#graph'), analysis, { whiteFirst, current: shown, sans: g.san, onPick: (ply) => review.goTo(ply) });
   /** @param {Color} color */
@@ -265,7 +265,7 @@ function renderTakeback(actions, notice, g, you, act) {
 
 /**
  * The game's chat lines (bots say things through the bot API); hidden while empty.
- * @param {HTMLElement} el @param {{ room: string, user: string, text: string }[]} lines
+ * @param {HTMLElement} el @param {import('./types.js').ChatLine[]} lines
  */
 export function renderChat(el, lines) {
   el.classList.toggle('hidden', lines.length === 0);

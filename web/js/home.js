@@ -2,9 +2,10 @@
 // and a split (looping), "play the computer now" as a guest (no account
 // needed; the game is kept by its link and the guest's cookie), and sign up.
 
-import { api, esc, setCurrentUser, toast } from './api.js';
+import { api, esc, failure, setCurrentUser, toast } from './api.js';
 import { navigate, refreshWho } from './app.js';
 import { Board } from './board.js';
+import { finder } from './common.js';
 import { notice } from './site.js';
 
 // Merge-UCI: a knight and a bishop join on e2 (a pair), then the knight
@@ -24,12 +25,14 @@ const STEP_MS = 1400;
 async function positions() {
   const out = [];
   for (let i = 0; i <= LINE.length; i++) {
+    /** @type {import('./types.js').AnalysisView} */
     const a = await api('POST', '/api/analysis', { variant: 'chessmerge', moves: LINE.slice(0, i).map((m) => m[0]) });
     out.push({ fen: a.fen, last: a.lastMove || null, caption: i ? LINE[i - 1][1] : 'The start' });
   }
   return out;
 }
 
+/** @param {HTMLElement} root */
 export async function mount(root) {
   document.title = 'ChessMerge · merge chess in your browser';
   root.innerHTML = `
@@ -49,8 +52,9 @@ export async function mount(root) {
         <p class="error-text" id="guest-error" role="alert"></p>
       </div>
     </div>`;
-  const board = new Board(root.querySelector('#home-board'), { label: 'a short merge chess line, played in a loop' });
-  const caption = root.querySelector('#home-caption');
+  const $ = finder(root);
+  const board = new Board($('#home-board'), { label: 'a short merge chess line, played in a loop' });
+  const caption = $('#home-caption');
   let alive = true;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
@@ -62,26 +66,29 @@ export async function mount(root) {
       board.setPosition(s.fen, 'chessmerge');
       board.setLastMove(s.last);
       caption.textContent = s.caption;
-      root.querySelector('[data-view=home]').dataset.step = String(i);
+      $('[data-view=home]').dataset.step = String(i);
       i = (i + 1) % steps.length;
       timer = setTimeout(show, i === 0 ? STEP_MS * 2 : STEP_MS);
     };
     show();
   }).catch(() => { board.setPosition('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'chessmerge'); });
 
-  const play = root.querySelector('#play-guest');
+  const play = $('#play-guest', HTMLButtonElement);
   play.onclick = async () => {
     play.disabled = true;
-    const err = root.querySelector('#guest-error');
+    const err = $('#guest-error');
     err.textContent = '';
     try {
+      /** @type {import('./types.js').Account} */
       const me = await api('POST', '/api/account/guest');
       setCurrentUser(me);
       await refreshWho();
+      /** @type {import('./types.js').Game} */
       const g = await api('POST', '/api/challenge/ai', { level: 1, color: 'white' });
       navigate(`/${g.id}`);
       notice(`You play as the guest <strong>${esc(me.username)}</strong>. Keep this game's link to come back: <code>${esc(location.origin)}/${esc(g.id)}</code>. <a href="/signup" data-link>Keep this account</a> with a name and a password.`, 'guest');
-    } catch (e) {
+    } catch (thrown) {
+      const e = failure(thrown);
       err.textContent = e.message;
       toast(e.message);
       play.disabled = false;

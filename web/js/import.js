@@ -1,12 +1,14 @@
 // PGN import (/import): paste a game or choose a file; the server checks it
 // move by move (POST /api/import) and the imported game opens on its page.
 
-import { api, currentUser, esc } from './api.js';
+import { api, currentUser, esc, failure } from './api.js';
 import { navigate } from './app.js';
+import { finder } from './common.js';
 
 /** Largest PGN the server takes (bytes), as in crates/server/src/api/import.rs. */
 const MAX_PGN_BYTES = 32 * 1024;
 
+/** @param {HTMLElement} root */
 export async function mount(root) {
   document.title = 'Import a game · ChessMerge';
   const me = await currentUser().catch(() => null);
@@ -31,11 +33,13 @@ export async function mount(root) {
         <div class="row"><button class="primary" type="submit" id="import-submit">Import</button></div>
       </form>
     </div>`;
-  const form = root.querySelector('#import-form');
-  const text = root.querySelector('#import-pgn');
-  const error = root.querySelector('#import-error');
-  root.querySelector('#import-file').onchange = async (e) => {
-    const file = e.target.files && e.target.files[0];
+  const $ = finder(root);
+  const form = $('#import-form');
+  const text = $('#import-pgn', HTMLTextAreaElement);
+  const error = $('#import-error');
+  const fileIn = $('#import-file', HTMLInputElement);
+  fileIn.onchange = async () => {
+    const file = fileIn.files && fileIn.files[0];
     if (!file) return;
     if (file.size > MAX_PGN_BYTES) {
       error.textContent = `The file is ${file.size} bytes: at most ${MAX_PGN_BYTES}.`;
@@ -47,13 +51,14 @@ export async function mount(root) {
   form.onsubmit = async (e) => {
     e.preventDefault();
     error.textContent = '';
-    const button = root.querySelector('#import-submit');
+    const button = $('#import-submit', HTMLButtonElement);
     button.disabled = true;
     try {
+      /** @type {{ id: string, url: string }} */
       const game = await api('POST', '/api/import', { pgn: text.value });
       navigate(`/${game.id}`);
     } catch (err) {
-      error.innerHTML = `Not imported: ${esc(err.message)}`;
+      error.innerHTML = `Not imported: ${esc(failure(err).message)}`;
     } finally {
       button.disabled = false;
     }

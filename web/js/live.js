@@ -4,6 +4,22 @@
 // lobby subscription is resent too, and the server answers it with the
 // whole list of open challenges again.
 
+import { ApiError } from './api.js';
+
+/**
+ * A frame from the server (docs/api.md, the page's live channel). An error
+ * with `a` answers a request; one without (a refused subscription) is not
+ * acted on.
+ * @typedef {{ t: 'hello', user: { id: string, name: string } | null }
+ *   | { t: 'event', d: import('./types.js').UserEvent }
+ *   | { t: 'lobby', d: import('./types.js').LobbyChange }
+ *   | { t: 'gameFull', id: string, v: number, d: { state: import('./types.js').GameState } }
+ *   | { t: 'gameState', id: string, v: number, d: import('./types.js').GameState }
+ *   | { t: 'ack', a: number }
+ *   | { t: 'error', a?: number, status: number, error: string, code: import('./types.js').ErrorCode }
+ *   | { t: 'pong' }} ServerFrame
+ */
+
 export class Live {
   // `game`: the game this page is about, if any. It only goes into the
   // socket's address (`?game=`), where a load balancer that routes by game
@@ -11,10 +27,11 @@ export class Live {
   // server ignores it and follows whatever the page subscribes to.
   /**
    * @param {object} [handlers]
-   * @param {(event: any) => void} [handlers.onEvent] a user event (`d` of `{"t":"event"}`), or `{type: 'hello'}`
-   * @param {(id: string, type: 'gameFull' | 'gameState', version: number, data: any) => void} [handlers.onGame]
+   * @param {(event: import('./types.js').UserEvent) => void} [handlers.onEvent] a user event (`d` of `{"t":"event"}`), or `{type: 'hello'}`
+   * @param {(id: string, type: 'gameFull' | 'gameState', version: number, state: import('./types.js').GameState) => void} [handlers.onGame]
+   *   a game's state: pushed, or a `gameFull`'s `state`
    * @param {(up: boolean) => void} [handlers.onStatus] the socket opened or dropped
-   * @param {(data: any) => void} [handlers.onLobby] the open challenges' list, then each change
+   * @param {(change: import('./types.js').LobbyChange) => void} [handlers.onLobby] the open challenges' list, then each change
    * @param {string} [handlers.game]
    */
   constructor({ onEvent, onGame, onStatus, onLobby, game } = {}) {
@@ -24,11 +41,13 @@ export class Live {
     this.onStatus = onStatus || (() => {});
     this.onLobby = onLobby || (() => {});
     this.lobby = false;
-    this.subs = new Map(); // game id -> last version seen (or null)
+    /** @type {Map<string, number | null>} game id -> last version seen (or null) */
+    this.subs = new Map();
     this.closed = false;
     this.delay = 250;
     this.connected = false;
-    this.acks = new Map(); // ack number -> {resolve, reject}
+    /** @type {Map<number, { resolve: (msg: object) => void, reject: (e: ApiError) => void }>} ack number -> its promise's ends */
+    this.acks = new Map();
     this.nextAck = 1;
     this.open();
   }
@@ -48,6 +67,7 @@ export class Live {
       this.pinger = setInterval(() => this.send({ t: 'ping' }), 20000);
     };
     ws.onmessage = (e) => {
+      /** @type {ServerFrame} */
       let msg;
       try { msg = JSON.parse(e.data); } catch { return; }
       if (msg.t === 'event') this.onEvent(msg.d);
@@ -55,12 +75,14 @@ export class Live {
       else if (msg.t === 'gameFull' || msg.t === 'gameState') {
         const last = this.subs.get(msg.id);
         if (last == null || msg.v > last) this.subs.set(msg.id, msg.v);
-        this.onGame(msg.id, msg.t, msg.v, msg.d);
-      } else if ((msg.t === 'ack' || msg.t === 'error') && msg.a != null && this.acks.has(msg.a)) {
-        const w = /** @type {{ resolve: (msg: any) => void, reject: (e: Error) => void }} */ (this.acks.get(msg.a));
+        const state = msg.t === 'gameFull' ? msg.d.state : msg.d;
+        if (state) this.onGame(msg.id, msg.t, msg.v, state);
+      } else if ((msg.t === 'ack' || msg.t === 'error') && msg.a != null) {
+        const w = this.acks.get(msg.a);
+        if (!w) return;
         this.acks.delete(msg.a);
         if (msg.t === 'ack') w.resolve(msg);
-        else w.reject(Object.assign(new Error(msg.error || 'refused'), { status: msg.status }));
+        else w.reject(new ApiError(msg.status, msg.error, msg.code));
       } else if (msg.t === 'hello') {
         this.onEvent({ type: 'hello', user: msg.user });
       }
@@ -89,11 +111,12 @@ export class Live {
 
   /**
    * Sends a message that the server acknowledges (`a`): resolves on
-   * `{"t":"ack"}`, rejects with the server's `{"t":"error"}` (its `status`
-   * and words), or with status 0 when the socket closes first. Returns null
+   * `{"t":"ack"}`, rejects with an ApiError: the server's `{"t":"error"}`
+   * (its `status`, `code` and words), or `offline` when the socket closes
+   * first. Returns null
    * (sends nothing) when the socket is not open.
    */
-  /** @param {object} obj @returns {Promise<any> | null} */
+  /** @param {object} obj @returns {Promise<object> | null} */
   request(obj) {
     const ws = this.ws;
     if (!ws || !this.up) return null;
@@ -105,7 +128,7 @@ export class Live {
   }
 
   failAcks() {
-    for (const w of this.acks.values()) w.reject(Object.assign(new Error('connection lost'), { status: 0 }));
+    for (const w of this.acks.values()) w.reject(new ApiError(0, 'connection lost', 'offline'));
     this.acks.clear();
   }
 

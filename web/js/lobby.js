@@ -4,15 +4,36 @@
 // games.
 
 import { diagramHtml } from './diagram.js';
-import { api, botTag, currentUser, esc, toast } from './api.js';
+import { api, currentUser, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
-import { finishedText } from './common.js';
+import { finder, finishedText } from './common.js';
 import { VARIANT_OPTIONS, variantName } from './fen.js';
 import { Live } from './live.js';
 import { ago } from './site.js';
-import { diffHtml, ratingHtml, userHtml, userLink } from './users.js';
+import { diffHtml, opponentHtml, ratingHtml, sidesOf, userHtml } from './users.js';
 
+/** Refusals that mean an open challenge has left the lobby (taken, cancelled, its game begun). @type {Set<import('./api.js').FailureCode>} */
+const GONE = new Set(['not_found', 'not_pending', 'game_under_way']);
+
+/** @typedef {import('./types.js').Challenge} Challenge @typedef {import('./types.js').PlayingGame} PlayingGame */
+
+/**
+ * A tile of "Your games": its game as listed, then as pushed states move it.
+ * @typedef {{ el: HTMLElement, board: Board, info: HTMLElement, color: import('./types.js').Color, version: number | null, g: PlayingGame }} Tile
+ */
+
+/**
+ * The viewer's colour in a challenge: "random colours", "you play black".
+ * @param {Challenge} c
+ */
+function colourText(c) {
+  if (c.color === 'random') return 'random colours';
+  if (c.direction === 'in') return `you play ${c.color === 'white' ? 'black' : 'white'}`;
+  return `you play ${c.color}`;
+}
+
+/** @param {HTMLElement} root */
 export async function mount(root) {
   const signedIn = await currentUser().catch(() => null);
   if (!signedIn) return (await import('./home.js')).mount(root);
@@ -61,108 +82,117 @@ export async function mount(root) {
       </section>
     </div>
     <section class="card hidden" id="done-card" aria-labelledby="done-h"><h2 id="done-h">Finished games</h2><ul class="items" id="finished"></ul></section>`;
-  /** Shows a card only when its list has something in it. */
-  const fold = (card, full) => root.querySelector(card).classList.toggle('hidden', !full);
+  const $ = finder(root);
+  /** Shows a card only when its list has something in it. @param {string} card @param {number} full */
+  const fold = (card, full) => $(card).classList.toggle('hidden', !full);
 
-  const form = root.querySelector('#new-game');
+  const form = $('#new-game', HTMLFormElement);
+  const fenIn = $('#fen', HTMLInputElement);
+  const variantIn = $('#variant', HTMLSelectElement);
+  const destIn = $('#dest', HTMLInputElement);
+  const levelIn = $('#level', HTMLSelectElement);
   // The board editor's "Challenge from here": /?fen=...&variant=... prefills the form.
   const pre = new URLSearchParams(location.search);
-  if (pre.get('fen')) form.fen.value = pre.get('fen');
-  if ([...form.variant.options].some((o) => o.value === pre.get('variant'))) form.variant.value = pre.get('variant');
-  const kind = root.querySelector('#kind');
+  fenIn.value = pre.get('fen') || '';
+  const preVariant = pre.get('variant');
+  if ([...variantIn.options].some((o) => o.value === preVariant)) variantIn.value = /** @type {string} */ (preVariant);
+  const kind = $('#kind', HTMLSelectElement);
   const syncKind = () => {
-    root.querySelector('#dest-field').classList.toggle('hidden', kind.value !== 'user');
-    root.querySelector('#level-field').classList.toggle('hidden', kind.value !== 'ai');
+    $('#dest-field').classList.toggle('hidden', kind.value !== 'user');
+    $('#level-field').classList.toggle('hidden', kind.value !== 'ai');
     // Games against the computer are casual.
-    root.querySelector('#rated-field').classList.toggle('hidden', kind.value === 'ai');
+    $('#rated-field').classList.toggle('hidden', kind.value === 'ai');
   };
   kind.onchange = syncKind;
   syncKind();
   // Each level's approximate rating in standard chess ("about 1850", "below 1350").
-  api('GET', '/api/levels').then(({ levels }) => {
+  api('GET', '/api/levels').then((/** @type {{ levels: { level: number, text: string }[] }} */ { levels }) => {
     for (const { level, text } of levels) {
-      const o = form.level.querySelector(`option[value="${level}"]`);
+      const o = levelIn.querySelector(`option[value="${level}"]`);
       if (o) o.textContent = `Level ${level} (${text})`;
     }
   }).catch(() => {});
-  const newCard = root.querySelector('#new-card');
-  const playButtons = [...root.querySelectorAll('[data-play]')];
+  const newCard = $('#new-card');
+  const playButtons = [...root.querySelectorAll('button[data-play]')].filter((b) => b instanceof HTMLButtonElement);
+  /** Opens the form for a kind of opponent: `open`, `user`, `ai`. @param {string} k @param {boolean} [focus] */
   const openForm = (k, focus = true) => {
     newCard.classList.remove('hidden');
     kind.value = k;
     syncKind();
     for (const b of playButtons) b.setAttribute('aria-expanded', String(b.dataset.play === k));
-    if (focus) (k === 'user' ? root.querySelector('#dest') : root.querySelector('#variant')).focus();
+    if (focus) (k === 'user' ? destIn : variantIn).focus();
   };
   for (const b of playButtons) {
     b.onclick = () => {
       if (b.getAttribute('aria-expanded') === 'true') {
         newCard.classList.add('hidden');
         b.setAttribute('aria-expanded', 'false');
-      } else openForm(b.dataset.play);
+      } else openForm(b.dataset.play || 'open');
     };
   }
   // A profile's "Challenge this player": /?user=NAME opens the friend form filled in.
   if (pre.get('user')) {
     openForm('user', false);
-    form.dest.value = pre.get('user');
-    form.variant.focus();
+    destIn.value = pre.get('user') || '';
+    variantIn.focus();
   }
   let formDecided = false; // the first list of games decides whether the form starts open
+  /** @type {Set<string>} */
   let outgoingIds = new Set();
+  /** @type {Board[]} */
   const boards = [];
 
   form.onsubmit = async (e) => {
     e.preventDefault();
-    const err = root.querySelector('#new-error');
+    const err = $('#new-error');
     err.textContent = '';
-    const body = { variant: form.variant.value, color: form.color.value };
-    if (form.fen.value.trim()) body.fen = form.fen.value.trim();
-    if (kind.value !== 'ai' && form.rated.checked) body.rated = true;
+    /** @type {{ variant: string, color: string, fen?: string, rated?: boolean, level?: number }} */
+    const body = { variant: variantIn.value, color: $('#color', HTMLSelectElement).value };
+    if (fenIn.value.trim()) body.fen = fenIn.value.trim();
+    if (kind.value !== 'ai' && $('#rated', HTMLInputElement).checked) body.rated = true;
     try {
       if (kind.value === 'ai') {
-        body.level = Number(form.level.value);
+        body.level = Number(levelIn.value);
+        /** @type {import('./types.js').Game} */
         const g = await api('POST', '/api/challenge/ai', body);
         navigate(`/${g.id}`);
         return;
       }
-      const path = kind.value === 'open' ? '/api/challenge/open' : `/api/challenge/${encodeURIComponent(form.dest.value.trim())}`;
-      if (kind.value === 'user' && !form.dest.value.trim()) throw new Error('name the player to challenge');
+      const path = kind.value === 'open' ? '/api/challenge/open' : `/api/challenge/${encodeURIComponent(destIn.value.trim())}`;
+      if (kind.value === 'user' && !destIn.value.trim()) throw new Error('name the player to challenge');
+      /** @type {Challenge} */
       const c = await api('POST', path, body);
       outgoingIds.add(c.id);
       toast(kind.value === 'open' ? 'Open challenge created: share its link.' : `Challenge sent to ${c.destUser ? c.destUser.name : ''}.`, 'info', 3000);
       refreshChallenges();
     } catch (ex) {
-      err.textContent = ex.message;
+      err.textContent = failure(ex).message;
     }
   };
 
-  root.querySelector('#join').onsubmit = (e) => {
+  $('#join').onsubmit = (e) => {
     e.preventDefault();
-    const v = root.querySelector('#join-id').value.trim();
+    const v = $('#join-id', HTMLInputElement).value.trim();
     const m = /([A-Za-z0-9]{8})\/?$/.exec(v);
     if (m) navigate(`/${m[1]}`);
     else toast('That is not a challenge link or id.');
   };
 
+  /** "ChessMerge · rated · you play white", and whether it starts from a custom position. @param {Challenge} c */
   const describe = (c) => {
     const fen = c.initialFen ? ' · custom position' : '';
-    const col = c.color === 'random' ? 'random colours' : `${c.direction === 'in' ? (c.color === 'white' ? 'you play black' : 'you play white') : `you play ${c.color}`}`;
-    return `${esc(c.variant.name)} · ${c.rated ? 'rated' : 'casual'} · ${col}${fen}`;
+    return `${esc(c.variant.name)} · ${c.rated ? 'rated' : 'casual'} · ${colourText(c)}${fen}`;
   };
 
   // Everyone's open challenges, kept by the socket's lobby feed: a full list
   // on (re)connecting, then each one that appears or goes.
   const OPEN_MAX = 50;
-  const open = new Map(); // id -> challenge JSON
-  const gone = new Set(); // ids accepted or canceled (never listed again)
-  const openColour = (c) => {
-    if (c.color === 'random') return 'random colours';
-    if (c.direction === 'out') return `you play ${c.color}`;
-    return `you play ${c.color === 'white' ? 'black' : 'white'}`;
-  };
+  /** @type {Map<string, Challenge>} */
+  const open = new Map();
+  /** @type {Set<string>} ids accepted or canceled (never listed again) */
+  const gone = new Set();
   function renderOpen() {
-    const ul = root.querySelector('#open-list');
+    const ul = $('#open-list');
     const list = [...open.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).slice(0, OPEN_MAX);
     ul.innerHTML = list.length ? '' : '<li class="muted">No open challenges right now.</li>';
     for (const c of list) {
@@ -173,7 +203,7 @@ export async function mount(root) {
       const who = mine ? '<span class="tag">yours</span>' : userHtml(c.challenger);
       const fen = c.initialFen ? `${diagramHtml(c.initialFen, c.variant.key)}<div class="muted fen-line">from <code title="${esc(c.initialFen)}">${esc(c.initialFen)}</code></div>` : '';
       const share = mine ? `<a class="share" href="/${c.id}" data-link>${esc(location.origin)}/${c.id}</a>` : '';
-      li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${c.rated ? 'rated' : 'casual'} · ${openColour(c)}</span>${share}${fen}</span>
+      li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${c.rated ? 'rated' : 'casual'} · ${colourText(c)}</span>${share}${fen}</span>
         ${mine ? '<button data-act="cancel">Cancel</button>' : '<button class="primary" data-act="join">Accept</button>'}`;
       const btn = /** @type {HTMLButtonElement} */ (li.querySelector('button'));
       btn.onclick = async () => {
@@ -187,9 +217,10 @@ export async function mount(root) {
             navigate(`/${c.id}`);
             return;
           }
-        } catch (e) {
+        } catch (thrown) {
+          const e = failure(thrown);
           toast(e.message);
-          if (e.status === 404 || e.status === 409) { open.delete(c.id); gone.add(c.id); }
+          if (GONE.has(e.code)) { open.delete(c.id); gone.add(c.id); }
         }
         btn.disabled = false;
         renderOpen();
@@ -199,10 +230,12 @@ export async function mount(root) {
   }
   let lobbyFed = false; // the socket's list has arrived (it supersedes a fetched one)
   async function fetchOpen() {
+/** @type {{ challenges: Challenge[] }} */
     let data;
     try { data = await api('GET', '/api/challenge/open'); } catch (e) { return; }
     if (alive && !lobbyFed) onLobby({ type: 'openChallenges', challenges: data.challenges }, true);
   }
+  /** @param {import('./types.js').LobbyChange} d @param {boolean} [fetched] a list fetched over HTTP, not the socket's */
   function onLobby(d, fetched = false) {
     if (!alive) return;
     if (!fetched) lobbyFed = true;
@@ -222,11 +255,12 @@ export async function mount(root) {
 
   let alive = true;
   async function refreshChallenges() {
+    /** @type {{ in: Challenge[], out: Challenge[] }} */
     let list;
     try { list = await api('GET', '/api/challenge'); } catch (e) { return; }
     if (!alive) return;
     for (const c of list.out) outgoingIds.add(c.id);
-    const inc = root.querySelector('#incoming');
+    const inc = $('#incoming');
     inc.innerHTML = '';
     fold('#in-card', list.in.length);
     for (const c of list.in) {
@@ -235,15 +269,15 @@ export async function mount(root) {
       li.innerHTML = `<span>${userHtml(c.challenger)} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span>
         <span class="row"><button class="primary" data-act="accept">Accept</button><button data-act="decline">Decline</button></span>`;
       /** @type {HTMLElement} */ (li.querySelector('[data-act=accept]')).onclick = async () => {
-        try { await api('POST', `/api/challenge/${c.id}/accept`); navigate(`/${c.id}`); } catch (e) { toast(e.message); refreshChallenges(); }
+        try { await api('POST', `/api/challenge/${c.id}/accept`); navigate(`/${c.id}`); } catch (e) { toast(failure(e).message); refreshChallenges(); }
       };
       /** @type {HTMLElement} */ (li.querySelector('[data-act=decline]')).onclick = async () => {
-        try { await api('POST', `/api/challenge/${c.id}/decline`, { reason: 'generic' }); } catch (e) { toast(e.message); }
+        try { await api('POST', `/api/challenge/${c.id}/decline`, { reason: 'generic' }); } catch (e) { toast(failure(e).message); }
         refreshChallenges();
       };
       inc.append(li);
     }
-    const out = root.querySelector('#outgoing');
+    const out = $('#outgoing');
     // Your open challenges are listed once, under "Open challenges" (marked yours).
     const direct = list.out.filter((c) => c.kind !== 'open');
     out.innerHTML = '';
@@ -254,7 +288,7 @@ export async function mount(root) {
       const to = `To ${userHtml(c.destUser)}`;
       li.innerHTML = `<span>${to} · ${describe(c)}${c.initialFen ? diagramHtml(c.initialFen, c.variant.key) : ''}</span><button data-act="cancel">Cancel</button>`;
       /** @type {HTMLElement} */ (li.querySelector('[data-act=cancel]')).onclick = async () => {
-        try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(e.message); }
+        try { await api('POST', `/api/challenge/${c.id}/cancel`); } catch (e) { toast(failure(e).message); }
         refreshChallenges();
       };
       out.append(li);
@@ -263,7 +297,9 @@ export async function mount(root) {
 
   // "Your games", live: each tile follows its game over the socket and
   // redraws on every pushed state (position, last move, whose move).
-  const tiles = new Map(); // game id -> {el, board, color, version, g}
+  /** @type {Map<string, Tile>} */
+  const tiles = new Map();
+  /** @param {Tile} t */
   function drawTile(t) {
     const g = t.g;
     t.el.classList.toggle('my-turn', !!g.isMyTurn);
@@ -273,18 +309,18 @@ export async function mount(root) {
     t.info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong>${ratingHtml(g.opponent.rating, g.opponent.provisional)} ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}${since}</div>`;
   }
   function sortTiles() {
-    const box = root.querySelector('#playing');
+    const box = $('#playing');
     const list = [...tiles.values()];
     // My move first, the longest waiting first.
     const mine = list.filter((t) => t.g.isMyTurn).sort((a, b) => (a.g.lastMoveAt || 0) - (b.g.lastMoveAt || 0));
     const theirs = list.filter((t) => !t.g.isMyTurn);
     for (const t of [...mine, ...theirs]) box.append(t.el);
   }
-  function onGamePush(id, type, v, d) {
+  /** @param {string} id @param {'gameFull' | 'gameState'} type @param {number} v @param {import('./types.js').GameState} st */
+  function onGamePush(id, type, v, st) {
     const t = tiles.get(id);
     if (!t || !alive || (t.version != null && v <= t.version)) return;
-    const st = type === 'gameFull' ? d && d.state : d;
-    if (!st || !st.fen) return;
+    if (!st.fen) return;
     t.version = v;
     if (st.status !== 'started') { refreshGames(); return; }
     const moved = (st.lastMove || '') !== (t.g.lastMove || '');
@@ -294,10 +330,11 @@ export async function mount(root) {
   }
 
   async function refreshGames() {
+    /** @type {{ nowPlaying: PlayingGame[] }} */
     let data;
     try { data = await api('GET', '/api/account/playing'); } catch (e) { return; }
     if (!alive) return;
-    const box = root.querySelector('#playing');
+    const box = $('#playing');
     boards.length = 0;
     const ids = new Set(data.nowPlaying.map((g) => g.gameId));
     for (const id of tiles.keys()) if (!ids.has(id)) { live.unsubscribe(id); tiles.delete(id); }
@@ -328,21 +365,19 @@ export async function mount(root) {
       if (!old && live.subs.size < 60) live.subscribe(g.gameId);
     }
     sortTiles();
+    /** @type {import('./types.js').ExportedGame[]} */
     let done = [];
     try { done = await api('GET', `/api/games/user/${encodeURIComponent(me.id)}?max=20`); } catch (e) { /* none */ }
     if (!alive) return;
-    const fin = root.querySelector('#finished');
+    const fin = $('#finished');
     fin.innerHTML = '';
     fold('#done-card', done.length);
     for (const g of done) {
-      const youWhite = g.players.white.user && g.players.white.user.id === me.id;
-      const opp = youWhite ? g.players.black : g.players.white;
-      const mine = youWhite ? g.players.white : g.players.black;
-      const oppName = opp.user ? userLink(opp.user.name) : esc(`Computer level ${opp.aiLevel}`);
+      const { white: youWhite, me: mine, opp } = sidesOf(g, me.id);
       const li = document.createElement('li');
       li.dataset.game = g.id;
       // The opponent's rating before a rated game, and what it changed mine by.
-      li.innerHTML = `<span>vs ${oppName}${botTag(opp.user)}${ratingHtml(opp.rating, false)}</span><span class="muted result">${esc(variantName(g.variant))} · ${esc(finishedText(g, youWhite))}${diffHtml(mine.ratingDiff)}</span><a href="/${g.id}" data-link class="to-game">Open game</a>`;
+      li.innerHTML = `<span>vs ${opponentHtml(opp)}${ratingHtml(opp.rating, false)}</span><span class="muted result">${esc(variantName(g.variant))} · ${esc(finishedText(g, youWhite))}${diffHtml(mine.ratingDiff)}</span><a href="/${g.id}" data-link class="to-game">Open game</a>`;
       fin.append(li);
     }
   }
@@ -353,7 +388,7 @@ export async function mount(root) {
         navigate(`/${ev.game.gameId}`);
         return;
       }
-      if (ev.type && ev.type.startsWith('challenge')) refreshChallenges();
+      if ('challenge' in ev) refreshChallenges();
       if (ev.type === 'gameStart' || ev.type === 'gameFinish') { refreshGames(); refreshChallenges(); }
     },
     onStatus: (up) => { if (up) { refreshChallenges(); refreshGames(); } },

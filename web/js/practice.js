@@ -2,34 +2,21 @@
 // both sides, undo, copy the FEN or a link, ask the engine. The server
 // checks every line (POST /api/analysis) and searches (POST /api/analysis/best).
 
-import { api, esc, toast } from './api.js';
+import { api, esc, failure, toast } from './api.js';
 import { Board } from './board.js';
-import { showPositionResult } from './common.js';
+import { copyText, finder, showPositionResult } from './common.js';
 import { VARIANT_OPTIONS, knownVariant } from './fen.js';
 import { renderMoves } from './movelist.js';
 import { explainRefusal } from './words.js';
 
+/** `+0.25`, or who mates in how many. @param {import('./types.js').Score} s */
 function scoreText(s) {
   if (s.mate != null) return s.mate > 0 ? `White mates in ${s.mate}` : `Black mates in ${-s.mate}`;
-  const p = (s.cp / 100).toFixed(2);
-  return `${s.cp >= 0 ? '+' : ''}${p}`;
+  const cp = s.cp || 0;
+  return `${cp >= 0 ? '+' : ''}${(cp / 100).toFixed(2)}`;
 }
 
-async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const ta = document.createElement('textarea');
-    ta.value = text;
-    document.body.append(ta);
-    ta.select();
-    const ok = document.execCommand('copy');
-    ta.remove();
-    return ok;
-  }
-}
-
+/** @param {HTMLElement} root */
 export function mount(root) {
   const q = new URLSearchParams(location.search);
   const st = {
@@ -69,10 +56,12 @@ export function mount(root) {
         </div>
       </aside>
     </div>`;
-  const $ = (s) => root.querySelector(s);
-  $('#variant').value = st.variant;
-  $('#fen-in').value = st.fen;
-  /** @type {{ uci: string, san: string, score: { cp: number, mate?: number | null }, depth: number, nodes: number, pvSan: string[] } | null} */
+  const $ = finder(root);
+  const variantIn = $('#variant', HTMLSelectElement);
+  const fenIn = $('#fen-in', HTMLInputElement);
+  variantIn.value = st.variant;
+  fenIn.value = st.fen;
+  /** @type {import('./types.js').BestMove | null} */
   let best = null;
   const board = new Board($('#board-host'), {
     interactive: true,
@@ -80,8 +69,8 @@ export function mount(root) {
     // Any unit of the side to move may be picked up, even one without a
     // legal move (a pinned piece): trying it asks the server, which says why.
     canPick: (unit) => !!st.view && st.view.status === 'started' && unit.color === (st.view.turn === 'white' ? 'w' : 'b'),
-    onMove: (uci) => load(st.variant, st.fen, [...st.moves, uci]),
-    onIllegal: (from, to) => load(st.variant, st.fen, [...st.moves, from + to], true),
+    onMove: (uci) => load(st.variant, st.fen, [...st.moves, uci], 'move'),
+    onIllegal: (from, to) => load(st.variant, st.fen, [...st.moves, from + to], 'quiet'),
   });
 
   function link() {
@@ -93,15 +82,25 @@ export function mount(root) {
     return `${location.origin}/practice${s ? '?' + s : ''}`;
   }
 
-  /** Checks a line with the server and shows it; on failure keeps the old one. */
-  async function load(variant, fen, moves, quiet = false) {
+  /**
+   * Checks a line with the server and shows it; on failure keeps the old one.
+   * `how`: `setup` a start and line from the form or the address; `move` the
+   * line with a move from the board added; `quiet` with a move the board
+   * itself refuses, tried for the rules' reason.
+   * @param {string} variant @param {string} fen @param {string[]} moves @param {'setup' | 'move' | 'quiet'} [how]
+   * @returns {Promise<boolean>} whether it was shown
+   */
+  async function load(variant, fen, moves, how = 'setup') {
+    /** @type {import('./types.js').AnalysisView} */
     let v;
     try {
       v = await api('POST', '/api/analysis', { variant, fen: fen || undefined, moves });
-    } catch (e) {
-      // The refused move is the last one, tried on the board as it stands.
-      const said = explainRefusal(e.message, { fen, units: quiet ? board.units : undefined });
-      if (quiet) toast(said);
+    } catch (thrown) {
+      const e = failure(thrown);
+      // A move from the board is the line's last, tried on the board as it stands.
+      const said = how === 'setup' ? e.message
+        : explainRefusal(e, { uci: moves[moves.length - 1], ply: moves.length, fen, units: how === 'quiet' ? board.units : undefined });
+      if (how === 'quiet') toast(said);
       else $('#setup-error').textContent = said;
       board.setLegal(st.view ? st.view.legalMoves : []);
       return false;
@@ -124,37 +123,37 @@ export function mount(root) {
     board.setLegal(v.legalMoves);
     const res = showPositionResult($('#result'), $('#status'), v);
     renderMoves($('#moves'), v.initialFen, v.san);
-    $('#fen-out').value = v.fen;
-    $('#open-editor').href = `/editor?${new URLSearchParams({ fen: v.fen, variant: v.variant.key })}`;
-    $('#undo').disabled = !st.moves.length;
-    $('#best').disabled = !!res;
+    $('#fen-out', HTMLInputElement).value = v.fen;
+    $('#open-editor', HTMLAnchorElement).href = `/editor?${new URLSearchParams({ fen: v.fen, variant: v.variant.key })}`;
+    $('#undo', HTMLButtonElement).disabled = !st.moves.length;
+    $('#best', HTMLButtonElement).disabled = !!res;
     $('#best-out').innerHTML = best ? `Best: <strong id="best-san">${esc(best.san)}</strong> <span class="eval" id="best-eval">${esc(scoreText(best.score))}</span>
       <span class="muted">depth ${best.depth}, ${best.nodes} nodes</span>
       <div class="muted">Line: ${esc(best.pvSan.join(' '))}</div>
       <button type="button" id="play-best">Play it</button>` : '';
     const shown = best;
-    if (shown) $('#play-best').onclick = () => load(st.variant, st.fen, [...st.moves, shown.uci]);
+    if (shown) $('#play-best').onclick = () => load(st.variant, st.fen, [...st.moves, shown.uci], 'move');
   }
 
   $('#undo').onclick = () => load(st.variant, st.fen, st.moves.slice(0, -1));
   $('#reset').onclick = () => load(st.variant, st.fen, []);
   $('#flip').onclick = () => board.flip();
-  $('#setup').onclick = () => load($('#variant').value, $('#fen-in').value.trim(), []);
-  $('#variant').onchange = () => load($('#variant').value, $('#fen-in').value.trim(), []);
-  $('#copy-fen').onclick = async () => {
+  $('#setup').onclick = () => load(variantIn.value, fenIn.value.trim(), []);
+  variantIn.onchange = () => load(variantIn.value, fenIn.value.trim(), []);
+  $('#copy-fen').onclick = () => {
     // Nothing to copy before the first position has loaded.
-    if (st.view) toast((await copyText(st.view.fen)) ? 'FEN copied.' : 'Copy failed: select the text.', 'info', 2000);
+    if (st.view) copyText(st.view.fen, 'FEN');
   };
-  $('#copy-link').onclick = async () => toast((await copyText(link())) ? 'Link copied.' : 'Copy failed.', 'info', 2000);
+  $('#copy-link').onclick = () => copyText(link(), 'link');
   $('#best').onclick = async () => {
-    const b = $('#best');
+    const b = $('#best', HTMLButtonElement);
     b.disabled = true;
     $('#best-out').textContent = 'Thinking…';
     try {
-      best = await api('POST', '/api/analysis/best', { variant: st.variant, fen: st.fen || undefined, moves: st.moves, level: Number($('#level').value) });
+      best = await api('POST', '/api/analysis/best', { variant: st.variant, fen: st.fen || undefined, moves: st.moves, level: Number($('#level', HTMLSelectElement).value) });
     } catch (e) {
       best = null;
-      toast(e.message);
+      toast(failure(e).message);
     }
     render();
   };

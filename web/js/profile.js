@@ -3,11 +3,12 @@
 // game paged and filtered by variant and result, and "Challenge this
 // player" (the lobby's friend form, filled in).
 
-import { api, botTag, currentUser, esc } from './api.js';
+import { api, botTag, currentUser, esc, failure } from './api.js';
 import { navigate, notFound } from './app.js';
 import { cap, finishedText } from './common.js';
 import { VARIANTS, variantName } from './fen.js';
-import { diffHtml, profilePath, ratingHtml, userLink } from './users.js';
+import { finder } from './common.js';
+import { diffHtml, opponentHtml, profilePath, ratingHtml, sidesOf } from './users.js';
 
 /** Games on one page of the list. */
 export const PAGE_SIZE = 20;
@@ -16,13 +17,16 @@ const GRAPH_W = 600;
 const GRAPH_H = 160;
 const PAD = 28;
 
-/** Milliseconds of a rating-history point `[year, month 0-11, day, rating]` (noon UTC). */
+/** @typedef {import('./types.js').RatingHistory['points'][number]} Point */
+
+/** Milliseconds of a rating-history point `[year, month 0-11, day, rating]` (noon UTC). @param {Point} p */
 const pointTime = (p) => Date.UTC(p[0], p[1], p[2], 12);
 
 /**
  * The rating history as an inline SVG (no chart library): one line per
  * variant with points, time along, rating up; the lowest and highest
  * ratings labelled on the left. `history`: the rating-history answer.
+ * @param {import('./types.js').RatingHistory[]} history
  */
 export function historySvg(history) {
   const series = history.filter((h) => h.points.length);
@@ -33,11 +37,13 @@ export function historySvg(history) {
   let lo = Math.min(...all.map((p) => p[3]));
   let hi = Math.max(...all.map((p) => p[3]));
   if (hi - lo < 50) { lo -= 25; hi += 25; }
+  /** @param {number} t */
   const x = (t) => (t1 === t0 ? (PAD + GRAPH_W) / 2 : PAD + ((t - t0) / (t1 - t0)) * (GRAPH_W - PAD - 8));
+  /** @param {number} r */
   const y = (r) => 8 + (1 - (r - lo) / (hi - lo)) * (GRAPH_H - 16);
   const lines = series.map((h, i) => {
     const key = (VARIANTS.find((v) => v.name === h.name) || {}).key || h.name;
-    const pts = h.points.map((p) => [x(pointTime(p)), y(p[3]), p]);
+    const pts = h.points.map((p) => /** @type {[number, number, Point]} */ ([x(pointTime(p)), y(p[3]), p]));
     const poly = pts.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ');
     const dots = pts.map(([px, py, p]) => `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="4"><title>${esc(h.name)} ${p[0]}-${String(p[1] + 1).padStart(2, '0')}-${String(p[2]).padStart(2, '0')}: ${p[3]}</title></circle>`).join('');
     return `<g class="series s${i}" data-variant="${esc(key)}" data-points="${h.points.length}"><polyline points="${poly}"></polyline>${dots}</g>`;
@@ -50,12 +56,10 @@ export function historySvg(history) {
     </svg><div class="graph-legend">${legend}</div>`;
 }
 
-/** One finished game as the profile lists it, seen from `userId`'s side. */
+/** One finished game as the profile lists it, seen from `userId`'s side. @param {import('./types.js').ExportedGame} g @param {string} userId */
 export function gameRow(g, userId) {
-  const white = g.players.white.user && g.players.white.user.id === userId;
-  const me = white ? g.players.white : g.players.black;
-  const opp = white ? g.players.black : g.players.white;
-  const oppHtml = opp.user ? `${userLink(opp.user.name)}${botTag(opp.user)}` : esc(opp.aiLevel ? `Computer level ${opp.aiLevel}` : opp.name || '?');
+  const { white, me, opp } = sidesOf(g, userId);
+  const oppHtml = opponentHtml(opp);
   const date = new Date(g.createdAt);
   const result = finishedText(g, white);
   const cls = result.startsWith('won') ? 'win' : result.startsWith('lost') ? 'loss' : result === 'aborted' ? 'aborted' : 'draw';
@@ -67,13 +71,16 @@ export function gameRow(g, userId) {
     </li>`;
 }
 
+/** @param {HTMLElement} root @param {string} name */
 export async function mount(root, name) {
   const me = await currentUser().catch(() => null);
+  /** @type {import('./types.js').UserProfile} */
   let u;
   try {
     u = await api('GET', `/api/user/${encodeURIComponent(name)}`);
-  } catch (e) {
-    if (e.status === 404) {
+  } catch (thrown) {
+    const e = failure(thrown);
+    if (e.code === 'not_found') {
       notFound(root, `<p id="no-user">No player is called <strong>${esc(name)}</strong>.</p>`);
       return () => {};
     }
@@ -87,6 +94,7 @@ export async function mount(root, name) {
     ? '<button type="button" class="primary" id="challenge-player">Challenge this player</button>'
     : `<a class="button" href="/login?next=${encodeURIComponent(profilePath(u.username))}" data-link>Sign in to challenge this player</a>`;
   const since = new Date(u.createdAt).toLocaleDateString();
+  /** @param {{ key: string }} v */
   const counts = (v) => u.countByVariant[v.key] || { all: 0, win: 0, loss: 0, draw: 0 };
   const rows = VARIANTS.map((v) => {
     const p = u.perfs[v.key];
@@ -122,36 +130,41 @@ export async function mount(root, name) {
       </section>
     </div>`;
 
+  const $ = finder(root);
   const ch = root.querySelector('#challenge-player');
-  if (ch) ch.onclick = () => navigate(`/?user=${encodeURIComponent(u.username)}`);
+  if (ch instanceof HTMLElement) ch.onclick = () => navigate(`/?user=${encodeURIComponent(u.username)}`);
 
-  api('GET', `/api/user/${encodeURIComponent(u.username)}/rating-history`).then((h) => {
-    if (alive) root.querySelector('#history').innerHTML = historySvg(h);
-  }).catch((e) => { if (alive) root.querySelector('#history').innerHTML = `<p class="error-text">${esc(e.message)}</p>`; });
+  api('GET', `/api/user/${encodeURIComponent(u.username)}/rating-history`).then((/** @type {import('./types.js').RatingHistory[]} */ h) => {
+    if (alive) $('#history').innerHTML = historySvg(h);
+  }).catch((e) => { if (alive) $('#history').innerHTML = `<p class="error-text">${esc(e.message)}</p>`; });
 
   // The list's state lives in the address (?page=&variant=&result=), so a
   // reload or a shared link shows the same page.
   const q = new URLSearchParams(location.search);
-  const fv = root.querySelector('#filter-variant');
-  const fr = root.querySelector('#filter-result');
-  if ([...fv.options].some((o) => o.value === q.get('variant'))) fv.value = q.get('variant');
-  if ([...fr.options].some((o) => o.value === q.get('result'))) fr.value = q.get('result');
+  const fv = $('#filter-variant', HTMLSelectElement);
+  const fr = $('#filter-result', HTMLSelectElement);
+  for (const [select, key] of /** @type {const} */ ([[fv, 'variant'], [fr, 'result']])) {
+    const want = q.get(key);
+    if ([...select.options].some((o) => o.value === want)) select.value = /** @type {string} */ (want);
+  }
   let page = Math.max(1, Number.parseInt(q.get('page') || '', 10) || 1);
   let loading = 0;
 
   async function load() {
     const ticket = ++loading;
-    const list = root.querySelector('#profile-games');
+    const list = $('#profile-games');
     const params = new URLSearchParams();
     if (fv.value) params.set('perfType', fv.value);
     if (fr.value) params.set('result', fr.value);
     const keep = new URLSearchParams(params);
     if (page > 1) keep.set('page', String(page));
     history.replaceState(null, '', `${profilePath(u.username)}${keep.toString() ? `?${keep}` : ''}`);
-    const view = root.querySelector('.profile');
+    const view = $('.profile');
     view.dataset.loading = '';
     const base = `/api/games/user/${encodeURIComponent(u.username)}?${params.toString()}${params.toString() ? '&' : ''}`;
+    /** @type {import('./types.js').ExportedGame[]} */
     let games;
+    /** @type {import('./types.js').ExportedGame[]} */
     let more;
     try {
       // This page, and whether a game follows it: `max=1&page=k` is the
@@ -161,22 +174,22 @@ export async function mount(root, name) {
         api('GET', `${base}max=1&page=${page * PAGE_SIZE + 1}`),
       ]);
     } catch (e) {
-      if (alive && ticket === loading) list.innerHTML = `<li class="error-text">${esc(e.message)}</li>`;
+      if (alive && ticket === loading) list.innerHTML = `<li class="error-text">${esc(failure(e).message)}</li>`;
       return;
     }
     if (!alive || ticket !== loading) return;
     if (!games.length && page > 1) { page = 1; load(); return; }
     list.innerHTML = games.length ? games.map((g) => gameRow(g, u.id)).join('') : '<li class="muted" id="no-games">No games.</li>';
-    root.querySelector('#newer').disabled = page <= 1;
-    root.querySelector('#older').disabled = more.length === 0;
-    root.querySelector('#page-no').textContent = games.length ? `games ${(page - 1) * PAGE_SIZE + 1}–${(page - 1) * PAGE_SIZE + games.length}` : '';
+    $('#newer', HTMLButtonElement).disabled = page <= 1;
+    $('#older', HTMLButtonElement).disabled = more.length === 0;
+    $('#page-no').textContent = games.length ? `games ${(page - 1) * PAGE_SIZE + 1}–${(page - 1) * PAGE_SIZE + games.length}` : '';
     view.dataset.page = String(page);
     delete view.dataset.loading;
   }
   fv.onchange = () => { page = 1; load(); };
   fr.onchange = () => { page = 1; load(); };
-  root.querySelector('#newer').onclick = () => { if (page > 1) { page--; load(); } };
-  root.querySelector('#older').onclick = () => { page++; load(); };
+  $('#newer').onclick = () => { if (page > 1) { page--; load(); } };
+  $('#older').onclick = () => { page++; load(); };
   await load();
   return () => { alive = false; };
 }

@@ -41,9 +41,10 @@ export class Review {
     this.cursor = null;
     this.fetch = oneAtATime(async () => {
       try {
+        /** @type {import('./types.js').GameAnalysis} */
         const a = await api('GET', `/api/game/${this.id}/analysis`);
         this.analysis = a;
-        this.positions = a.positions;
+        this.positions = a.positions || null;
       } catch (e) {
         // The board still shows the present; stepping back waits for the next load.
       }
@@ -102,11 +103,13 @@ export class Review {
   }
 }
 
+/** A step through a line. @typedef {'first' | 'prev' | 'next' | 'last'} Step */
+
 /**
  * Arrow keys, Home and End step through the game, unless the focus is in
  * a field or on the board (whose arrow keys move between squares).
  * Returns the function that removes the listener.
- * @param {(what: string) => void} onStep
+ * @param {(what: Step) => void} onStep
  */
 export function bindKeys(onStep) {
   /** @param {KeyboardEvent} e */
@@ -114,7 +117,7 @@ export function bindKeys(onStep) {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const t = /** @type {Element | null} */ (e.target);
     if (t && t.closest && t.closest('input, textarea, select, .board, [contenteditable]')) return;
-    const what = /** @type {Record<string, string | undefined>} */ ({ ArrowLeft: 'prev', ArrowRight: 'next', ArrowUp: 'first', Home: 'first', ArrowDown: 'last', End: 'last' })[e.key];
+    const what = /** @type {Record<string, Step | undefined>} */ ({ ArrowLeft: 'prev', ArrowRight: 'next', ArrowUp: 'first', Home: 'first', ArrowDown: 'last', End: 'last' })[e.key];
     if (!what) return;
     e.preventDefault();
     onStep(what);

@@ -1,11 +1,19 @@
 // The rules, one page per variant, with diagrams drawn by the board code.
 
 import { Board } from './board.js';
+import { finder } from './common.js';
 import { VARIANTS, variantName } from './fen.js';
 
+/** Marks on squares, of one kind. @param {string[]} squares @param {string} [cls] @returns {import('./board.js').Mark[]} */
 const m = (squares, cls = 'mark-a') => squares.map((square) => ({ square, cls }));
 
-// Each entry: a heading, paragraphs (HTML), and diagrams {fen, caption, marks}.
+/**
+ * A variant's rules: an introduction, then sections of a heading,
+ * paragraphs (HTML), and diagrams.
+ * @typedef {{ intro: string, sections: { h: string, p: string[], d: { fen: string, marks: import('./board.js').Mark[], caption: string }[] }[] }} Rules
+ */
+
+/** @type {Record<string, Rules>} */
 const RULES = {
   chessmerge: {
     intro: `ChessMerge is ordinary chess in which your pieces can team up: a piece may move onto one of your
@@ -74,6 +82,7 @@ const RULES = {
   },
 };
 
+/** @param {HTMLElement} root @param {string} variant */
 export function mount(root, variant) {
   if (!RULES[variant]) variant = 'chessmerge';
   const r = RULES[variant];
@@ -83,7 +92,7 @@ export function mount(root, variant) {
     <nav class="tabs" aria-label="variants">${VARIANTS.map((v) => `<a href="/rules/${v.key}" data-link ${v.key === variant ? 'aria-current="page"' : ''}>${v.name}</a>`).join('')}</nav>
     <div class="card rules-text"><p>${r.intro}</p><div id="sections"></div>
     <p><a href="/practice?variant=${variant}" data-link>Try it on the practice board</a></p></div>`;
-  const host = root.querySelector('#sections');
+  const host = finder(root)('#sections');
   for (const s of r.sections) {
     const sec = document.createElement('section');
     sec.innerHTML = `<h2>${s.h}</h2>${s.p.map((t) => `<p>${t}</p>`).join('')}`;

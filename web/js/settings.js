@@ -3,17 +3,23 @@
 // signed in (GET/POST /api/account/preferences), in this browser when not;
 // every change is saved at once and applied to the page.
 
-import { currentUser, esc, toast } from './api.js';
+import { currentUser, esc, failure, toast } from './api.js';
 import { Board } from './board.js';
+import { finder } from './common.js';
 import { PAIR_SIZES, THEMES, askNotifications, currentPrefs, loadPrefs, savePrefs, tone } from './site.js';
 
 const SAMPLE = 'r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5(NP)2/PPPP2PP/RNBQK2R w KQkq - 0 1';
 
+/** @typedef {import('./types.js').Prefs} Prefs */
+
+/** @param {HTMLElement} root */
 export async function mount(root) {
   document.title = 'Settings · ChessMerge';
   const me = await currentUser().catch(() => null);
   const p = await loadPrefs(me);
+  /** @param {Record<string, string>} map value -> its words @param {string} value the chosen one */
   const options = (map, value) => Object.entries(map).map(([k, v]) => `<option value="${k}"${k === value ? ' selected' : ''}>${esc(v)}</option>`).join('');
+  /** @param {'dark' | 'sound' | 'confirmResign' | 'notifications'} name @param {string} label @param {string} [hint] */
   const check = (name, label, hint = '') => `<label class="check"><input type="checkbox" name="${name}" id="pref-${name}"${p[name] ? ' checked' : ''}> ${label}${hint ? ` <span class="muted">${hint}</span>` : ''}</label>`;
   root.innerHTML = `
     <h1>Settings</h1>
@@ -30,19 +36,21 @@ export async function mount(root) {
       </form>
       <div class="card"><h2>Preview</h2><div id="pref-preview"></div></div>
     </div>`;
-  const board = new Board(root.querySelector('#pref-preview'), { label: 'preview board' });
+  const $ = finder(root);
+  const board = new Board($('#pref-preview'), { label: 'preview board' });
   board.setPosition(SAMPLE, 'chessmerge');
   board.setLastMove('g1f3');
-  const form = root.querySelector('#settings');
-  const status = root.querySelector('#pref-status');
-  form.addEventListener('change', async (e) => {
-    const el = e.target;
-    const name = el.name;
-    let value = el.type === 'checkbox' ? el.checked : el.value;
+  const status = $('#pref-status');
+  $('#settings').addEventListener('change', async (e) => {
+    // Every field of the form is named after its setting.
+    const el = /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target);
+    const name = /** @type {keyof Prefs} */ (el.name);
+    /** @type {string | boolean} */
+    let value = el instanceof HTMLInputElement && el.type === 'checkbox' ? el.checked : el.value;
     if (name === 'notifications' && value) {
       const perm = await askNotifications();
       if (perm !== 'granted') {
-        el.checked = false;
+        if (el instanceof HTMLInputElement) el.checked = false;
         value = false;
         toast(perm === 'unsupported' ? 'This browser has no notifications.' : 'The browser did not allow notifications.');
         return;
@@ -53,9 +61,9 @@ export async function mount(root) {
       status.textContent = 'Saved.';
       if (name === 'sound' && value) tone();
     } catch (ex) {
-      toast(ex.message);
+      toast(failure(ex).message);
       const now = currentPrefs();
-      if (el.type === 'checkbox') el.checked = !!now[name]; else el.value = now[name];
+      if (el instanceof HTMLInputElement && el.type === 'checkbox') el.checked = !!now[name]; else el.value = String(now[name]);
     }
   });
   return () => {};

@@ -10,6 +10,9 @@
 import { api, esc } from './api.js';
 import { Live } from './live.js';
 
+/** @typedef {import('./types.js').Prefs} Prefs @typedef {import('./types.js').Account} Account @typedef {import('./types.js').UserEvent} UserEvent */
+
+/** @type {Prefs} */
 export const DEFAULT_PREFS = {
   theme: 'green', dark: false, pairSize: 'medium', sound: false, confirmResign: true, notifications: false,
 };
@@ -22,7 +25,7 @@ let prefs = { ...DEFAULT_PREFS };
 /** The settings in force now. */
 export function currentPrefs() { return prefs; }
 
-/** Puts the settings on the page: classes and CSS variables on <html>. */
+/** Puts the settings on the page: classes and CSS variables on <html>. @param {Partial<Prefs>} p */
 export function applyPrefs(p) {
   prefs = { ...DEFAULT_PREFS, ...p };
   const html = document.documentElement;
@@ -32,8 +35,9 @@ export function applyPrefs(p) {
   html.dataset.confirmResign = prefs.confirmResign ? 'yes' : 'no';
 }
 
-/** Loads the settings: the account's when signed in, else this browser's. */
+/** Loads the settings: the account's when signed in, else this browser's. @param {Account | null} me */
 export async function loadPrefs(me) {
+  /** @type {Partial<Prefs> | null} */
   let p = null;
   if (me) {
     try { p = (await api('GET', '/api/account/preferences')).prefs; } catch { p = null; }
@@ -45,8 +49,9 @@ export async function loadPrefs(me) {
   return prefs;
 }
 
-/** Saves some settings (the account's when signed in, else this browser's); answers all of them. */
+/** Saves some settings (the account's when signed in, else this browser's); answers all of them. @param {Account | null} me @param {Partial<Prefs>} changes */
 export async function savePrefs(me, changes) {
+  /** @type {Partial<Prefs>} */
   let p;
   if (me) p = (await api('POST', '/api/account/preferences', changes)).prefs;
   else {
@@ -64,7 +69,8 @@ let audio = null;
 /** A short two-note tone (WebAudio; no file). */
 export function tone() {
   try {
-    audio = audio || new (window.AudioContext || /** @type {any} */ (window).webkitAudioContext)();
+    // Older Safari names it webkitAudioContext.
+    audio = audio || new (window.AudioContext || /** @type {{ webkitAudioContext: typeof AudioContext }} */ (/** @type {unknown} */ (window)).webkitAudioContext)();
     const now = audio.currentTime;
     for (const [i, f] of [[0, 660], [1, 880]]) {
       const o = audio.createOscillator();
@@ -84,7 +90,7 @@ export function tone() {
 
 // ---- notices ----
 
-/** Shows a site-wide notice (HTML); `kind` names it for styling and tests. */
+/** Shows a site-wide notice (HTML); `kind` names it for styling and tests. @param {string} html @param {string} [kind] */
 export function notice(html, kind = 'info') {
   const box = document.getElementById('notices');
   if (!box) return;
@@ -100,6 +106,7 @@ export function notice(html, kind = 'info') {
   setTimeout(() => n.remove(), 30000);
 }
 
+/** A notice that also sounds and, in a background tab, notifies. @param {string} html @param {string} text the notification's words @param {string} kind */
 function alert(html, text, kind) {
   notice(html, kind);
   if (prefs.sound) tone();
@@ -115,7 +122,7 @@ export async function askNotifications() {
   return Notification.requestPermission();
 }
 
-/** "3 h ago" for a time in ms. */
+/** "3 h ago" for a time in ms. @param {number} ms */
 export function ago(ms) {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
   if (s < 60) return 'just now';
@@ -126,8 +133,10 @@ export function ago(ms) {
 
 // ---- the tab title's count ----
 
-const myTurn = new Set(); // game ids where it is my move
-const colours = new Map(); // game id -> my colour
+/** @type {Set<string>} game ids where it is my move */
+const myTurn = new Set();
+/** @type {Map<string, import('./types.js').Color>} game id -> my colour */
+const colours = new Map();
 
 function applyTitle() {
   // The game page's own "● " (your move here) stays first.
@@ -153,21 +162,27 @@ function watchTitle() {
 let live = null;
 /** @type {import('./types.js').Account | null} */
 let me = null;
+/** @type {Set<(ev: UserEvent) => void>} */
 const listeners = new Set();
 
-/** Calls `f(event)` for each user event while signed in (pages that want more than the notice). */
+/** Calls `f(event)` for each user event while signed in (pages that want more than the notice). @param {(ev: UserEvent) => void} f */
 export function onUserEvent(f) { listeners.add(f); return () => listeners.delete(f); }
 
+/** @param {string} id */
 const onGamePage = (id) => location.pathname.replace(/\/+$/, '') === `/${id}`;
+/** @param {{ name: string } | null | undefined} p */
 const who = (p) => `<strong>${esc(p ? p.name : '?')}</strong>`;
+/** @param {string} id @param {string} [text] */
 const gameLink = (id, text = 'Open the game') => `<a href="/${esc(id)}" data-link>${text}</a>`;
 
+/** @param {string} id @param {import('./types.js').Color} colour */
 function follow(id, colour) {
   if (!live) return;
   colours.set(id, colour);
   if (!live.subs.has(id) && live.subs.size < 60) live.subscribe(id);
 }
 
+/** @param {string} id */
 function forget(id) {
   colours.delete(id);
   myTurn.delete(id);
@@ -176,6 +191,7 @@ function forget(id) {
 }
 
 async function refreshPlaying() {
+  /** @type {{ nowPlaying: import('./types.js').PlayingGame[] }} */
   let data;
   try { data = await api('GET', '/api/account/playing'); } catch { return; }
   // Signed out while the answer was on its way: nothing to follow.
@@ -190,18 +206,18 @@ async function refreshPlaying() {
   applyTitle();
 }
 
-function onGame(id, type, v, d) {
-  const st = type === 'gameFull' ? d && d.state : d;
-  if (!st || !colours.has(id)) return;
+/** @param {string} id @param {'gameFull' | 'gameState'} type @param {number} v @param {import('./types.js').GameState} st */
+function onGame(id, type, v, st) {
+  if (!colours.has(id)) return;
   if (st.status && st.status !== 'started') { forget(id); return; }
   if (st.turn === colours.get(id)) myTurn.add(id); else myTurn.delete(id);
   applyTitle();
 }
 
+/** @param {UserEvent} ev */
 function onEvent(ev) {
   if (!ev || !ev.type || !me) return;
   for (const f of listeners) { try { f(ev); } catch { /* a page's own trouble */ } }
-  const c = ev.challenge;
   const onLobby = location.pathname === '/';
   switch (ev.type) {
     case 'gameStart':
@@ -234,32 +250,37 @@ function onEvent(ev) {
     case 'drawDeclined':
       alert(`${who(ev.by)} declined your draw offer. ${gameLink(ev.gameId)}`, `${ev.by.name} declined your draw offer`, 'drawDeclined');
       return;
-    case 'challenge':
+    case 'challenge': {
+      const c = ev.challenge;
       if (c && c.destUser && c.destUser.id === me.id && c.status === 'created' && !onLobby) {
         alert(`${who(c.challenger)} challenges you (${esc(c.variant.name)}). <a href="/${esc(c.id)}" data-link>See the challenge</a>`,
           `${c.challenger ? c.challenger.name : 'Someone'} challenges you`, 'challenge');
       }
       return;
-    case 'challengeDeclined':
+    }
+    case 'challengeDeclined': {
+      const c = ev.challenge;
       if (c && c.challenger && c.challenger.id === me.id) alert(`${who(c.destUser)} declined your challenge (${esc(c.variant.name)}).`, 'Your challenge was declined', 'challengeDeclined');
       return;
-    case 'challengeCanceled':
+    }
+    case 'challengeCanceled': {
+      const c = ev.challenge;
       if (c && c.destUser && c.destUser.id === me.id) notice(`${who(c.challenger)} withdrew their challenge (${esc(c.variant.name)}).`, 'challengeCanceled');
       return;
-    default:
-      // Takebacks (another part of the site): offered or declined.
-      if (/^takeback/i.test(ev.type) && ev.gameId) {
-        const declined = /declin|no$/i.test(ev.type);
-        if (declined || !onGamePage(ev.gameId)) {
-          const by = ev.by ? who(ev.by) : 'Your opponent';
-          alert(`${by} ${declined ? 'declined your takeback' : 'proposes a takeback'}. ${gameLink(ev.gameId)}`,
-            declined ? 'Takeback declined' : 'Takeback proposed', ev.type);
-        }
+    }
+    case 'takebackOffer':
+    case 'takebackDeclined': {
+      // `by` is the side that acted, and the other side is this player: the opponent.
+      const declined = ev.type === 'takebackDeclined';
+      if (declined || !onGamePage(ev.gameId)) {
+        alert(`Your opponent ${declined ? 'declined your takeback' : 'proposes a takeback'}. ${gameLink(ev.gameId)}`,
+          declined ? 'Takeback declined' : 'Takeback proposed', ev.type);
       }
+    }
   }
 }
 
-/** Starts (or stops, with null) the notices for the signed-in player. */
+/** Starts (or stops, with null) the notices for the signed-in player. @param {Account | null} user */
 export function followUser(user) {
   if (user && me && me.id === user.id && live) return;
   if (live) { live.close(); live = null; }

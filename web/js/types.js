@@ -86,6 +86,49 @@
  */
 
 /**
+ * An ongoing game as `GET /api/account/playing` lists it; the user events
+ * `gameStart`, `gameFinish` and `yourMove` carry one too.
+ * @typedef {object} PlayingGame
+ * @property {string} gameId
+ * @property {Color} color the viewer's
+ * @property {string} fen
+ * @property {boolean} isMyTurn
+ * @property {string | null} [lastMove]
+ * @property {number} [lastMoveAt] when the game last changed, ms
+ * @property {{ id?: string, username: string, ai?: number | null, rating?: number, provisional?: boolean }} opponent
+ * @property {Variant} variant
+ */
+
+/**
+ * A user event (`GET /api/stream/event`, the socket's `{"t":"event"}`), or
+ * the page's own `hello` when the socket opens. `by` names a player (draw
+ * offers) or a side (takebacks, rematches).
+ * @typedef {{ type: 'gameStart' | 'gameFinish' | 'yourMove', game: PlayingGame }
+ *   | { type: 'challenge' | 'challengeCanceled' | 'challengeDeclined', challenge: Challenge }
+ *   | { type: 'drawOffer' | 'drawDeclined', gameId: string, by: { name: string } }
+ *   | { type: 'takebackOffer' | 'takebackDeclined' | 'rematchOffer' | 'rematchDeclined', gameId: string, by: Color }
+ *   | { type: 'hello', user: { id: string, name: string } | null }} UserEvent
+ */
+
+/**
+ * A change of the lobby (the socket's `{"t":"lobby"}`): the whole list
+ * first (`openChallenges`), then one challenge that came (`challenge`) or
+ * went (`challengeAccepted`, `challengeCanceled`).
+ * @typedef {{ type: 'openChallenges', challenges: Challenge[] } | { type: 'challenge' | 'challengeAccepted' | 'challengeCanceled', challenge: Challenge }} LobbyChange
+ */
+
+/**
+ * The site's settings (`GET /api/account/preferences`, `prefs`).
+ * @typedef {object} Prefs
+ * @property {'green' | 'brown' | 'blue' | 'grey'} theme
+ * @property {boolean} dark
+ * @property {'small' | 'medium' | 'large'} pairSize
+ * @property {boolean} sound
+ * @property {boolean} confirmResign
+ * @property {boolean} notifications
+ */
+
+/**
  * A challenge (`GET /api/challenge/{id}/show`, the lists, the lobby feed).
  * @typedef {object} Challenge
  * @property {string} id
@@ -144,6 +187,42 @@
  * @property {ReviewPosition[]} [positions]
  */
 
+/** A line of a game's chat (`GET /api/board/game/{id}/chat`). @typedef {{ user: string, text: string, room: 'player' | 'spectator', createdAt: number }} ChatLine */
+
+/** An engine's score from White's view: centipawns, or mate in that many moves (negative: Black mates). @typedef {{ cp?: number, mate?: number | null }} Score */
+
+/**
+ * The engine's choice in a position (`POST /api/analysis/best`).
+ * @typedef {object} BestMove
+ * @property {string} fen
+ * @property {string} uci
+ * @property {string} san
+ * @property {Score} score
+ * @property {string[]} pv
+ * @property {string[]} pvSan
+ * @property {number} depth
+ * @property {number} nodes
+ * @property {number} timeMs
+ */
+
+/**
+ * A line of the live engine's stream (`POST /api/analysis/stream`): `info`
+ * after every search iteration, then `done` (with `reason`) or `error`.
+ * @typedef {object} EngineLine
+ * @property {'info' | 'done' | 'error'} type
+ * @property {string} [fen]
+ * @property {number} [depth]
+ * @property {Score} [score]
+ * @property {string[]} [pv]
+ * @property {string[]} [san]
+ * @property {number} [nodes]
+ * @property {number} [timeMs]
+ * @property {number} [nps]
+ * @property {'stopped' | 'time' | 'nodes' | 'complete'} [reason]
+ * @property {string} [error]
+ * @property {ErrorCode} [code]
+ */
+
 /**
  * A game as the exports and lists carry it (`GET /api/games/user/{name}`).
  * @typedef {object} ExportedGame
@@ -157,5 +236,46 @@
  */
 
 /** @typedef {{ user?: LightUser, aiLevel?: number, name?: string, rating?: number, ratingDiff?: number }} ExportPlayer */
+
+/** Games won, drawn, lost (finished games, aborted ones left out). @typedef {{ all: number, rated?: number, win: number, loss: number, draw: number }} GameCounts */
+
+/**
+ * A rating in one variant: rated games, rating and deviation (rounded),
+ * the change over the last 12 rated games, provisional or not.
+ * @typedef {{ games: number, rating: number, rd: number, prog: number, prov?: boolean }} Perf
+ */
+
+/**
+ * A user's public view (`GET /api/user/{username}`).
+ * @typedef {object} UserProfile
+ * @property {string} id
+ * @property {string} username
+ * @property {string} [title]
+ * @property {boolean} online
+ * @property {number} createdAt
+ * @property {Record<string, Perf>} perfs by variant key, for the variants played rated
+ * @property {GameCounts} count
+ * @property {Record<string, GameCounts>} countByVariant
+ */
+
+/**
+ * One variant's rating history (`GET /api/user/{username}/rating-history`):
+ * a point a day, `[year, month 0-11, day, rating]`.
+ * @typedef {{ name: string, points: [number, number, number, number][] }} RatingHistory
+ */
+
+/**
+ * The `code` of an error body (`{"error", "code"}`) and of a socket error
+ * frame: a stable word for the kind of failure (docs/api.md, Errors). The
+ * `error` beside it is English for people and may change; the page decides
+ * by the code.
+ * @typedef {'bad_request' | 'self_challenge' | 'unauthorized' | 'forbidden' | 'not_a_player' | 'not_yours'
+ *   | 'no_computer' | 'not_found' | 'method_not_allowed' | 'timeout' | 'not_your_turn' | 'stale_move'
+ *   | 'game_over' | 'not_abortable' | 'too_fast' | 'refused' | 'not_pending' | 'game_under_way'
+ *   | 'conflict' | 'payload_too_large' | 'unsupported_media_type' | 'misdirected_request'
+ *   | 'illegal_move' | 'bad_forecast' | 'unprocessable' | 'rate_limited' | 'internal' | 'unavailable'} ErrorCode
+ */
+
+/** An error answer of the API. @typedef {{ error: string, code: ErrorCode }} ErrorBody */
 
 export {};

@@ -58,6 +58,26 @@ export function userHtml(u) {
 }
 
 /**
+ * A finished game's sides seen from `userId`: whether they played white,
+ * their side and the opponent's.
+ * @param {import('./types.js').ExportedGame} g @param {string} userId
+ */
+export function sidesOf(g, userId) {
+  const white = !!g.players.white.user && g.players.white.user.id === userId;
+  return { white, me: white ? g.players.white : g.players.black, opp: white ? g.players.black : g.players.white };
+}
+
+/**
+ * The opponent of a finished game: a linked name with its BOT tag, the
+ * computer and its level, or an imported game's name.
+ * @param {import('./types.js').ExportPlayer} opp
+ */
+export function opponentHtml(opp) {
+  if (opp.user) return `${userLink(opp.user.name)}${botTag(opp.user)}`;
+  return esc(opp.aiLevel ? `Computer level ${opp.aiLevel}` : opp.name || '?');
+}
+
+/**
  * The rating a game's player bar shows: after a rated game (the player
  * carries `ratingDiff`, and `rating` is the one before it) the new rating,
  * else the rating as it is.

@@ -1,6 +1,8 @@
 // Words for players: a move the rules refused, in readable form, with the
-// rules' reason, and move numbers as full moves ("move 2, Black") instead
-// of the server's half-move count.
+// rules' reason, and move numbers as full moves ("Move 2, Black") instead
+// of half-move counts.
+
+/** @typedef {import('./api.js').ApiError} ApiError @typedef {import('./api.js').FailureCode} FailureCode */
 
 import { cap, moveNumber } from './common.js';
 import { ROLE_NAMES, parseUci } from './fen.js';
@@ -30,45 +32,61 @@ export function readableMove(uci, units) {
 }
 
 /**
- * The full-move number and side of half-move `n` (1-based) from `fen` ("startpos" or empty: the start).
- * @param {number} n @param {string} [fen]
+ * The detail of a refusal's words: what follows the first of `marks` found
+ * in them (the refused move `e2e4: `, the field `fen: `), without a
+ * parenthesis the server closed around it (`move 3 (illegal move e2e4:
+ * REASON)`); the whole text when no mark is there. The server sends the
+ * rules' reason only inside its English `error`, so this only trims what is
+ * shown: the page decides by `code`.
+ * @param {string} message @param {...string} marks
  */
-export function fullMove(n, fen) {
-  const { number, white } = moveNumber(fen, n);
-  return { number, side: white ? 'White' : 'Black' };
+export function detailOf(message, ...marks) {
+  for (const mark of marks) {
+    const at = message.indexOf(mark);
+    if (at < 0) continue;
+    const detail = message.slice(at + mark.length);
+    /** @param {string} c */
+    const count = (c) => detail.split(c).length;
+    return count(')') > count('(') ? detail.slice(0, -1) : detail;
+  }
+  return message;
 }
 
+const MOVED_ON = 'the game changed before your move arrived: try again on the board as it is now.';
+/** The page's own words for refusals that are not about the move itself. @type {Partial<Record<FailureCode, string>>} */
+const REFUSED = {
+  game_over: 'the game is over.',
+  not_your_turn: 'it is not your move.',
+  stale_move: MOVED_ON,
+  too_fast: MOVED_ON,
+  not_a_player: 'you do not play in this game.',
+  offline: 'the server could not be reached: your move was not played.',
+};
+
 /**
- * Rewrites a refusal from the server for a player:
- *   "illegal move e2e4: REASON"            -> "Pawn e2–e4 is not allowed: REASON."
- *   "move 4 (illegal move e7e5: REASON)"   -> "Move 2, Black: pawn e7–e5 is not allowed: REASON."
- *   "move 4 (e7e5): the game is over (R)"  -> "Move 2, Black: the game is over (R)."
- * `ctx.units`: the position the refused move was tried on (when known);
- * `ctx.fen`: the start of the line, for move numbers. Other text is kept.
- * @param {string} text
- * @param {{ units?: Record<string, import('./fen.js').Unit>, fen?: string }} [ctx]
+ * A refused move in words for a player, chosen by the error's code:
+ *   illegal_move, unprocessable  -> "Pawn e2–e4 is not allowed: REASON."
+ *   bad_request                  -> "Pawn e2–e4 cannot be read: FAULT."
+ *   game_over, not_your_turn, ...-> the page's sentence ("The game is over.")
+ * and the server's words for any other code. With `tried.ply` (the move's
+ * half-move number in a line from `tried.fen`) the words start with the
+ * full move: "Move 2, Black: pawn e7–e5 is not allowed: REASON."
+ * @param {ApiError} e
+ * @param {{ uci: string, ply?: number, fen?: string, units?: Record<string, import('./fen.js').Unit> }} tried
+ *   the refused move, and the position it was tried on when known (`units`, from parseFen)
  */
-export function explainRefusal(text, ctx = {}) {
-  const msg = String(text || '');
-  /** @param {string} inner @param {Record<string, import('./fen.js').Unit>} [units] */
-  const one = (inner, units) => {
-    const m = /^(illegal|ambiguous|malformed) move "?([^":\s]+)"?: (.*)$/s.exec(inner);
-    if (!m) return null;
-    const mv = parseUci(m[2]) ? readableMove(m[2], units) : `“${m[2]}”`;
-    const verdict = m[1] === 'illegal' ? 'is not allowed' : m[1] === 'ambiguous' ? 'is ambiguous' : 'cannot be read';
-    return `${/^[a-h][1-8]/.test(mv) ? mv : cap(mv)} ${verdict}: ${m[3].replace(/\.?$/, '.')}`;
-  };
-  let m = /^move (\d+) \((.*)\)$/s.exec(msg);
-  if (m) {
-    const { number, side } = fullMove(Number(m[1]), ctx.fen);
-    const said = one(m[2], ctx.units);
-    if (said) return `Move ${number}, ${side}: ${/^[A-Z][a-z]/.test(said) ? said[0].toLowerCase() + said.slice(1) : said}`;
+export function explainRefusal(e, tried) {
+  const mv = readableMove(tried.uci, tried.units);
+  /** @param {string} text */
+  const sentence = (text) => text.replace(/\.?$/, '.');
+  let said;
+  const reason = () => sentence(detailOf(e.message, `${tried.uci}: `, `${tried.uci}": `));
+  if (e.code === 'illegal_move' || e.code === 'unprocessable') said = `${mv} is not allowed: ${reason()}`;
+  else if (e.code === 'bad_request') said = `${mv} cannot be read: ${reason()}`;
+  else said = REFUSED[e.code] || sentence(e.message);
+  if (tried.ply) {
+    const { number, white } = moveNumber(tried.fen, tried.ply);
+    return `Move ${number}, ${white ? 'White' : 'Black'}: ${said}`;
   }
-  m = /^move (\d+) \(([^)]*)\): (.*)$/s.exec(msg);
-  if (m) {
-    const { number, side } = fullMove(Number(m[1]), ctx.fen);
-    const mv = parseUci(m[2]) ? readableMove(m[2], ctx.units) : m[2];
-    return `Move ${number}, ${side} (${mv}): ${m[3].replace(/\.?$/, '.')}`;
-  }
-  return one(msg, ctx.units) || msg;
+  return /^[a-h][1-8]/.test(said) ? said : cap(said);
 }
