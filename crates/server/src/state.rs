@@ -8,7 +8,8 @@ use tokio::sync::{mpsc, watch};
 
 use crate::store::Store;
 use crate::{
-    api, auth, blocking, challenges, computer, connections, edge, games, live, presence, review,
+    accounts, api, auth, blocking, challenges, computer, connections, edge, games, live,
+    live_analysis, presence, review,
 };
 
 /// Shared state of the running server: the domains and what the
@@ -18,8 +19,11 @@ pub struct AppState(Arc<Inner>);
 
 /// What [`AppState`] holds.
 pub struct Inner {
-    /// Storage (accounts, tokens, lists).
+    /// Storage (for the edge's credentials and login limits; handlers
+    /// reach it only through the domains).
     pub store: Arc<Store>,
+    /// The accounts domain.
+    pub accounts: Arc<accounts::Accounts>,
     /// The games domain.
     pub games: Arc<games::Games>,
     /// The challenges domain.
@@ -34,7 +38,7 @@ pub struct Inner {
     /// The queue of games' computer analyses (on the `analysis` lane).
     pub analyses: Arc<review::Analyses>,
     /// The analysis board's live engine searches, one per user or address.
-    pub live_analyses: Arc<api::live_analysis::LiveAnalyses>,
+    pub live_analyses: Arc<live_analysis::LiveAnalyses>,
     /// Password hashing (Argon2id: CPU and about 19 MiB each while it runs).
     pub hashing: blocking::Bounded,
     /// Failed-login limits.
@@ -144,7 +148,9 @@ impl AppState {
             per_address,
             account_free,
         );
+        let live_analyses = live_analysis::LiveAnalyses::new(store.clone());
         AppState(Arc::new(Inner {
+            accounts: accounts::Accounts::new(store.clone()),
             store,
             games,
             challenges,
@@ -152,7 +158,7 @@ impl AppState {
             computer,
             analysis,
             analyses,
-            live_analyses: Arc::default(),
+            live_analyses,
             hashing: blocking::Bounded::dedicated(
                 "password hashing",
                 capacity.ai_threads.max(2),

@@ -119,7 +119,7 @@ async fn new_cookie_token(
     let token = auth::new_token(prefix);
     let now = now_ms();
     state
-        .store
+        .accounts
         .create_token(NewToken {
             hash: &auth::token_hash(&token),
             user_id: user.id,
@@ -143,8 +143,8 @@ async fn known_device(state: &AppState, headers: &HeaderMap, username: &str) -> 
         return Ok(false);
     };
     let owner = state
-        .store
-        .user_by_token(&auth::token_hash(&device), TokenKind::Device, now_ms())
+        .accounts
+        .user_by_token(&auth::token_hash(&device), TokenKind::Device)
         .await?;
     Ok(owner.is_some_and(|u| u.username.eq_ignore_ascii_case(username)))
 }
@@ -167,7 +167,7 @@ pub async fn register(
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
     let hash = new_credentials(&state, &c.username, c.password).await?;
-    let user = match state.store.create_user(&c.username, &hash, now_ms()).await {
+    let user = match state.accounts.create(&c.username, &hash).await {
         Ok(u) => u,
         Err(StoreError::Conflict) => return Err(ApiError::Conflict("username taken".into())),
         Err(e) => return Err(e.into()),
@@ -192,7 +192,7 @@ async fn new_credentials(state: &AppState, username: &str, password: String) -> 
     if let Some(problem) = weak_password(username, &password) {
         return Err(ApiError::bad(format!("invalid password: {problem}")));
     }
-    if state.store.user_by_name(username).await?.is_some() {
+    if state.accounts.user_named(username).await?.is_some() {
         return Err(ApiError::Conflict("username taken".into()));
     }
     auth::hash_password(&state.hashing, password).await
@@ -221,7 +221,7 @@ pub async fn claim_guest(
     }
     let hash = new_credentials(&state, &c.username, c.password).await?;
     let claimed = match state
-        .store
+        .accounts
         .claim_guest(user.user.id, &c.username, &hash)
         .await
     {
@@ -237,9 +237,7 @@ pub async fn claim_guest(
     };
     // This node's cached games show the old name; other nodes' caches
     // refresh as their games leave the cache (see docs/deploy.md).
-    for game in state.store.ongoing_games(claimed.id).await? {
-        state.games.forget_if_older(&game.id, i64::MAX).await;
-    }
+    state.games.forget_ongoing_of(claimed.id).await?;
     tracing::info!(guest = %user.user.username, user = %claimed.username, "guest account kept");
     Ok(Json(AccountJson::from(&claimed)))
 }
@@ -257,7 +255,7 @@ async fn check_credentials(
     let known = valid_username(username) && known_device(state, headers, username).await?;
     state.limiter.try_attempt(username, &ip, known).await?;
     let user = if valid_username(username) && password.len() <= 4 * MAX_PASSWORD {
-        state.store.user_by_name(username).await?
+        state.accounts.user_named(username).await?
     } else {
         None
     };
@@ -316,8 +314,8 @@ pub async fn logout(
 ) -> ApiResult<Response> {
     if let Some(u) = user.filter(|u| u.via == AuthVia::Cookie) {
         state
-            .store
-            .end_tokens(u.user.id, EndTokens::Hash(&u.token_hash), now_ms())
+            .accounts
+            .end_tokens(u.user.id, EndTokens::Hash(&u.token_hash))
             .await?;
     }
     let cookie = session_cookie_header(&state, "", 0)?;
@@ -352,10 +350,7 @@ pub async fn logout_everywhere(
     } else {
         EndTokens::Kind(TokenKind::Session)
     };
-    let ended = state
-        .store
-        .end_tokens(user.user.id, which, now_ms())
-        .await?;
+    let ended = state.accounts.end_tokens(user.user.id, which).await?;
     let mut response = Json(EndedJson { ended: ended.len() }).into_response();
     if user.via == AuthVia::Cookie {
         response
@@ -414,7 +409,7 @@ pub async fn create_token(
     let now = now_ms();
     let expires_at = days.map(|d| now + d * 24 * 3600 * 1000);
     state
-        .store
+        .accounts
         .create_token(NewToken {
             hash: &hash,
             user_id: user.id,
@@ -448,8 +443,8 @@ pub async fn revoke_token(
         ));
     }
     state
-        .store
-        .end_tokens(user.user.id, EndTokens::Hash(&user.token_hash), now_ms())
+        .accounts
+        .end_tokens(user.user.id, EndTokens::Hash(&user.token_hash))
         .await?;
     Ok(Json(OkJson::yes()))
 }
@@ -466,8 +461,8 @@ pub async fn list_tokens(
 ) -> ApiResult<Json<TokenListJson>> {
     let current = user.token_id();
     let tokens = state
-        .store
-        .tokens(user.user.id, now_ms())
+        .accounts
+        .tokens(user.user.id)
         .await?
         .into_iter()
         .map(|t| TokenEntryJson {
@@ -502,8 +497,8 @@ pub async fn end_token(
         )));
     }
     let ended = state
-        .store
-        .end_tokens(user.user.id, EndTokens::Id(&id), now_ms())
+        .accounts
+        .end_tokens(user.user.id, EndTokens::Id(&id))
         .await?;
     if ended.is_empty() {
         return Err(ApiError::not_found("token"));

@@ -12,7 +12,7 @@ use crate::AppState;
 use crate::auth::{AuthUser, MaybeUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{MovePath, Path, Query};
-use crate::games::{Actor, LiveGame, players_of};
+use crate::games::{Actor, LiveGame};
 use crate::model::{Color, GameId, GameStatus, UserId};
 use crate::store;
 use crate::views::{
@@ -222,13 +222,13 @@ pub async fn playing(
     Query(q): Query<ListParams>,
 ) -> ApiResult<Json<NowPlayingListJson>> {
     let limit = q.limit(50, 200)? as usize;
-    let games = state.store.ongoing_games(user.user.id).await?;
+    let games = state.games.ongoing_of(user.user.id).await?;
     let mut out = Vec::with_capacity(games.len());
     for g in &games {
         let Some(color) = g.color_of(user.user.id) else {
             continue;
         };
-        let players = players_of(state.store.as_ref(), g).await?;
+        let players = state.games.players(g).await?;
         out.push(views::now_playing(g, color, &players));
     }
     // Stable: within each group, the most recently changed first (the store's order).
@@ -313,12 +313,7 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
     for color in Color::ALL {
         sides.push(match g.player_id(color) {
             Some(id) => ExportPlayerJson {
-                user: state
-                    .store
-                    .user_by_id(id)
-                    .await?
-                    .as_ref()
-                    .map(LightUser::from),
+                user: state.accounts.user(id).await?.as_ref().map(LightUser::from),
                 ai_level: None,
                 name: None,
                 rating: side_rating(g, color).map(|r| r.rating),
@@ -334,7 +329,7 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
         });
     }
     if g.is_imported() {
-        let names = players_of(state.store.as_ref(), g).await?;
+        let names = state.games.players(g).await?;
         sides[0].name = Some(names.white.name);
         sides[1].name = Some(names.black.name);
     }
@@ -361,7 +356,7 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
 
 /// PGN of a stored game that is not kept live (lists): one replay.
 async fn pgn_of_row(state: &AppState, g: &store::Game) -> ApiResult<String> {
-    let players = players_of(state.store.as_ref(), g).await?;
+    let players = state.games.players(g).await?;
     let rules = state.games.rebuild_uncached(g)?;
     Ok(pgn_of(&state.base_url, g, &rules, &players, &[]))
 }
@@ -437,12 +432,12 @@ pub async fn user_games(
     Query(q): Query<super::profile::GameListParams>,
 ) -> ApiResult<Response> {
     let user = state
-        .store
-        .user_by_name(&username)
+        .accounts
+        .user_named(&username)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
     let filter = q.filter(&state).await?;
-    let games = state.store.filtered_games(user.id, &filter).await?;
+    let games = state.games.finished_of(user.id, &filter).await?;
     if accepts(&headers, "application/x-ndjson") {
         let mut body = String::new();
         for g in &games {

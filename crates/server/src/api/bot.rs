@@ -51,7 +51,7 @@ pub const TOKEN_SCOPES: &str = "bot:play,board:play,challenge:read,challenge:wri
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn upgrade(State(state): State<AppState>, user: AuthUser) -> ApiResult<Json<OkJson>> {
-    match state.store.upgrade_to_bot(user.user.id).await? {
+    match state.accounts.upgrade_to_bot(user.user.id).await? {
         BotUpgrade::Upgraded => {
             tracing::info!(user = %user.user.username, "upgraded to a bot account");
             Ok(Json(OkJson::yes()))
@@ -106,8 +106,8 @@ pub async fn token_test(
     let mut out = std::collections::BTreeMap::new();
     for t in tokens {
         let user = state
-            .store
-            .user_by_token(&auth::token_hash(t), TokenKind::Api, crate::now_ms())
+            .accounts
+            .user_by_token(&auth::token_hash(t), TokenKind::Api)
             .await?;
         out.insert(
             t.to_owned(),
@@ -269,7 +269,7 @@ async fn say(state: &AppState, id: &GameId, by: &User, p: &ChatParams) -> ApiRes
             "only the players of game {id} may chat in it"
         )));
     }
-    if !state.store.add_chat_line(&line, CHAT_MAX_LINES).await? {
+    if !state.games.add_chat_line(&line, CHAT_MAX_LINES).await? {
         return Err(ApiError::Conflict(format!(
             "the chat of game {id} is full ({CHAT_MAX_LINES} lines)"
         )));
@@ -345,7 +345,7 @@ pub async fn read_chat(
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<Vec<ChatLineJson>>> {
     state.games.read(&id, |_| ()).await?;
-    let lines = state.store.chat_lines(&id).await?;
+    let lines = state.games.chat_lines(&id).await?;
     Ok(Json(
         lines
             .into_iter()
@@ -427,7 +427,7 @@ pub async fn users_status(
         if name.len() > 64 {
             continue;
         }
-        if let Some(u) = state.store.user_by_name(name).await? {
+        if let Some(u) = state.accounts.user_named(name).await? {
             out.push(UserStatusJson {
                 id: u.key(),
                 online: state.presence.is_online(u.id),
@@ -477,8 +477,8 @@ pub async fn user(
     Path(username): Path<String>,
 ) -> ApiResult<Json<super::profile::UserProfileJson>> {
     let u = state
-        .store
-        .user_by_name(&username)
+        .accounts
+        .user_named(&username)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
     let online = state.presence.is_online(u.id);
@@ -515,7 +515,7 @@ pub async fn online_bots(
     };
     let mut body = String::new();
     for u in state
-        .store
+        .accounts
         .bots(ONLINE_SCAN)
         .await?
         .iter()

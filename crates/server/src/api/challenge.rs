@@ -8,7 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::params::optional;
 use crate::AppState;
 use crate::auth::AuthUser;
-use crate::challenges::{DECLINE_REASONS, OPEN_LIST_LIMIT, Terms, direction_for, open_list};
+use crate::challenges::{DECLINE_REASONS, OPEN_LIST_LIMIT, Terms, direction_for};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path, Query};
 use crate::model::{ChallengeId, ColorRequest, Variant};
@@ -210,7 +210,7 @@ pub async fn list(
 ) -> ApiResult<Json<ChallengeListJson>> {
     let nb = positive("nb", q.nb, CHALLENGE_PAGE_DEFAULT, CHALLENGE_PAGE_MAX)?;
     let page = positive("page", q.page, 1, 1_000_000)?;
-    let (incoming, outgoing) = state.store.pending_challenges(user.user.id).await?;
+    let (incoming, outgoing) = state.challenges.pending_of(user.user.id).await?;
     let skip = (page - 1).saturating_mul(nb);
     let mut out = ChallengeListJson {
         incoming: Vec::new(),
@@ -266,7 +266,7 @@ pub async fn list_open(
         Some(n) => return Err(ApiError::bad(format!("invalid nb {n}: a positive number"))),
     };
     Ok(Json(OpenChallengesJson {
-        challenges: open_list(state.store.as_ref(), &state.base_url, user.user.id, limit).await?,
+        challenges: state.challenges.open_for(user.user.id, limit).await?,
     }))
 }
 

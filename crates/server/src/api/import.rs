@@ -196,8 +196,8 @@ pub async fn import_game(
             created_at: now,
         };
         match state
-            .store
-            .import_game(
+            .games
+            .import(
                 &row,
                 &import,
                 &first,

@@ -138,7 +138,7 @@ pub async fn server_stats(
                 .into(),
         ));
     }
-    let s = state.store.stats();
+    let s = state.games.store_stats();
     let (g, u) = state.feeds.hub.channels();
     Ok(Json(ServerStatsJson {
         db_statements: s.statements,

@@ -98,9 +98,9 @@ fn prog(points: &[&RatingPoint], now: i64) -> i64 {
 
 /// `GET /api/user/{username}`'s answer.
 pub async fn profile_json(state: &AppState, u: &User, online: bool) -> ApiResult<UserProfileJson> {
-    let history = state.store.rating_history(u.id).await?;
+    let history = state.accounts.rating_history(u.id).await?;
     let mut perfs = BTreeMap::new();
-    for p in state.store.perfs(u.id).await? {
+    for p in state.accounts.perfs(u.id).await? {
         let points: Vec<&RatingPoint> = history.iter().filter(|h| h.variant == p.variant).collect();
         perfs.insert(
             p.variant.id(),
@@ -115,7 +115,7 @@ pub async fn profile_json(state: &AppState, u: &User, online: bool) -> ApiResult
     }
     let mut count = ResultCounts::default();
     let mut by_variant = BTreeMap::new();
-    for (v, c) in state.store.result_counts(u.id).await? {
+    for (v, c) in state.accounts.result_counts(u.id).await? {
         count.all += c.all;
         count.rated += c.rated;
         count.win += c.win;
@@ -147,8 +147,8 @@ pub struct RatingHistoryJson {
 
 async fn user_named(state: &AppState, name: &str) -> ApiResult<User> {
     state
-        .store
-        .user_by_name(name)
+        .accounts
+        .user_named(name)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))
 }
@@ -164,7 +164,7 @@ pub async fn rating_history(
     Path(username): Path<String>,
 ) -> ApiResult<Json<Vec<RatingHistoryJson>>> {
     let u = user_named(&state, &username).await?;
-    let history = state.store.rating_history(u.id).await?;
+    let history = state.accounts.rating_history(u.id).await?;
     let out = Variant::ALL
         .into_iter()
         .map(|v| {

@@ -11,12 +11,12 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::AppState;
 use crate::auth::{self, AuthUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
 use crate::store::StoreError;
 use crate::views::AccountJson;
-use crate::{AppState, now_ms};
 use serde_json::Value;
 
 /// Board colour themes.
@@ -149,7 +149,7 @@ async fn stored_prefs(
     state: &AppState,
     user: &AuthUser,
 ) -> ApiResult<(Option<String>, SitePrefsJson)> {
-    let text = state.store.preferences(user.user.id).await?;
+    let text = state.accounts.preferences(user.user.id).await?;
     let prefs = match &text {
         None => SitePrefsJson::default(),
         Some(t) => serde_json::from_str(t).map_err(|e| {
@@ -200,8 +200,8 @@ pub async fn set_preferences(
         let prefs = input.apply(stored)?;
         let text = serde_json::to_string(&prefs).map_err(|e| ApiError::Internal(e.to_string()))?;
         if state
-            .store
-            .set_preferences(user.user.id, read.as_deref(), &text, now_ms())
+            .accounts
+            .set_preferences(user.user.id, read.as_deref(), &text)
             .await?
         {
             return Ok(Json(SitePrefsReplyJson { prefs }));
@@ -263,7 +263,11 @@ pub async fn create_guest(
         )));
     }
     let ip = auth::client_ip(addr.ip(), &headers, &state.trusted_proxies);
-    if let Err(r) = state.store.take_allowance(&[guest_allowance(ip)]).await? {
+    if let Err(r) = state
+        .accounts
+        .take_allowance(&[guest_allowance(ip)])
+        .await?
+    {
         return Err(ApiError::TooManyRequests(format!(
             "at most {GUESTS_PER_ADDRESS_PER_HOUR} guest accounts per hour from one address: \
              try again in {} min",
@@ -272,11 +276,7 @@ pub async fn create_guest(
     }
     let mut tries = 0;
     let user = loop {
-        match state
-            .store
-            .create_user(&guest_name(), NO_PASSWORD, now_ms())
-            .await
-        {
+        match state.accounts.create(&guest_name(), NO_PASSWORD).await {
             Ok(u) => break u,
             Err(StoreError::Conflict) if tries < 5 => tries += 1,
             Err(e) => return Err(e.into()),
