@@ -38,8 +38,10 @@ use crate::AppState;
 use crate::auth::MaybeUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
+use crate::live_analysis::LiveAnalyses;
 use crate::live_analysis::{Budget, GUEST_BUDGET, Owner, USER_BUDGET};
 use crate::model::Variant;
+use crate::state::AnalysisLane;
 
 /// How long a live analysis waits for a free slot on the analysis lane.
 pub const LIVE_SLOT_WAIT: Duration = Duration::from_secs(3);
@@ -128,7 +130,7 @@ impl FromRequestParts<AppState> for LiveOwner {
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
-        let address = crate::auth::client_ip(peer, &parts.headers, &state.trusted_proxies);
+        let address = crate::auth::client_ip(peer, &parts.headers, &state.site.trusted_proxies);
         Ok(LiveOwner {
             owner: Owner::Address(address),
             signed_in: false,
@@ -181,7 +183,8 @@ enum Out {
         (status = 429, description = "you already have a live analysis running: stop it first", body = ErrorBody),
         (status = 503, description = "the engine is busy; try again", body = ErrorBody)))]
 pub async fn stream(
-    State(state): State<AppState>,
+    State(live): State<Arc<LiveAnalyses>>,
+    State(lane): State<AnalysisLane>,
     who: LiveOwner,
     Input(p): Input<LiveAnalysisParams>,
 ) -> ApiResult<Response> {
@@ -201,8 +204,7 @@ pub async fn stream(
     // Unbounded, yet small: one line per iteration (the depth is capped) and
     // one at the end; a search never waits for a slow reader.
     let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
-    let held = state
-        .live_analyses
+    let held = live
         .take_shared(who.owner, tx.clone())
         .await?
         .ok_or_else(|| {
@@ -214,7 +216,7 @@ pub async fn stream(
     let pos = *game.position();
     let keys = game.repetition_keys().to_vec();
     let timed_out = Arc::new(AtomicBool::new(false));
-    let lane = state.analysis.with_wait(LIVE_SLOT_WAIT);
+    let lane = lane.0.with_wait(LIVE_SLOT_WAIT);
     let job = {
         let (tx, stop, timed_out) = (tx.clone(), stop.clone(), timed_out.clone());
         move || {
@@ -390,16 +392,12 @@ pub struct LiveAnalysisStopped {
         (status = 401, description = "credentials were sent but are not valid (none are needed)", body = ErrorBody),
         (status = 503, description = "the search did not end in time", body = ErrorBody)))]
 pub async fn stop(
-    State(state): State<AppState>,
+    State(live): State<Arc<LiveAnalyses>>,
     who: LiveOwner,
 ) -> ApiResult<Json<LiveAnalysisStopped>> {
     // Answered once the search has ended and its lease is given back,
     // wherever it ran.
-    let Some(stopped) = state
-        .live_analyses
-        .stop_and_wait(who.owner, STOP_WAIT)
-        .await?
-    else {
+    let Some(stopped) = live.stop_and_wait(who.owner, STOP_WAIT).await? else {
         return Err(ApiError::Unavailable(
             "the live analysis did not stop in time; try again".into(),
         ));
