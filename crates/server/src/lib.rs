@@ -45,7 +45,9 @@ pub use chessmerge_store::{self as store, model, now_ms, ratings};
 pub use crate::store::{PgStore, SqliteStore, Store};
 pub use state::{AppState, LimitArgs, Settings};
 // The edge and the domains keep their short paths (`crate::games`, ...).
-pub use domain::{challenges, computer, games, live, notices, presence, profile, review};
+pub use domain::{
+    accounts, challenges, computer, games, live, live_analysis, notices, presence, profile, review,
+};
 use edge::web;
 pub use edge::{auth, connections, error, extract};
 

@@ -1,25 +1,31 @@
 //! The state the handlers share: the domains, the lanes and the limits
 //! around them, built once by [`AppState::new`] from the [`Settings`].
+//! A handler takes only the parts it uses, each a sub-state extracted with
+//! axum's [`FromRef`] (`State<Arc<Games>>`, `State<Arc<Site>>`, ...), so
+//! its signature says what it reaches; none of them is the store.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::FromRef;
 use tokio::sync::{mpsc, watch};
 
 use crate::store::Store;
 use crate::{
-    api, auth, blocking, challenges, computer, connections, edge, games, live, presence, review,
+    accounts, api, auth, blocking, challenges, computer, connections, edge, games, live,
+    live_analysis, presence, review,
 };
 
 /// Shared state of the running server: the domains and what the
-/// handlers need around them.
+/// handlers need around them, each part taken by the handlers that use
+/// it as a sub-state.
 #[derive(Clone)]
 pub struct AppState(Arc<Inner>);
 
 /// What [`AppState`] holds.
 pub struct Inner {
-    /// Storage (accounts, tokens, lists).
-    pub store: Arc<Store>,
+    /// The accounts domain (users, tokens, settings, ratings).
+    pub accounts: Arc<accounts::Accounts>,
     /// The games domain.
     pub games: Arc<games::Games>,
     /// The challenges domain.
@@ -30,29 +36,24 @@ pub struct Inner {
     pub computer: Arc<computer::Computer>,
     /// Engine searches asked for by the analysis endpoints (apart from
     /// computer moves in games).
-    pub analysis: blocking::Bounded,
-    /// The queue of games' computer analyses (on the `analysis` lane).
+    pub analysis: AnalysisLane,
+    /// The queue of games' computer analyses (on the analysis lane).
     pub analyses: Arc<review::Analyses>,
-    /// The analysis board's live engine searches, one per user or address.
-    pub live_analyses: Arc<api::live_analysis::LiveAnalyses>,
-    /// Password hashing (Argon2id: CPU and about 19 MiB each while it runs).
-    pub hashing: blocking::Bounded,
-    /// Failed-login limits.
-    pub limiter: auth::LoginLimiter,
-    /// Base URL for links, without a trailing slash.
-    pub base_url: Arc<str>,
-    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
-    pub trusted_proxies: Vec<std::net::IpAddr>,
-    /// The `Host` names requests may be addressed to.
-    pub allowed_hosts: edge::AllowedHosts,
-    /// Becomes true when the server shuts down (ends streams and sockets).
-    pub shutdown: watch::Receiver<bool>,
+    /// The analysis board's live engine searches, one per user or address
+    /// (on the analysis lane).
+    pub live_analyses: Arc<live_analysis::LiveAnalyses>,
+    /// Who holds a live connection (the bot API's online flags).
+    pub presence: Arc<presence::Presence>,
+    /// The accounts, password hashing and failed-login limits.
+    pub login: Arc<Login>,
+    /// The site's addresses: its base URL, its host names, trusted proxies.
+    pub site: Arc<Site>,
     /// WebSockets held per client address (`--sockets-per-address`).
     pub sockets: connections::AddressSlots,
     /// Games one WebSocket may follow at once (`--subscriptions-per-socket`).
     pub subscriptions_per_socket: usize,
-    /// Who holds a live connection (the bot API's online flags).
-    pub presence: Arc<presence::Presence>,
+    /// Becomes true when the server shuts down (ends streams and sockets).
+    pub shutdown: watch::Receiver<bool>,
 }
 
 impl std::ops::Deref for AppState {
@@ -60,6 +61,91 @@ impl std::ops::Deref for AppState {
     fn deref(&self) -> &Inner {
         &self.0
     }
+}
+
+/// The site's addresses, from the command line.
+#[derive(Debug)]
+pub struct Site {
+    /// Base URL for links, without a trailing slash.
+    pub base_url: Arc<str>,
+    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// The `Host` names requests may be addressed to.
+    pub allowed_hosts: edge::AllowedHosts,
+}
+
+/// The lane of the analysis endpoints' engine searches (a game's computer
+/// analysis and the analysis board's), apart from the computer player's.
+#[derive(Clone)]
+pub struct AnalysisLane(pub blocking::Bounded);
+
+/// What signing in, choosing a password and the cookies need.
+pub struct Login {
+    /// The accounts domain.
+    pub accounts: Arc<accounts::Accounts>,
+    /// Cookies are sent `Secure` (the base URL is `https:`).
+    pub secure_cookies: bool,
+    /// Password hashing (Argon2id: CPU and about 19 MiB each while it runs).
+    pub hashing: blocking::Bounded,
+    /// Failed-login limits.
+    pub limiter: auth::LoginLimiter,
+}
+
+/// What the page's WebSocket needs: the games its moves go to, its
+/// feeds, who is online, and its limits.
+#[derive(Clone)]
+pub struct Sockets {
+    /// The games domain (moves sent over the socket).
+    pub games: Arc<games::Games>,
+    /// Live feeds of games, users and the lobby.
+    pub feeds: live::Feeds,
+    /// Who holds a live connection.
+    pub presence: Arc<presence::Presence>,
+    /// WebSockets held per client address.
+    pub sockets: connections::AddressSlots,
+    /// Games one WebSocket may follow at once.
+    pub subscriptions_per_socket: usize,
+    /// Becomes true when the server shuts down.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+impl FromRef<AppState> for Sockets {
+    fn from_ref(state: &AppState) -> Sockets {
+        Sockets {
+            games: state.games.clone(),
+            feeds: state.feeds.clone(),
+            presence: state.presence.clone(),
+            sockets: state.sockets.clone(),
+            subscriptions_per_socket: state.subscriptions_per_socket,
+            shutdown: state.shutdown.clone(),
+        }
+    }
+}
+
+/// `FromRef<AppState>` for the sub-states [`AppState`] holds as they are.
+macro_rules! sub_states {
+    ($($part:ty => $field:ident),* $(,)?) => {
+        $(
+            impl FromRef<AppState> for $part {
+                fn from_ref(state: &AppState) -> $part {
+                    state.$field.clone()
+                }
+            }
+        )*
+    };
+}
+
+sub_states! {
+    Arc<accounts::Accounts> => accounts,
+    Arc<games::Games> => games,
+    Arc<challenges::Challenges> => challenges,
+    live::Feeds => feeds,
+    Arc<review::Analyses> => analyses,
+    Arc<live_analysis::LiveAnalyses> => live_analyses,
+    Arc<presence::Presence> => presence,
+    AnalysisLane => analysis,
+    Arc<Login> => login,
+    Arc<Site> => site,
 }
 
 /// The server's settings, from [`ServeArgs`].
@@ -144,28 +230,35 @@ impl AppState {
             per_address,
             account_free,
         );
+        let accounts = accounts::Accounts::new(store.clone());
         AppState(Arc::new(Inner {
-            store,
+            accounts: accounts.clone(),
+            live_analyses: live_analysis::LiveAnalyses::new(store),
+            analysis: AnalysisLane(analysis),
             games,
             challenges,
             feeds,
             computer,
-            analysis,
             analyses,
-            live_analyses: Arc::default(),
-            hashing: blocking::Bounded::dedicated(
-                "password hashing",
-                capacity.ai_threads.max(2),
-                Duration::from_secs(10),
-            ),
-            limiter,
-            base_url,
-            trusted_proxies: settings.trusted_proxies.clone(),
-            allowed_hosts: settings.allowed_hosts.clone(),
-            shutdown,
+            presence: Arc::default(),
+            login: Arc::new(Login {
+                accounts,
+                secure_cookies: base_url.starts_with("https:"),
+                hashing: blocking::Bounded::dedicated(
+                    "password hashing",
+                    capacity.ai_threads.max(2),
+                    Duration::from_secs(10),
+                ),
+                limiter,
+            }),
+            site: Arc::new(Site {
+                base_url,
+                trusted_proxies: settings.trusted_proxies.clone(),
+                allowed_hosts: settings.allowed_hosts.clone(),
+            }),
             sockets: connections::AddressSlots::new(settings.limits.sockets_per_address),
             subscriptions_per_socket: settings.limits.subscriptions_per_socket.max(1),
-            presence: Arc::default(),
+            shutdown,
         }))
     }
 }

@@ -2,6 +2,8 @@
 //! floor or the floors below it, never from one above. This test reads the
 //! `crate::` paths of every source file (comments left out) and fails on an
 //! upward one, so the layering `docs/architecture.md` draws cannot drift.
+//! It also fails on a handler (`src/api/`) that reaches the store itself:
+//! handlers call the domains, and the domains the store.
 //!
 //! Adding a module: give it a floor in [`FLOORS`] (the test fails on a file
 //! or a `crate::` name it does not know).
@@ -52,11 +54,13 @@ const FLOORS: &[(&str, &[&str])] = &[
         "domain",
         &[
             "domain",
+            "accounts",
             "games",
             "challenges",
             "computer",
             "review",
             "live",
+            "live_analysis",
             "notices",
             "presence",
             "profile",
@@ -105,18 +109,26 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The Rust files under `dir`, in order; more than `least` of them (a
+/// folder read wrong finds nothing, and nothing has no faults).
+fn sorted_files(dir: &Path, least: usize) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    files.sort();
+    assert!(
+        files.len() > least,
+        "found only {} files in {}",
+        files.len(),
+        dir.display()
+    );
+    files
+}
+
 /// The top-level names a file reaches through `crate::`: `crate::games::X`
 /// gives `games`; `use crate::{AppState, auth::AuthUser}` gives both
 /// `AppState` and `auth`. Line comments (doc comments included) are skipped.
 fn crate_names(text: &str) -> BTreeSet<String> {
-    let code: String = text
-        .lines()
-        .map(|line| match line.find("//") {
-            Some(i) => &line[..i],
-            None => line,
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code = code_of(text);
     let mut names = BTreeSet::new();
     let mut rest = code.as_str();
     while let Some(i) = rest.find("crate::") {
@@ -154,6 +166,54 @@ fn crate_names(text: &str) -> BTreeSet<String> {
     names
 }
 
+/// The text without line comments (doc comments included).
+fn code_of(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(i) => &line[..i],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Where a handler's code reaches the store itself rather than a domain:
+/// it names the `Store` type or the store crate, reads a `.store` field,
+/// or calls a `.store()` accessor. The store crate's rows and enums (what
+/// the domains return) may be named; `x.store(value)` (an atomic's store)
+/// is not the store.
+fn store_reaches(text: &str) -> Vec<String> {
+    let code = code_of(text);
+    let mut found = Vec::new();
+    for (i, _) in code.match_indices("Store") {
+        let before = code[..i].chars().next_back();
+        let after = code[i + "Store".len()..].chars().next();
+        if !before.is_some_and(is_ident) && !after.is_some_and(is_ident) {
+            found.push("names the `Store` type".to_string());
+        }
+    }
+    if code.contains("chessmerge_store") {
+        found.push("names the store crate".to_string());
+    }
+    for (i, _) in code.match_indices(".store") {
+        let rest = &code[i + ".store".len()..];
+        if rest.starts_with(is_ident) {
+            continue; // `.stored`, `.store_stats`: another name
+        }
+        let rest = rest.trim_start();
+        if !rest.starts_with('(') {
+            found.push("reads a `.store` field".to_string());
+        } else if rest[1..].trim_start().starts_with(')') {
+            found.push("calls `.store()`".to_string());
+        }
+    }
+    found
+}
+
 fn first_segment(s: &str) -> String {
     s.trim()
         .chars()
@@ -164,10 +224,7 @@ fn first_segment(s: &str) -> String {
 #[test]
 fn no_module_imports_from_a_floor_above_it() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
-    assert!(files.len() > 10, "found only {} source files", files.len());
+    let files = sorted_files(&src, 10);
 
     let mut faults = Vec::new();
     for file in &files {
@@ -197,6 +254,44 @@ fn no_module_imports_from_a_floor_above_it() {
         }
     }
     assert!(faults.is_empty(), "layer faults:\n{}", faults.join("\n"));
+}
+
+#[test]
+fn handlers_reach_the_store_only_through_domains() {
+    let files = sorted_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/api"), 5);
+    let mut faults = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).expect("readable source file");
+        for what in store_reaches(&text) {
+            faults.push(format!("{}: {what}", file.display()));
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "handlers reaching the store (call a domain instead):\n{}",
+        faults.join("\n")
+    );
+}
+
+#[test]
+fn the_store_reader_sees_fields_types_and_accessors() {
+    let text = "use crate::store::{User, StoreError};\n\
+                stop.store(true, Ordering::Relaxed); // state.store.x\n\
+                let s = state.games.store_stats();";
+    assert!(store_reaches(text).is_empty());
+    let text = "use crate::store::{Store, User};\n\
+                let u = state\n    .store\n    .user_by_id(id);\n\
+                let g = state.games.store( ).stats();\n\
+                chessmerge_store::now_ms();";
+    assert_eq!(
+        store_reaches(text),
+        [
+            "names the `Store` type",
+            "names the store crate",
+            "reads a `.store` field",
+            "calls `.store()`"
+        ]
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Accounts: register, log in and out (session cookie), API tokens.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{ConnectInfo, State};
@@ -16,9 +17,11 @@ use crate::auth::{
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path};
+use crate::games::Games;
+use crate::now_ms;
+use crate::state::{Login, Site};
 use crate::store::{EndTokens, NewToken, StoreError, TOKEN_ID_LEN, TokenKind, User, token_id};
 use crate::views::{AccountJson, EndedJson, OkJson, TokenEntryJson, TokenJson, TokenListJson};
-use crate::{AppState, now_ms};
 
 /// A username and a password.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -85,22 +88,18 @@ fn weak_password(username: &str, password: &str) -> Option<String> {
     None
 }
 
-fn session_cookie_header(state: &AppState, token: &str, max_age: u64) -> ApiResult<HeaderValue> {
-    cookie_header(state, SESSION_COOKIE, "/", token, max_age)
+fn session_cookie_header(login: &Login, token: &str, max_age: u64) -> ApiResult<HeaderValue> {
+    cookie_header(login, SESSION_COOKIE, "/", token, max_age)
 }
 
 fn cookie_header(
-    state: &AppState,
+    login: &Login,
     name: &str,
     path: &str,
     value: &str,
     max_age: u64,
 ) -> ApiResult<HeaderValue> {
-    let secure = if state.base_url.starts_with("https:") {
-        "; Secure"
-    } else {
-        ""
-    };
+    let secure = if login.secure_cookies { "; Secure" } else { "" };
     HeaderValue::from_str(&format!(
         "{name}={value}; Path={path}; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}"
     ))
@@ -110,7 +109,7 @@ fn cookie_header(
 /// Stores a new token of `kind` for `user`, living `max_age` seconds;
 /// answers the token itself (to be sent once, in a cookie).
 async fn new_cookie_token(
-    state: &AppState,
+    login: &Login,
     user: &User,
     kind: TokenKind,
     prefix: &str,
@@ -118,8 +117,8 @@ async fn new_cookie_token(
 ) -> ApiResult<String> {
     let token = auth::new_token(prefix);
     let now = now_ms();
-    state
-        .store
+    login
+        .accounts
         .create_token(NewToken {
             hash: &auth::token_hash(&token),
             user_id: user.id,
@@ -132,27 +131,27 @@ async fn new_cookie_token(
     Ok(token)
 }
 
-pub(crate) async fn start_session(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
-    let token = new_cookie_token(state, user, TokenKind::Session, "cms_", SESSION_MAX_AGE).await?;
-    session_cookie_header(state, &token, SESSION_MAX_AGE)
+pub(crate) async fn start_session(login: &Login, user: &User) -> ApiResult<HeaderValue> {
+    let token = new_cookie_token(login, user, TokenKind::Session, "cms_", SESSION_MAX_AGE).await?;
+    session_cookie_header(login, &token, SESSION_MAX_AGE)
 }
 
 /// Whether the request carries a device cookie of the account `username`.
-async fn known_device(state: &AppState, headers: &HeaderMap, username: &str) -> ApiResult<bool> {
+async fn known_device(login: &Login, headers: &HeaderMap, username: &str) -> ApiResult<bool> {
     let Some(device) = auth::cookie(headers, DEVICE_COOKIE) else {
         return Ok(false);
     };
-    let owner = state
-        .store
-        .user_by_token(&auth::token_hash(&device), TokenKind::Device, now_ms())
+    let owner = login
+        .accounts
+        .user_by_token(&auth::token_hash(&device), TokenKind::Device)
         .await?;
     Ok(owner.is_some_and(|u| u.username.eq_ignore_ascii_case(username)))
 }
 
 /// A new device cookie for `user` (after a successful sign-in).
-async fn new_device(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
-    let token = new_cookie_token(state, user, TokenKind::Device, "cmd_", DEVICE_MAX_AGE).await?;
-    cookie_header(state, DEVICE_COOKIE, "/api/account", &token, DEVICE_MAX_AGE)
+async fn new_device(login: &Login, user: &User) -> ApiResult<HeaderValue> {
+    let token = new_cookie_token(login, user, TokenKind::Device, "cmd_", DEVICE_MAX_AGE).await?;
+    cookie_header(login, DEVICE_COOKIE, "/api/account", &token, DEVICE_MAX_AGE)
 }
 
 /// Register an account (and log in).
@@ -163,17 +162,17 @@ async fn new_device(state: &AppState, user: &User) -> ApiResult<HeaderValue> {
         (status = 400, description = "bad username or password", body = ErrorBody),
         (status = 409, description = "the username is taken", body = ErrorBody)))]
 pub async fn register(
-    State(state): State<AppState>,
+    State(login): State<Arc<Login>>,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
-    let hash = new_credentials(&state, &c.username, c.password).await?;
-    let user = match state.store.create_user(&c.username, &hash, now_ms()).await {
+    let hash = new_credentials(&login, &c.username, c.password).await?;
+    let user = match login.accounts.create(&c.username, &hash).await {
         Ok(u) => u,
         Err(StoreError::Conflict) => return Err(ApiError::Conflict("username taken".into())),
         Err(e) => return Err(e.into()),
     };
     tracing::info!(user = %user.username, "registered");
-    let cookie = start_session(&state, &user).await?;
+    let cookie = start_session(&login, &user).await?;
     Ok((
         [(header::SET_COOKIE, cookie)],
         Json(AccountJson::from(&user)),
@@ -183,7 +182,7 @@ pub async fn register(
 
 /// Checks a new account's name and password (the name free when checked);
 /// answers the password's hash.
-async fn new_credentials(state: &AppState, username: &str, password: String) -> ApiResult<String> {
+async fn new_credentials(login: &Login, username: &str, password: String) -> ApiResult<String> {
     if !valid_username(username) {
         return Err(ApiError::bad(
             "invalid username: 2-20 letters, digits, '_' or '-' (and not 'open', 'ai' or starting with 'guest-')",
@@ -192,10 +191,10 @@ async fn new_credentials(state: &AppState, username: &str, password: String) -> 
     if let Some(problem) = weak_password(username, &password) {
         return Err(ApiError::bad(format!("invalid password: {problem}")));
     }
-    if state.store.user_by_name(username).await?.is_some() {
+    if login.accounts.user_named(username).await?.is_some() {
         return Err(ApiError::Conflict("username taken".into()));
     }
-    auth::hash_password(&state.hashing, password).await
+    auth::hash_password(&login.hashing, password).await
 }
 
 /// Keep a guest account: give it a name and a password. Its games,
@@ -209,7 +208,8 @@ async fn new_credentials(state: &AppState, username: &str, password: String) -> 
         (status = 401, description = "not signed in", body = ErrorBody),
         (status = 409, description = "not a guest account, or the username is taken", body = ErrorBody)))]
 pub async fn claim_guest(
-    State(state): State<AppState>,
+    State(login): State<Arc<Login>>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Json<AccountJson>> {
@@ -219,9 +219,9 @@ pub async fn claim_guest(
             user.user.username
         )));
     }
-    let hash = new_credentials(&state, &c.username, c.password).await?;
-    let claimed = match state
-        .store
+    let hash = new_credentials(&login, &c.username, c.password).await?;
+    let claimed = match login
+        .accounts
         .claim_guest(user.user.id, &c.username, &hash)
         .await
     {
@@ -237,9 +237,7 @@ pub async fn claim_guest(
     };
     // This node's cached games show the old name; other nodes' caches
     // refresh as their games leave the cache (see docs/deploy.md).
-    for game in state.store.ongoing_games(claimed.id).await? {
-        state.games.forget_if_older(&game.id, i64::MAX).await;
-    }
+    games.forget_ongoing_of(claimed.id).await?;
     tracing::info!(guest = %user.user.username, user = %claimed.username, "guest account kept");
     Ok(Json(AccountJson::from(&claimed)))
 }
@@ -247,29 +245,30 @@ pub async fn claim_guest(
 /// Checks credentials under the login limits; also says whether the
 /// request came from a browser known to the account (its device cookie).
 async fn check_credentials(
-    state: &AppState,
+    login: &Login,
+    site: &Site,
     username: &str,
     password: &str,
     addr: SocketAddr,
     headers: &HeaderMap,
 ) -> ApiResult<(User, bool)> {
-    let ip = auth::client_ip(addr.ip(), headers, &state.trusted_proxies).to_string();
-    let known = valid_username(username) && known_device(state, headers, username).await?;
-    state.limiter.try_attempt(username, &ip, known).await?;
+    let ip = auth::client_ip(addr.ip(), headers, &site.trusted_proxies).to_string();
+    let known = valid_username(username) && known_device(login, headers, username).await?;
+    login.limiter.try_attempt(username, &ip, known).await?;
     let user = if valid_username(username) && password.len() <= 4 * MAX_PASSWORD {
-        state.store.user_by_name(username).await?
+        login.accounts.user_named(username).await?
     } else {
         None
     };
     let ok = auth::verify_password(
-        &state.hashing,
+        &login.hashing,
         password.to_owned(),
         user.as_ref().map(|u| u.password_hash.clone()),
     )
     .await?;
     match user {
         Some(u) if ok => {
-            state.limiter.succeeded(username, &ip, known).await?;
+            login.limiter.succeeded(username, &ip, known).await?;
             Ok((u, known))
         }
         // The failure was counted when the attempt was taken.
@@ -288,20 +287,22 @@ async fn check_credentials(
         (status = 403, description = "a bot account (bots play only through the bot API)", body = ErrorBody),
         (status = 429, description = "too many failed attempts", body = ErrorBody)))]
 pub async fn login(
-    State(state): State<AppState>,
+    State(login): State<Arc<Login>>,
+    State(site): State<Arc<Site>>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
-    let (user, known) = check_credentials(&state, &c.username, &c.password, addr, &headers).await?;
+    let (user, known) =
+        check_credentials(&login, &site, &c.username, &c.password, addr, &headers).await?;
     if user.bot {
         return Err(ApiError::Forbidden(auth::BOT_OUTSIDE_BOT_API.into()));
     }
     let mut response = Json(AccountJson::from(&user)).into_response();
     let cookies = response.headers_mut();
-    cookies.append(header::SET_COOKIE, start_session(&state, &user).await?);
+    cookies.append(header::SET_COOKIE, start_session(&login, &user).await?);
     if !known {
-        cookies.append(header::SET_COOKIE, new_device(&state, &user).await?);
+        cookies.append(header::SET_COOKIE, new_device(&login, &user).await?);
     }
     Ok(response)
 }
@@ -311,16 +312,16 @@ pub async fn login(
 #[utoipa::path(post, path = "/api/account/logout", tag = "account",
     responses((status = 200, description = "logged out", body = OkJson)))]
 pub async fn logout(
-    State(state): State<AppState>,
+    State(login): State<Arc<Login>>,
     MaybeUser(user): MaybeUser,
 ) -> ApiResult<Response> {
     if let Some(u) = user.filter(|u| u.via == AuthVia::Cookie) {
-        state
-            .store
-            .end_tokens(u.user.id, EndTokens::Hash(&u.token_hash), now_ms())
+        login
+            .accounts
+            .end_tokens(u.user.id, EndTokens::Hash(&u.token_hash))
             .await?;
     }
-    let cookie = session_cookie_header(&state, "", 0)?;
+    let cookie = session_cookie_header(&login, "", 0)?;
     Ok(([(header::SET_COOKIE, cookie)], Json(OkJson::yes())).into_response())
 }
 
@@ -343,7 +344,7 @@ pub struct EverywhereParams {
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn logout_everywhere(
-    State(state): State<AppState>,
+    State(login): State<Arc<Login>>,
     user: AuthUser,
     Input(p): Input<EverywhereParams>,
 ) -> ApiResult<Response> {
@@ -352,15 +353,12 @@ pub async fn logout_everywhere(
     } else {
         EndTokens::Kind(TokenKind::Session)
     };
-    let ended = state
-        .store
-        .end_tokens(user.user.id, which, now_ms())
-        .await?;
+    let ended = login.accounts.end_tokens(user.user.id, which).await?;
     let mut response = Json(EndedJson { ended: ended.len() }).into_response();
     if user.via == AuthVia::Cookie {
         response
             .headers_mut()
-            .insert(header::SET_COOKIE, session_cookie_header(&state, "", 0)?);
+            .insert(header::SET_COOKIE, session_cookie_header(&login, "", 0)?);
     }
     Ok(response)
 }
@@ -390,7 +388,8 @@ pub struct TokenRequest {
         (status = 401, description = "wrong username or password", body = ErrorBody),
         (status = 429, description = "too many failed attempts", body = ErrorBody)))]
 pub async fn create_token(
-    State(state): State<AppState>,
+    State(login): State<Arc<Login>>,
+    State(site): State<Arc<Site>>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     Input(r): Input<TokenRequest>,
@@ -408,13 +407,14 @@ pub async fn create_token(
             "invalid description: up to 100 characters, no control characters",
         ));
     }
-    let (user, _) = check_credentials(&state, &r.username, &r.password, addr, &headers).await?;
+    let (user, _) =
+        check_credentials(&login, &site, &r.username, &r.password, addr, &headers).await?;
     let token = auth::new_token("cmp_");
     let hash = auth::token_hash(&token);
     let now = now_ms();
     let expires_at = days.map(|d| now + d * 24 * 3600 * 1000);
-    state
-        .store
+    login
+        .accounts
         .create_token(NewToken {
             hash: &hash,
             user_id: user.id,
@@ -439,7 +439,7 @@ pub async fn create_token(
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn revoke_token(
-    State(state): State<AppState>,
+    State(login): State<Arc<Login>>,
     user: AuthUser,
 ) -> ApiResult<Json<OkJson>> {
     if user.via != AuthVia::Bearer {
@@ -447,9 +447,9 @@ pub async fn revoke_token(
             "send the token to revoke as Authorization: Bearer",
         ));
     }
-    state
-        .store
-        .end_tokens(user.user.id, EndTokens::Hash(&user.token_hash), now_ms())
+    login
+        .accounts
+        .end_tokens(user.user.id, EndTokens::Hash(&user.token_hash))
         .await?;
     Ok(Json(OkJson::yes()))
 }
@@ -461,13 +461,13 @@ pub async fn revoke_token(
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn list_tokens(
-    State(state): State<AppState>,
+    State(login): State<Arc<Login>>,
     user: AuthUser,
 ) -> ApiResult<Json<TokenListJson>> {
     let current = user.token_id();
-    let tokens = state
-        .store
-        .tokens(user.user.id, now_ms())
+    let tokens = login
+        .accounts
+        .tokens(user.user.id)
         .await?
         .into_iter()
         .map(|t| TokenEntryJson {
@@ -492,7 +492,7 @@ pub async fn list_tokens(
         (status = 404, description = "none of yours has this id", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn end_token(
-    State(state): State<AppState>,
+    State(login): State<Arc<Login>>,
     user: AuthUser,
     Path(id): Path<String>,
 ) -> ApiResult<Json<OkJson>> {
@@ -501,9 +501,9 @@ pub async fn end_token(
             "invalid token id: {TOKEN_ID_LEN} hex digits, as GET /api/tokens lists them"
         )));
     }
-    let ended = state
-        .store
-        .end_tokens(user.user.id, EndTokens::Id(&id), now_ms())
+    let ended = login
+        .accounts
+        .end_tokens(user.user.id, EndTokens::Id(&id))
         .await?;
     if ended.is_empty() {
         return Err(ApiError::not_found("token"));

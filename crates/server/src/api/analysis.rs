@@ -5,6 +5,7 @@
 //! `review.rs`) is stored. Engine searches run on the server's bounded analysis lane,
 //! apart from the computer player's, so analyses never delay games.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
@@ -19,15 +20,16 @@ use crate::extract::Path;
 use axum::http::StatusCode;
 
 use super::params::optional;
-use crate::AppState;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
+use crate::games::Games;
 use crate::model::GameId;
 use crate::review::{
-    self, AnalysisState, PlyAnalysisJson, PlyPositionJson, ProgressJson, Requested, StoredAnalysis,
-    SummaryJson,
+    self, Analyses, AnalysisState, PlyAnalysisJson, PlyPositionJson, ProgressJson, Requested,
+    StoredAnalysis, SummaryJson,
 };
+use crate::state::AnalysisLane;
 use crate::views::{LegalMoveJson, VariantJson};
 
 /// Longest FEN accepted.
@@ -295,7 +297,7 @@ fn search_limits(p: &AnalysisParams) -> ApiResult<Limits> {
         (status = 422, description = "an illegal move, or the game is over", body = ErrorBody),
         (status = 503, description = "the engine is busy; try again", body = ErrorBody)))]
 pub async fn best(
-    State(state): State<AppState>,
+    State(lane): State<AnalysisLane>,
     Input(p): Input<AnalysisParams>,
 ) -> ApiResult<Json<BestMoveJson>> {
     let game = replay(&p)?;
@@ -308,8 +310,8 @@ pub async fn best(
     }
     let pos = *game.position();
     let keys = game.repetition_keys().to_vec();
-    let result = state
-        .analysis
+    let result = lane
+        .0
         .run(move || chessmerge_engine::search::search_once(&pos, &keys, &limits))
         .await?;
     let pos = game.position();
@@ -363,13 +365,17 @@ pub struct GameAnalysisJson {
     pub nodes_per_position: Option<u64>,
 }
 
-async fn game_analysis_json(state: &AppState, id: &GameId) -> ApiResult<GameAnalysisJson> {
-    let live = state.games.get(id).await?;
-    let stored = state.analyses.stored(id).await?;
+async fn game_analysis_json(
+    games: &Games,
+    analyses: &Analyses,
+    id: &GameId,
+) -> ApiResult<GameAnalysisJson> {
+    let live = games.get(id).await?;
+    let stored = analyses.stored(id).await?;
     let judged = stored
         .as_ref()
         .and_then(|a| review::judged(&live.rules, a).map(|j| (a, j)));
-    let progress = state.analyses.progress(id);
+    let progress = analyses.progress(id);
     let analysis_state = match (&judged, progress) {
         (Some(_), _) => AnalysisState::Done,
         (None, Some((_, true))) => AnalysisState::Running,
@@ -392,11 +398,11 @@ async fn game_analysis_json(state: &AppState, id: &GameId) -> ApiResult<GameAnal
 /// The analysis of a game, when it has one: the JSON export's `analysis`
 /// list and the PGN's annotations.
 pub async fn export_analysis(
-    state: &AppState,
+    analyses: &Analyses,
     rules: &RulesGame,
     id: &GameId,
 ) -> ApiResult<Option<(StoredAnalysis, review::Judged)>> {
-    let Some(stored) = state.analyses.stored(id).await? else {
+    let Some(stored) = analyses.stored(id).await? else {
         return Ok(None);
     };
     Ok(review::judged(rules, &stored).map(|j| (stored, j)))
@@ -412,10 +418,11 @@ pub async fn export_analysis(
         (status = 200, description = "positions and analysis", body = GameAnalysisJson),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn show_game_analysis(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
+    State(analyses): State<Arc<Analyses>>,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<GameAnalysisJson>> {
-    Ok(Json(game_analysis_json(&state, &id).await?))
+    Ok(Json(game_analysis_json(&games, &analyses, &id).await?))
 }
 
 /// Asks for the computer analysis of a finished game. Any signed-in player
@@ -436,12 +443,13 @@ pub async fn show_game_analysis(
         (status = 503, description = "the queue is full; try again later", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn request_game_analysis(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
+    State(analyses): State<Arc<Analyses>>,
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<(StatusCode, Json<GameAnalysisJson>)> {
-    let requested = state.analyses.request(&id, user.user.id).await?;
-    let view = game_analysis_json(&state, &id).await?;
+    let requested = analyses.request(&id, user.user.id).await?;
+    let view = game_analysis_json(&games, &analyses, &id).await?;
     let status = match requested {
         Requested::Done if view.state == AnalysisState::Done => StatusCode::OK,
         _ => StatusCode::ACCEPTED,

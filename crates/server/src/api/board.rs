@@ -1,5 +1,7 @@
 //! Game actions (board API), the page's game view, lists and exports.
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -8,12 +10,15 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::params::{Answer, optional};
-use crate::AppState;
+use crate::accounts::Accounts;
 use crate::auth::{AuthUser, MaybeUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{MovePath, Path, Query};
-use crate::games::{Actor, LiveGame, players_of};
+use crate::games::Games;
+use crate::games::{Actor, LiveGame};
 use crate::model::{Color, GameId, GameStatus, UserId};
+use crate::review::Analyses;
+use crate::state::Site;
 use crate::store;
 use crate::views::{
     self, ExportJson, ExportPlayerJson, ExportPlayersJson, GameJson, LightUser, NowPlayingListJson,
@@ -44,28 +49,27 @@ pub struct MoveParams {
         (status = 422, description = "illegal move, with the rules' reason", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn play_move(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     MovePath { id, mv }: MovePath,
     user: AuthUser,
     Query(q): Query<MoveParams>,
 ) -> ApiResult<Json<OkJson>> {
     let player = user.human()?;
-    play_as(&state, player, &id, &mv, &q).await
+    play_as(&games, player, &id, &mv, &q).await
 }
 
 /// A move by `player`, the same for the board and the bot API: malformed
 /// text was a 400 in the extractor; the games domain answers 409 (turn,
 /// game over) and 422 (illegal, with the rules' reason).
 pub(crate) async fn play_as(
-    state: &AppState,
+    games: &Games,
     player: &store::User,
     id: &GameId,
     mv: &chessmerge_rules::UciMove,
     q: &MoveParams,
 ) -> ApiResult<Json<OkJson>> {
     let offering = q.offering_draw.unwrap_or(false);
-    state
-        .games
+    games
         .play_move(id, Actor::User(player.id), mv, None, offering)
         .await?;
     Ok(Json(OkJson::yes()))
@@ -83,11 +87,11 @@ pub(crate) async fn play_as(
         (status = 409, description = "the game is over", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn resign(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<OkJson>> {
-    state.games.resign(&id, user.human()?.id).await?;
+    games.resign(&id, user.human()?.id).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -103,14 +107,11 @@ pub async fn resign(
         (status = 409, description = "both sides have moved, or the game is over", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn abort(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<OkJson>> {
-    state
-        .games
-        .abort(&id, Actor::User(user.human()?.id))
-        .await?;
+    games.abort(&id, Actor::User(user.human()?.id)).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -127,11 +128,11 @@ pub async fn abort(
         (status = 409, description = "the game is over", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn draw(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path((id, Answer(yes))): Path<(GameId, Answer)>,
 ) -> ApiResult<Json<OkJson>> {
-    state.games.draw(&id, user.human()?.id, yes).await?;
+    games.draw(&id, user.human()?.id, yes).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -177,12 +178,12 @@ pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
         (status = 200, description = "the game", body = GameJson),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn show(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     MaybeUser(user): MaybeUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<GameJson>> {
     let viewer = user.map(|u| u.user.id);
-    Ok(Json(state.games.read(&id, |g| game_json(g, viewer)).await?))
+    Ok(Json(games.read(&id, |g| game_json(g, viewer)).await?))
 }
 
 /// Limit on list sizes.
@@ -217,18 +218,18 @@ impl ListParams {
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn playing(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Query(q): Query<ListParams>,
 ) -> ApiResult<Json<NowPlayingListJson>> {
     let limit = q.limit(50, 200)? as usize;
-    let games = state.store.ongoing_games(user.user.id).await?;
-    let mut out = Vec::with_capacity(games.len());
-    for g in &games {
+    let ongoing = games.ongoing_of(user.user.id).await?;
+    let mut out = Vec::with_capacity(ongoing.len());
+    for g in &ongoing {
         let Some(color) = g.color_of(user.user.id) else {
             continue;
         };
-        let players = players_of(state.store.as_ref(), g).await?;
+        let players = games.players(g).await?;
         out.push(views::now_playing(g, color, &players));
     }
     // Stable: within each group, the most recently changed first (the store's order).
@@ -308,17 +309,12 @@ fn side_rating(g: &store::Game, color: Color) -> Option<store::SideRating> {
     }
 }
 
-async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson> {
+async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> ApiResult<ExportJson> {
     let mut sides = Vec::with_capacity(2);
     for color in Color::ALL {
         sides.push(match g.player_id(color) {
             Some(id) => ExportPlayerJson {
-                user: state
-                    .store
-                    .user_by_id(id)
-                    .await?
-                    .as_ref()
-                    .map(LightUser::from),
+                user: accounts.user(id).await?.as_ref().map(LightUser::from),
                 ai_level: None,
                 name: None,
                 rating: side_rating(g, color).map(|r| r.rating),
@@ -334,7 +330,7 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
         });
     }
     if g.is_imported() {
-        let names = players_of(state.store.as_ref(), g).await?;
+        let names = games.players(g).await?;
         sides[0].name = Some(names.white.name);
         sides[1].name = Some(names.black.name);
     }
@@ -360,10 +356,10 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
 }
 
 /// PGN of a stored game that is not kept live (lists): one replay.
-async fn pgn_of_row(state: &AppState, g: &store::Game) -> ApiResult<String> {
-    let players = players_of(state.store.as_ref(), g).await?;
-    let rules = state.games.rebuild_uncached(g)?;
-    Ok(pgn_of(&state.base_url, g, &rules, &players, &[]))
+async fn pgn_of_row(games: &Games, base_url: &str, g: &store::Game) -> ApiResult<String> {
+    let players = games.players(g).await?;
+    let rules = games.rebuild_uncached(g)?;
+    Ok(pgn_of(base_url, g, &rules, &players, &[]))
 }
 
 fn accepts(headers: &HeaderMap, mime: &str) -> bool {
@@ -394,14 +390,17 @@ fn with_type(body: String, content_type: &'static str) -> Response {
             (ExportJson = "application/json"))),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn export(
-    State(state): State<AppState>,
+    State(accounts): State<Arc<Accounts>>,
+    State(games): State<Arc<Games>>,
+    State(analyses): State<Arc<Analyses>>,
+    State(site): State<Arc<Site>>,
     headers: HeaderMap,
     Path(id): Path<GameId>,
 ) -> ApiResult<Response> {
-    let live = state.games.get(&id).await?;
-    let analysis = super::analysis::export_analysis(&state, &live.rules, &id).await?;
+    let live = games.get(&id).await?;
+    let analysis = super::analysis::export_analysis(&analyses, &live.rules, &id).await?;
     if accepts(&headers, "application/json") {
-        let mut json = export_json(&state, &live.row).await?;
+        let mut json = export_json(&accounts, &games, &live.row).await?;
         json.analysis = analysis.map(|(_, judged)| judged.plies);
         Ok(Json(json).into_response())
     } else {
@@ -409,7 +408,7 @@ pub async fn export(
             crate::review::pgn_notes(&stored, &judged)
         });
         let pgn = pgn_of(
-            &state.base_url,
+            &site.base_url,
             &live.row,
             &live.rules,
             &live.players,
@@ -431,37 +430,38 @@ pub async fn export(
             (Vec<ExportJson> = "application/json"))),
         (status = 404, description = "no such user", body = ErrorBody)))]
 pub async fn user_games(
-    State(state): State<AppState>,
+    State(accounts): State<Arc<Accounts>>,
+    State(games): State<Arc<Games>>,
+    State(site): State<Arc<Site>>,
     headers: HeaderMap,
     Path(username): Path<String>,
     Query(q): Query<super::profile::GameListParams>,
 ) -> ApiResult<Response> {
-    let user = state
-        .store
-        .user_by_name(&username)
+    let user = accounts
+        .user_named(&username)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
-    let filter = q.filter(&state).await?;
-    let games = state.store.filtered_games(user.id, &filter).await?;
+    let filter = q.filter(&accounts).await?;
+    let finished = games.finished_of(user.id, &filter).await?;
     if accepts(&headers, "application/x-ndjson") {
         let mut body = String::new();
-        for g in &games {
-            let line = serde_json::to_string(&export_json(&state, g).await?)
+        for g in &finished {
+            let line = serde_json::to_string(&export_json(&accounts, &games, g).await?)
                 .map_err(|e| ApiError::Internal(e.to_string()))?;
             body.push_str(&line);
             body.push('\n');
         }
         Ok(with_type(body, "application/x-ndjson"))
     } else if accepts(&headers, "application/json") {
-        let mut all = Vec::with_capacity(games.len());
-        for g in &games {
-            all.push(export_json(&state, g).await?);
+        let mut all = Vec::with_capacity(finished.len());
+        for g in &finished {
+            all.push(export_json(&accounts, &games, g).await?);
         }
         Ok(Json(all).into_response())
     } else {
         let mut body = String::new();
-        for g in &games {
-            body.push_str(&pgn_of_row(&state, g).await?);
+        for g in &finished {
+            body.push_str(&pgn_of_row(&games, &site.base_url, g).await?);
             body.push_str("\n\n");
         }
         Ok(with_type(body, "application/x-chess-pgn"))

@@ -12,6 +12,8 @@
 //! stream, a game stream or the page's WebSocket), see
 //! [`crate::presence`].
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
@@ -21,13 +23,16 @@ use tokio::sync::mpsc;
 use utoipa::{IntoParams, ToSchema};
 
 use super::board::{MoveParams, play_as};
-use crate::AppState;
+use crate::accounts::Accounts;
 use crate::auth::{self, AuthUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, MovePath, Path, Query};
 use crate::games::Actor;
+use crate::games::Games;
+use crate::live::Feeds;
 use crate::model::{ChatRoom, GameId};
 use crate::now_ms;
+use crate::presence::Presence;
 use crate::store::{BotUpgrade, ChatLine, TokenKind, User};
 use crate::views::{GameFullJson, GameStateJson, OkJson, title_of};
 
@@ -50,8 +55,11 @@ pub const TOKEN_SCOPES: &str = "bot:play,board:play,challenge:read,challenge:wri
         (status = 400, description = "the account has games", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = [])))]
-pub async fn upgrade(State(state): State<AppState>, user: AuthUser) -> ApiResult<Json<OkJson>> {
-    match state.store.upgrade_to_bot(user.user.id).await? {
+pub async fn upgrade(
+    State(accounts): State<Arc<Accounts>>,
+    user: AuthUser,
+) -> ApiResult<Json<OkJson>> {
+    match accounts.upgrade_to_bot(user.user.id).await? {
         BotUpgrade::Upgraded => {
             tracing::info!(user = %user.user.username, "upgraded to a bot account");
             Ok(Json(OkJson::yes()))
@@ -85,7 +93,7 @@ pub struct TokenInfoJson {
             body = serde_json::Value),
         (status = 400, description = "no token, or too many", body = ErrorBody)))]
 pub async fn token_test(
-    State(state): State<AppState>,
+    State(accounts): State<Arc<Accounts>>,
     body: String,
 ) -> ApiResult<Json<std::collections::BTreeMap<String, Option<TokenInfoJson>>>> {
     let tokens: Vec<&str> = body
@@ -105,9 +113,8 @@ pub async fn token_test(
     }
     let mut out = std::collections::BTreeMap::new();
     for t in tokens {
-        let user = state
-            .store
-            .user_by_token(&auth::token_hash(t), TokenKind::Api, crate::now_ms())
+        let user = accounts
+            .user_by_token(&auth::token_hash(t), TokenKind::Api)
             .await?;
         out.insert(
             t.to_owned(),
@@ -134,21 +141,21 @@ pub async fn token_test(
         (status = 404, description = "no such game", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn game_stream(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
+    State(feeds): State<Feeds>,
+    State(presence): State<Arc<Presence>>,
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Response> {
     let bot = user.bot()?;
-    let plays = state
-        .games
+    let plays = games
         .read(&id, |g| g.row.color_of(bot.id).is_some())
         .await?;
     if !plays {
         return Err(ApiError::Forbidden(format!("you do not play in game {id}")));
     }
     let (tx, rx) = mpsc::channel(16);
-    let feeds = state.feeds.clone();
-    let online = state.presence.connect(bot.id);
+    let online = presence.connect(bot.id);
     tokio::spawn(async move {
         let _online = online;
         if let Err(e) = feeds.game(id.clone(), None, tx).await {
@@ -173,12 +180,12 @@ pub async fn game_stream(
         (status = 422, description = "illegal move, with the rules' reason", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn play_move(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     MovePath { id, mv }: MovePath,
     user: AuthUser,
     Query(q): Query<MoveParams>,
 ) -> ApiResult<Json<OkJson>> {
-    play_as(&state, user.bot()?, &id, &mv, &q).await
+    play_as(&games, user.bot()?, &id, &mv, &q).await
 }
 
 /// Resign as a bot.
@@ -193,11 +200,11 @@ pub async fn play_move(
         (status = 409, description = "the game is over", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn resign(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<OkJson>> {
-    state.games.resign(&id, user.bot()?.id).await?;
+    games.resign(&id, user.bot()?.id).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -213,11 +220,11 @@ pub async fn resign(
         (status = 409, description = "both sides have moved, or the game is over", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn abort(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<OkJson>> {
-    state.games.abort(&id, Actor::User(user.bot()?.id)).await?;
+    games.abort(&id, Actor::User(user.bot()?.id)).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -258,18 +265,15 @@ fn chat_line(game: &GameId, by: &User, p: &ChatParams) -> ApiResult<ChatLine> {
 }
 
 /// Stores a player's chat line.
-async fn say(state: &AppState, id: &GameId, by: &User, p: &ChatParams) -> ApiResult<Json<OkJson>> {
+async fn say(games: &Games, id: &GameId, by: &User, p: &ChatParams) -> ApiResult<Json<OkJson>> {
     let line = chat_line(id, by, p)?;
-    let plays = state
-        .games
-        .read(id, |g| g.row.color_of(by.id).is_some())
-        .await?;
+    let plays = games.read(id, |g| g.row.color_of(by.id).is_some()).await?;
     if !plays {
         return Err(ApiError::Forbidden(format!(
             "only the players of game {id} may chat in it"
         )));
     }
-    if !state.store.add_chat_line(&line, CHAT_MAX_LINES).await? {
+    if !games.add_chat_line(&line, CHAT_MAX_LINES).await? {
         return Err(ApiError::Conflict(format!(
             "the chat of game {id} is full ({CHAT_MAX_LINES} lines)"
         )));
@@ -290,12 +294,12 @@ async fn say(state: &AppState, id: &GameId, by: &User, p: &ChatParams) -> ApiRes
         (status = 409, description = "the game's chat is full", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn chat(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path(id): Path<GameId>,
     Input(p): Input<ChatParams>,
 ) -> ApiResult<Json<OkJson>> {
-    say(&state, &id, user.bot()?, &p).await
+    say(&games, &id, user.bot()?, &p).await
 }
 
 /// Say something in a game's chat, as a human player (board API).
@@ -311,12 +315,12 @@ pub async fn chat(
         (status = 409, description = "the game's chat is full", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn board_chat(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path(id): Path<GameId>,
     Input(p): Input<ChatParams>,
 ) -> ApiResult<Json<OkJson>> {
-    say(&state, &id, user.human()?, &p).await
+    say(&games, &id, user.human()?, &p).await
 }
 
 /// A chat line as read.
@@ -341,11 +345,11 @@ pub struct ChatLineJson {
         (status = 200, description = "the chat lines, oldest first", body = Vec<ChatLineJson>),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn read_chat(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<Vec<ChatLineJson>>> {
-    state.games.read(&id, |_| ()).await?;
-    let lines = state.store.chat_lines(&id).await?;
+    games.read(&id, |_| ()).await?;
+    let lines = games.chat_lines(&id).await?;
     Ok(Json(
         lines
             .into_iter()
@@ -368,10 +372,10 @@ pub async fn read_chat(
         (status = 200, description = "the chat lines, oldest first", body = Vec<ChatLineJson>),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn read_bot_chat(
-    state: State<AppState>,
+    games: State<Arc<Games>>,
     id: Path<GameId>,
 ) -> ApiResult<Json<Vec<ChatLineJson>>> {
-    read_chat(state, id).await
+    read_chat(games, id).await
 }
 
 /// A user's online flag.
@@ -402,7 +406,8 @@ pub struct StatusParams {
         (status = 200, description = "the known users, in the order asked", body = Vec<UserStatusJson>),
         (status = 400, description = "no ids, or too many", body = ErrorBody)))]
 pub async fn users_status(
-    State(state): State<AppState>,
+    State(accounts): State<Arc<Accounts>>,
+    State(presence): State<Arc<Presence>>,
     Query(q): Query<StatusParams>,
 ) -> ApiResult<Json<Vec<UserStatusJson>>> {
     let ids: Vec<&str> = q
@@ -427,10 +432,10 @@ pub async fn users_status(
         if name.len() > 64 {
             continue;
         }
-        if let Some(u) = state.store.user_by_name(name).await? {
+        if let Some(u) = accounts.user_named(name).await? {
             out.push(UserStatusJson {
                 id: u.key(),
-                online: state.presence.is_online(u.id),
+                online: presence.is_online(u.id),
                 title: title_of(&u),
                 name: u.username,
             });
@@ -456,12 +461,12 @@ pub struct PublicUserJson {
     pub created_at: i64,
 }
 
-fn public_user(state: &AppState, u: &User) -> PublicUserJson {
+fn public_user(presence: &Presence, u: &User) -> PublicUserJson {
     PublicUserJson {
         id: u.key(),
         username: u.username.clone(),
         title: title_of(u),
-        online: state.presence.is_online(u.id),
+        online: presence.is_online(u.id),
         created_at: u.created_at,
     }
 }
@@ -473,17 +478,17 @@ fn public_user(state: &AppState, u: &User) -> PublicUserJson {
         (status = 200, description = "the user", body = super::profile::UserProfileJson),
         (status = 404, description = "no such user", body = ErrorBody)))]
 pub async fn user(
-    State(state): State<AppState>,
+    State(accounts): State<Arc<Accounts>>,
+    State(presence): State<Arc<Presence>>,
     Path(username): Path<String>,
 ) -> ApiResult<Json<super::profile::UserProfileJson>> {
-    let u = state
-        .store
-        .user_by_name(&username)
+    let u = accounts
+        .user_named(&username)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
-    let online = state.presence.is_online(u.id);
+    let online = presence.is_online(u.id);
     Ok(Json(
-        super::profile::profile_json(&state, &u, online).await?,
+        super::profile::profile_json(&accounts, &u, online).await?,
     ))
 }
 
@@ -505,7 +510,8 @@ const ONLINE_SCAN: i64 = 5000;
         (status = 200, description = "ndjson: one user a line", body = PublicUserJson, content_type = "application/x-ndjson"),
         (status = 400, description = "bad nb", body = ErrorBody)))]
 pub async fn online_bots(
-    State(state): State<AppState>,
+    State(accounts): State<Arc<Accounts>>,
+    State(presence): State<Arc<Presence>>,
     Query(q): Query<OnlineParams>,
 ) -> ApiResult<Response> {
     let nb = match q.nb {
@@ -514,15 +520,14 @@ pub async fn online_bots(
         Some(n) => return Err(ApiError::bad(format!("invalid nb {n}: a positive number"))),
     };
     let mut body = String::new();
-    for u in state
-        .store
+    for u in accounts
         .bots(ONLINE_SCAN)
         .await?
         .iter()
-        .filter(|u| state.presence.is_online(u.id))
+        .filter(|u| presence.is_online(u.id))
         .take(nb)
     {
-        let line = serde_json::to_string(&public_user(&state, u))
+        let line = serde_json::to_string(&public_user(&presence, u))
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         body.push_str(&line);
         body.push('\n');

@@ -1,16 +1,18 @@
 //! Challenges: to a user, open, against the computer; accept, decline, cancel.
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::params::optional;
-use crate::AppState;
 use crate::auth::AuthUser;
-use crate::challenges::{DECLINE_REASONS, OPEN_LIST_LIMIT, Terms, direction_for, open_list};
+use crate::challenges::{Challenges, DECLINE_REASONS, OPEN_LIST_LIMIT, Terms, direction_for};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path, Query};
+use crate::games::Games;
 use crate::model::{ChallengeId, ColorRequest, Variant};
 use crate::store::Challenge;
 use crate::views::{ChallengeJson, ChallengeListJson, GameJson, OkJson};
@@ -81,8 +83,8 @@ fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
     Ok(terms)
 }
 
-async fn json_out(state: &AppState, c: &Challenge) -> ApiResult<Json<ChallengeJson>> {
-    Ok(Json(state.challenges.json(c).await?))
+async fn json_out(challenges: &Challenges, c: &Challenge) -> ApiResult<Json<ChallengeJson>> {
+    Ok(Json(challenges.json(c).await?))
 }
 
 /// Challenge a user.
@@ -97,17 +99,16 @@ async fn json_out(state: &AppState, c: &Challenge) -> ApiResult<Json<ChallengeJs
         (status = 404, description = "no such user", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn challenge_user(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Path(username): Path<String>,
     Input(p): Input<ChallengeParams>,
 ) -> ApiResult<Json<ChallengeJson>> {
     let terms = terms(&p)?;
-    let c = state
-        .challenges
+    let c = challenges
         .create(&user.user, Some(&username), terms)
         .await?;
-    json_out(&state, &c).await
+    json_out(&challenges, &c).await
 }
 
 /// Create an open challenge: any other player may accept it.
@@ -120,15 +121,12 @@ pub async fn challenge_user(
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn challenge_open(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Input(p): Input<ChallengeParams>,
 ) -> ApiResult<Json<ChallengeJson>> {
-    let c = state
-        .challenges
-        .create(&user.user, None, terms(&p)?)
-        .await?;
-    json_out(&state, &c).await
+    let c = challenges.create(&user.user, None, terms(&p)?).await?;
+    json_out(&challenges, &c).await
 }
 
 /// Start a game against the computer at once.
@@ -141,7 +139,8 @@ pub async fn challenge_open(
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn challenge_ai(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Input(p): Input<ChallengeParams>,
 ) -> ApiResult<Json<GameJson>> {
@@ -158,11 +157,10 @@ pub async fn challenge_ai(
             "games against the computer are casual: send rated=false or leave it out",
         ));
     }
-    let g = state.challenges.create_ai(&user.user, level, terms).await?;
+    let g = challenges.create_ai(&user.user, level, terms).await?;
     let viewer = user.user.id;
     Ok(Json(
-        state
-            .games
+        games
             .read(&g.id, |live| super::board::game_json(live, Some(viewer)))
             .await?,
     ))
@@ -204,13 +202,13 @@ fn positive(name: &str, n: Option<i64>, default: usize, max: usize) -> ApiResult
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn list(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Query(q): Query<ChallengePageParams>,
 ) -> ApiResult<Json<ChallengeListJson>> {
     let nb = positive("nb", q.nb, CHALLENGE_PAGE_DEFAULT, CHALLENGE_PAGE_MAX)?;
     let page = positive("page", q.page, 1, 1_000_000)?;
-    let (incoming, outgoing) = state.store.pending_challenges(user.user.id).await?;
+    let (incoming, outgoing) = challenges.pending_of(user.user.id).await?;
     let skip = (page - 1).saturating_mul(nb);
     let mut out = ChallengeListJson {
         incoming: Vec::new(),
@@ -219,12 +217,12 @@ pub async fn list(
             .then_some(page + 1),
     };
     for c in incoming.iter().skip(skip).take(nb) {
-        let mut j = state.challenges.json(c).await?;
+        let mut j = challenges.json(c).await?;
         j.direction = Some("in");
         out.incoming.push(j);
     }
     for c in outgoing.iter().skip(skip).take(nb) {
-        let mut j = state.challenges.json(c).await?;
+        let mut j = challenges.json(c).await?;
         j.direction = Some("out");
         out.outgoing.push(j);
     }
@@ -256,7 +254,7 @@ pub struct OpenListParams {
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn list_open(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Query(q): Query<OpenListParams>,
 ) -> ApiResult<Json<OpenChallengesJson>> {
@@ -266,7 +264,7 @@ pub async fn list_open(
         Some(n) => return Err(ApiError::bad(format!("invalid nb {n}: a positive number"))),
     };
     Ok(Json(OpenChallengesJson {
-        challenges: open_list(state.store.as_ref(), &state.base_url, user.user.id, limit).await?,
+        challenges: challenges.open_for(user.user.id, limit).await?,
     }))
 }
 
@@ -281,11 +279,11 @@ pub async fn list_open(
         (status = 404, description = "no such challenge", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn show(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Path(id): Path<ChallengeId>,
 ) -> ApiResult<Json<ChallengeJson>> {
-    let c: Challenge = state.challenges.get(&id).await?;
+    let c: Challenge = challenges.get(&id).await?;
     let me = user.user.id;
     if c.challenger_id != me
         && c.dest_user_id != Some(me)
@@ -293,7 +291,7 @@ pub async fn show(
     {
         return Err(ApiError::Forbidden("not your challenge".into()));
     }
-    let mut j = state.challenges.json(&c).await?;
+    let mut j = challenges.json(&c).await?;
     j.direction = Some(direction_for(c.challenger_id, me));
     Ok(Json(j))
 }
@@ -310,11 +308,11 @@ pub async fn show(
         (status = 409, description = "no longer pending", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn accept(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Path(id): Path<ChallengeId>,
 ) -> ApiResult<Json<OkJson>> {
-    state.challenges.accept(&user.user, &id).await?;
+    challenges.accept(&user.user, &id).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -331,7 +329,7 @@ pub async fn accept(
         (status = 409, description = "no longer pending", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn decline(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Path(id): Path<ChallengeId>,
     Input(p): Input<DeclineParams>,
@@ -349,7 +347,7 @@ pub async fn decline(
                 ))
             })?,
     };
-    state.challenges.decline(user.user.id, &id, reason).await?;
+    challenges.decline(user.user.id, &id, reason).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -365,10 +363,10 @@ pub async fn decline(
         (status = 409, description = "no longer pending", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn cancel(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Path(id): Path<ChallengeId>,
 ) -> ApiResult<Json<OkJson>> {
-    state.challenges.cancel(user.user.id, &id).await?;
+    challenges.cancel(user.user.id, &id).await?;
     Ok(Json(OkJson::yes()))
 }

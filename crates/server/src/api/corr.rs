@@ -3,15 +3,18 @@
 //! moves ("forecasts"). See docs/api.md "Takebacks, rematches, conditional
 //! moves".
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::AppState;
 use crate::auth::AuthUser;
+use crate::challenges::Challenges;
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Input, Path};
+use crate::games::Games;
 use crate::model::GameId;
 use crate::views::{OkJson, RematchJson};
 
@@ -30,11 +33,11 @@ use super::params::Answer;
         (status = 409, description = "the game is over, nothing to take back, a game against the computer, or no offer to decline", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn takeback(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path((id, Answer(yes))): Path<(GameId, Answer)>,
 ) -> ApiResult<Json<OkJson>> {
-    state.games.takeback(&id, user.human()?.id, yes).await?;
+    games.takeback(&id, user.human()?.id, yes).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -51,11 +54,11 @@ pub async fn takeback(
         (status = 409, description = "the game is over, nothing to take back, a game against the computer, or no offer to decline", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn bot_takeback(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path((id, Answer(yes))): Path<(GameId, Answer)>,
 ) -> ApiResult<Json<OkJson>> {
-    state.games.takeback(&id, user.bot()?.id, yes).await?;
+    games.takeback(&id, user.bot()?.id, yes).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -69,12 +72,12 @@ pub struct RematchAnswerJson {
 }
 
 async fn answer_rematch(
-    state: &AppState,
+    challenges: &Challenges,
     user: &AuthUser,
     id: &GameId,
     yes: bool,
 ) -> ApiResult<Json<RematchAnswerJson>> {
-    let g = state.challenges.rematch(user.human()?, id, yes).await?;
+    let g = challenges.rematch(user.human()?, id, yes).await?;
     Ok(Json(RematchAnswerJson {
         ok: true,
         rematch: g.rematch.as_ref().map(RematchJson::of),
@@ -96,11 +99,11 @@ async fn answer_rematch(
         (status = 429, description = "the most games against the computer are under way", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn rematch(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<RematchAnswerJson>> {
-    answer_rematch(&state, &user, &id, true).await
+    answer_rematch(&challenges, &user, &id, true).await
 }
 
 /// `rematch/yes` (as `rematch`) or `rematch/no`: decline the opponent's
@@ -118,11 +121,11 @@ pub async fn rematch(
         (status = 429, description = "the most games against the computer are under way", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn rematch_answer(
-    State(state): State<AppState>,
+    State(challenges): State<Arc<Challenges>>,
     user: AuthUser,
     Path((id, Answer(yes))): Path<(GameId, Answer)>,
 ) -> ApiResult<Json<RematchAnswerJson>> {
-    answer_rematch(&state, &user, &id, yes).await
+    answer_rematch(&challenges, &user, &id, yes).await
 }
 
 /// Conditional moves: lines of Merge-UCI moves, each starting with the
@@ -155,11 +158,11 @@ pub struct ForecastsJson {
         (status = 404, description = "no such game", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn forecasts(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<ForecastsJson>> {
-    let (steps, ply) = state.games.forecasts(&id, user.human()?.id).await?;
+    let (steps, ply) = games.forecasts(&id, user.human()?.id).await?;
     Ok(Json(ForecastsJson { steps, ply }))
 }
 
@@ -181,13 +184,12 @@ pub async fn forecasts(
         (status = 422, description = "a line the rules refuse: names the line, the move and the reason", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn set_forecasts(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
     user: AuthUser,
     Path(id): Path<GameId>,
     Input(input): Input<ForecastsInput>,
 ) -> ApiResult<Json<ForecastsJson>> {
-    let g = state
-        .games
+    let g = games
         .set_forecasts(&id, user.human()?.id, &input.steps)
         .await?;
     Ok(Json(ForecastsJson {

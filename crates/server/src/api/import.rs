@@ -5,6 +5,8 @@
 //! the tags. It gets its own page (`/{id}`) and can be analysed like any
 //! game (see docs/analysis.md, "Imported games").
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::State;
 use chessmerge_rules::pgn::{self, PgnReadError};
@@ -12,11 +14,12 @@ use chessmerge_rules::{Color, Outcome};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::AppState;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
+use crate::games::Games;
 use crate::model::{ChallengeId, GameId, GameStatus};
+use crate::state::Site;
 use crate::store::{self, GameImport, StoreError};
 use crate::views;
 
@@ -125,7 +128,8 @@ fn read_error(e: PgnReadError) -> ApiError {
         (status = 429, description = "too many imports this hour", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn import_game(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
+    State(site): State<Arc<Site>>,
     user: AuthUser,
     Input(p): Input<ImportPgnParams>,
 ) -> ApiResult<Json<ImportedGameJson>> {
@@ -195,9 +199,8 @@ pub async fn import_game(
             tags: tags.clone(),
             created_at: now,
         };
-        match state
-            .store
-            .import_game(
+        match games
+            .import(
                 &row,
                 &import,
                 &first,
@@ -208,7 +211,7 @@ pub async fn import_game(
         {
             Ok(true) => {
                 return Ok(Json(ImportedGameJson {
-                    url: format!("{}/{id}", state.base_url),
+                    url: format!("{}/{id}", site.base_url),
                     id: id.to_string(),
                 }));
             }

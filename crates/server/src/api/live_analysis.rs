@@ -6,21 +6,18 @@
 //!
 //! Bounds (docs/analysis.md, "Analysis board"):
 //! - one live analysis at a time per signed-in user, and per client address
-//!   for signed-out callers (a second one: 429), on every node together: a
-//!   lease in the store ([`LEASE_TTL`], renewed every [`LEASE_RENEW`] while
-//!   the search runs; a stop asked on another node is seen at a renewal,
-//!   and the lease of a node that died lapses by itself);
+//!   for signed-out callers (a second one: 429), on every node together
+//!   (the places and their leases: [`crate::live_analysis`]);
 //! - a budget per request: signed in [`USER_BUDGET`], signed out
 //!   [`GUEST_BUDGET`] (time and nodes; a request may ask for less);
 //! - the search runs on the server's analysis lane (`blocking.rs`), apart
 //!   from the computer player's lane, so it never delays a game's moves; a
 //!   stream that finds no free slot within [`LIVE_SLOT_WAIT`] is refused (503).
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Json;
@@ -41,28 +38,11 @@ use crate::AppState;
 use crate::auth::MaybeUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
-use crate::model::{UserId, Variant};
-use crate::store::{Lease, Store};
+use crate::live_analysis::LiveAnalyses;
+use crate::live_analysis::{Budget, GUEST_BUDGET, Owner, USER_BUDGET};
+use crate::model::Variant;
+use crate::state::AnalysisLane;
 
-/// A live analysis's budget: the longest time and the most positions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
-    /// Longest search.
-    pub time: Duration,
-    /// Most positions searched.
-    pub nodes: u64,
-}
-
-/// The budget of a signed-in user's request.
-pub const USER_BUDGET: Budget = Budget {
-    time: Duration::from_secs(30),
-    nodes: 50_000_000,
-};
-/// The budget of a signed-out request.
-pub const GUEST_BUDGET: Budget = Budget {
-    time: Duration::from_secs(10),
-    nodes: 10_000_000,
-};
 /// How long a live analysis waits for a free slot on the analysis lane.
 pub const LIVE_SLOT_WAIT: Duration = Duration::from_secs(3);
 /// How long a stop waits for the search to end.
@@ -72,163 +52,6 @@ const STOP_WAIT: Duration = Duration::from_secs(3);
 const KEEP_ALIVE: Duration = Duration::from_millis(500);
 /// The engine's table for a live search, MiB.
 const HASH_MB: usize = 16;
-/// How long a live analysis's lease lasts unless renewed (a node that dies
-/// frees its owners' places within this).
-pub const LEASE_TTL: Duration = Duration::from_secs(5);
-/// How often a running live analysis renews its lease (and learns of a
-/// stop asked on another node).
-pub const LEASE_RENEW: Duration = Duration::from_secs(1);
-
-/// Who holds a live analysis: a user, or a signed-out client's address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Owner {
-    User(UserId),
-    Address(IpAddr),
-}
-
-impl Owner {
-    /// The owner's lease in the store.
-    fn lease_key(self) -> String {
-        match self {
-            Owner::User(id) => format!("live:u:{id}"),
-            Owner::Address(ip) => format!("live:a:{ip}"),
-        }
-    }
-}
-
-#[derive(Debug)]
-struct Entry {
-    serial: u64,
-    stop: Arc<AtomicBool>,
-}
-
-/// The live analyses running on this node, one per owner.
-#[derive(Debug, Default)]
-pub struct LiveAnalyses {
-    running: Mutex<HashMap<Owner, Entry>>,
-    serial: AtomicU64,
-}
-
-/// An owner's place in [`LiveAnalyses`], given back on drop (and its
-/// lease in the store, by the task that keeps it, once this is dropped).
-struct Held {
-    live: Arc<LiveAnalyses>,
-    owner: Owner,
-    serial: u64,
-    stop: Arc<AtomicBool>,
-    _lease: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        let mut running = self.live.lock();
-        if running
-            .get(&self.owner)
-            .is_some_and(|e| e.serial == self.serial)
-        {
-            running.remove(&self.owner);
-        }
-    }
-}
-
-impl LiveAnalyses {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Owner, Entry>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn take(self: &Arc<Self>, owner: Owner) -> Option<Held> {
-        let mut running = self.lock();
-        if running.contains_key(&owner) {
-            return None;
-        }
-        let serial = self.serial.fetch_add(1, Ordering::Relaxed);
-        let stop = Arc::new(AtomicBool::new(false));
-        running.insert(
-            owner,
-            Entry {
-                serial,
-                stop: stop.clone(),
-            },
-        );
-        Some(Held {
-            live: self.clone(),
-            owner,
-            serial,
-            stop,
-            _lease: None,
-        })
-    }
-
-    /// Takes the owner's place on this node (a cheap first check), then its
-    /// lease in the store (the truth, for every node), and keeps the lease
-    /// while the place is held: renewed every [`LEASE_RENEW`]; a stop asked
-    /// by another node, or a lease lost, stops the search; given back when
-    /// the place is. `None`: the owner has a live analysis running.
-    /// `linger` is dropped once the lease is given back (the stream's
-    /// sender: its answer ends only then, so the caller may start another
-    /// one at once on any node).
-    async fn take_shared<L: Send + 'static>(
-        self: &Arc<Self>,
-        store: &Arc<Store>,
-        owner: Owner,
-        linger: L,
-    ) -> ApiResult<Option<Held>> {
-        let Some(mut held) = self.take(owner) else {
-            return Ok(None);
-        };
-        let key = owner.lease_key();
-        let holder = crate::auth::new_token("");
-        let ttl = LEASE_TTL.as_millis() as i64;
-        if store.take_lease(&key, &holder, ttl).await? != Lease::Taken {
-            return Ok(None);
-        }
-        let (ended, mut on_end) = tokio::sync::oneshot::channel::<()>();
-        held._lease = Some(ended);
-        let (store, stop) = (store.clone(), held.stop.clone());
-        tokio::spawn(async move {
-            let mut renew = tokio::time::interval(LEASE_RENEW);
-            renew.tick().await;
-            loop {
-                tokio::select! {
-                    _ = &mut on_end => break,
-                    _ = renew.tick() => match store.take_lease(&key, &holder, ttl).await {
-                        Ok(Lease::Taken) => {}
-                        Ok(_) => stop.store(true, Ordering::Relaxed),
-                        // The database is away: the search goes on, and its
-                        // lease lapses unless a later renewal succeeds.
-                        Err(e) => tracing::warn!(%key, error = %e, "cannot renew a live analysis's lease"),
-                    },
-                }
-            }
-            if let Err(e) = store.release_lease(&key, &holder).await {
-                tracing::warn!(%key, error = %e, "cannot release a live analysis's lease; it lapses");
-            }
-            drop(linger);
-        });
-        Ok(Some(held))
-    }
-
-    /// Stops the owner's analysis; true if there was one.
-    fn stop(&self, owner: Owner) -> bool {
-        match self.lock().get(&owner) {
-            Some(e) => {
-                e.stop.store(true, Ordering::Relaxed);
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn holds(&self, owner: Owner) -> bool {
-        self.lock().contains_key(&owner)
-    }
-
-    /// Live analyses running now.
-    pub fn count(&self) -> usize {
-        self.lock().len()
-    }
-}
 
 /// A position to analyse live (JSON or form).
 #[derive(Debug, Default, Deserialize, ToSchema)]
@@ -307,7 +130,7 @@ impl FromRequestParts<AppState> for LiveOwner {
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
-        let address = crate::auth::client_ip(peer, &parts.headers, &state.trusted_proxies);
+        let address = crate::auth::client_ip(peer, &parts.headers, &state.site.trusted_proxies);
         Ok(LiveOwner {
             owner: Owner::Address(address),
             signed_in: false,
@@ -360,7 +183,8 @@ enum Out {
         (status = 429, description = "you already have a live analysis running: stop it first", body = ErrorBody),
         (status = 503, description = "the engine is busy; try again", body = ErrorBody)))]
 pub async fn stream(
-    State(state): State<AppState>,
+    State(live): State<Arc<LiveAnalyses>>,
+    State(lane): State<AnalysisLane>,
     who: LiveOwner,
     Input(p): Input<LiveAnalysisParams>,
 ) -> ApiResult<Response> {
@@ -380,20 +204,19 @@ pub async fn stream(
     // Unbounded, yet small: one line per iteration (the depth is capped) and
     // one at the end; a search never waits for a slow reader.
     let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
-    let held = state
-        .live_analyses
-        .take_shared(&state.store, who.owner, tx.clone())
+    let held = live
+        .take_shared(who.owner, tx.clone())
         .await?
         .ok_or_else(|| {
             ApiError::TooManyRequests(
                 "you already have a live analysis running: stop it first (POST /api/analysis/stream/stop, or close its connection)".into(),
             )
         })?;
-    let stop = held.stop.clone();
+    let stop = held.stop_flag().clone();
     let pos = *game.position();
     let keys = game.repetition_keys().to_vec();
     let timed_out = Arc::new(AtomicBool::new(false));
-    let lane = state.analysis.with_wait(LIVE_SLOT_WAIT);
+    let lane = lane.0.with_wait(LIVE_SLOT_WAIT);
     let job = {
         let (tx, stop, timed_out) = (tx.clone(), stop.clone(), timed_out.clone());
         move || {
@@ -569,26 +392,16 @@ pub struct LiveAnalysisStopped {
         (status = 401, description = "credentials were sent but are not valid (none are needed)", body = ErrorBody),
         (status = 503, description = "the search did not end in time", body = ErrorBody)))]
 pub async fn stop(
-    State(state): State<AppState>,
+    State(live): State<Arc<LiveAnalyses>>,
     who: LiveOwner,
 ) -> ApiResult<Json<LiveAnalysisStopped>> {
-    let owner = who.owner;
-    let key = owner.lease_key();
-    // Here, at once; on another node, at its next renewal. Answered once
-    // the search has ended and its lease is given back, wherever it ran.
-    let local = state.live_analyses.stop(owner);
-    let mut shared = state.store.ask_release(&key).await?;
-    let stopped = local || shared;
-    let deadline = Instant::now() + STOP_WAIT;
-    while shared || state.live_analyses.holds(owner) {
-        if Instant::now() >= deadline {
-            return Err(ApiError::Unavailable(
-                "the live analysis did not stop in time; try again".into(),
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        shared = state.store.ask_release(&key).await?;
-    }
+    // Answered once the search has ended and its lease is given back,
+    // wherever it ran.
+    let Some(stopped) = live.stop_and_wait(who.owner, STOP_WAIT).await? else {
+        return Err(ApiError::Unavailable(
+            "the live analysis did not stop in time; try again".into(),
+        ));
+    };
     Ok(Json(LiveAnalysisStopped { stopped }))
 }
 
@@ -614,19 +427,5 @@ mod tests {
             serde_json::from_value::<LiveAnalysisParams>(serde_json::json!({"nodes": "x"}))
                 .is_err()
         );
-    }
-
-    #[test]
-    fn one_place_per_owner_given_back_on_drop() {
-        let live = Arc::new(LiveAnalyses::default());
-        let me = Owner::User(UserId(1));
-        let held = live.take(me).unwrap();
-        assert!(live.take(me).is_none());
-        assert!(live.take(Owner::User(UserId(2))).is_some());
-        assert!(live.stop(me));
-        assert!(held.stop.load(Ordering::Relaxed));
-        drop(held);
-        assert!(!live.holds(me));
-        assert!(live.take(me).is_some());
     }
 }

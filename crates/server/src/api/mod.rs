@@ -16,6 +16,8 @@ pub mod site;
 pub mod socket;
 pub mod stream;
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::Router;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
@@ -24,6 +26,9 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::{Modify, OpenApi};
 
 use crate::error::{ApiError, ErrorBody};
+use crate::games::Games;
+use crate::live::Feeds;
+use crate::state::Site;
 use crate::{AppState, auth, web};
 
 /// Largest request body accepted.
@@ -125,28 +130,30 @@ pub struct ServerStatsJson {
     responses((status = 200, description = "counters since start", body = ServerStatsJson),
         (status = 403, description = "asked from another machine: the counters are for the operator", body = ErrorBody)))]
 pub async fn server_stats(
-    State(state): State<AppState>,
+    State(site): State<Arc<Site>>,
+    State(games): State<Arc<Games>>,
+    State(feeds): State<Feeds>,
     ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: axum::http::HeaderMap,
 ) -> Result<Json<ServerStatsJson>, ApiError> {
     // The node's own counters, for its operator and the benchmarks on the
     // machine: a client elsewhere (behind a trusted proxy, the address it
     // forwarded) is refused.
-    if !auth::client_ip(peer.ip(), &headers, &state.trusted_proxies).is_loopback() {
+    if !auth::client_ip(peer.ip(), &headers, &site.trusted_proxies).is_loopback() {
         return Err(ApiError::Forbidden(
             "the server's counters are for its operator: ask the node from its own machine (loopback)"
                 .into(),
         ));
     }
-    let s = state.store.stats();
-    let (g, u) = state.feeds.hub.channels();
+    let s = games.store_stats();
+    let (g, u) = feeds.hub.channels();
     Ok(Json(ServerStatsJson {
         db_statements: s.statements,
         db_write_transactions: s.write_transactions,
         game_commits: s.game_commits,
         game_commit_batches: s.game_commit_batches,
-        replays: state.games.replays(),
-        live_games: state.games.cached(),
+        replays: games.replays(),
+        live_games: games.cached(),
         live_channels: [g, u],
     }))
 }

@@ -3,6 +3,7 @@
 //! and the filters and paging of `GET /api/games/user/{username}`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
@@ -10,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::params::optional;
-use crate::AppState;
+use crate::accounts::Accounts;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Path;
 use crate::model::{UserId, Variant};
@@ -97,10 +98,14 @@ fn prog(points: &[&RatingPoint], now: i64) -> i64 {
 }
 
 /// `GET /api/user/{username}`'s answer.
-pub async fn profile_json(state: &AppState, u: &User, online: bool) -> ApiResult<UserProfileJson> {
-    let history = state.store.rating_history(u.id).await?;
+pub async fn profile_json(
+    accounts: &Accounts,
+    u: &User,
+    online: bool,
+) -> ApiResult<UserProfileJson> {
+    let history = accounts.rating_history(u.id).await?;
     let mut perfs = BTreeMap::new();
-    for p in state.store.perfs(u.id).await? {
+    for p in accounts.perfs(u.id).await? {
         let points: Vec<&RatingPoint> = history.iter().filter(|h| h.variant == p.variant).collect();
         perfs.insert(
             p.variant.id(),
@@ -115,7 +120,7 @@ pub async fn profile_json(state: &AppState, u: &User, online: bool) -> ApiResult
     }
     let mut count = ResultCounts::default();
     let mut by_variant = BTreeMap::new();
-    for (v, c) in state.store.result_counts(u.id).await? {
+    for (v, c) in accounts.result_counts(u.id).await? {
         count.all += c.all;
         count.rated += c.rated;
         count.win += c.win;
@@ -145,10 +150,9 @@ pub struct RatingHistoryJson {
     pub points: Vec<[i64; 4]>,
 }
 
-async fn user_named(state: &AppState, name: &str) -> ApiResult<User> {
-    state
-        .store
-        .user_by_name(name)
+async fn user_named(accounts: &Accounts, name: &str) -> ApiResult<User> {
+    accounts
+        .user_named(name)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))
 }
@@ -160,11 +164,11 @@ async fn user_named(state: &AppState, name: &str) -> ApiResult<User> {
         (status = 200, description = "one entry per variant", body = Vec<RatingHistoryJson>),
         (status = 404, description = "no such user", body = ErrorBody)))]
 pub async fn rating_history(
-    State(state): State<AppState>,
+    State(accounts): State<Arc<Accounts>>,
     Path(username): Path<String>,
 ) -> ApiResult<Json<Vec<RatingHistoryJson>>> {
-    let u = user_named(&state, &username).await?;
-    let history = state.store.rating_history(u.id).await?;
+    let u = user_named(&accounts, &username).await?;
+    let history = accounts.rating_history(u.id).await?;
     let out = Variant::ALL
         .into_iter()
         .map(|v| {
@@ -233,7 +237,7 @@ fn within(name: &str, n: Option<i64>, min: i64, max: i64) -> ApiResult<Option<i6
 impl GameListParams {
     /// The store's filter; a 400 naming the faulty parameter, a 404 for an
     /// unknown `vs` user.
-    pub async fn filter(&self, state: &AppState) -> ApiResult<GameFilter> {
+    pub async fn filter(&self, accounts: &Accounts) -> ApiResult<GameFilter> {
         // Like lichess, a larger `max` is cut to the most allowed.
         let limit = within("max", self.max.or(self.nb), 1, i64::MAX)?.map_or(100, |n| n.min(1000));
         let page = within("page", self.page, 1, 1_000_000)?.unwrap_or(1);
@@ -241,7 +245,7 @@ impl GameListParams {
         let until = within("until", self.until, 0, i64::MAX)?;
         let vs: Option<UserId> = match self.vs.as_deref().map(str::trim) {
             None | Some("") => None,
-            Some(name) => Some(user_named(state, name).await?.id),
+            Some(name) => Some(user_named(accounts, name).await?.id),
         };
         Ok(GameFilter {
             variant: self.perf_type,

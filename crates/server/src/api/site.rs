@@ -3,6 +3,7 @@
 //! computer without registering).
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{ConnectInfo, State};
@@ -11,12 +12,13 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::accounts::Accounts;
 use crate::auth::{self, AuthUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
+use crate::state::{Login, Site};
 use crate::store::StoreError;
 use crate::views::AccountJson;
-use crate::{AppState, now_ms};
 use serde_json::Value;
 
 /// Board colour themes.
@@ -146,10 +148,10 @@ impl SitePrefsInput {
 
 /// The stored settings text (as read, to guard the save) and its values.
 async fn stored_prefs(
-    state: &AppState,
+    accounts: &Accounts,
     user: &AuthUser,
 ) -> ApiResult<(Option<String>, SitePrefsJson)> {
-    let text = state.store.preferences(user.user.id).await?;
+    let text = accounts.preferences(user.user.id).await?;
     let prefs = match &text {
         None => SitePrefsJson::default(),
         Some(t) => serde_json::from_str(t).map_err(|e| {
@@ -173,11 +175,11 @@ const PREFERENCE_TRIES: usize = 8;
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn get_preferences(
-    State(state): State<AppState>,
+    State(accounts): State<Arc<Accounts>>,
     user: AuthUser,
 ) -> ApiResult<Json<SitePrefsReplyJson>> {
     Ok(Json(SitePrefsReplyJson {
-        prefs: stored_prefs(&state, &user).await?.1,
+        prefs: stored_prefs(&accounts, &user).await?.1,
     }))
 }
 
@@ -191,17 +193,16 @@ pub async fn get_preferences(
         (status = 415, description = "a body that is neither JSON nor a form", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn set_preferences(
-    State(state): State<AppState>,
+    State(accounts): State<Arc<Accounts>>,
     user: AuthUser,
     Input(input): Input<SitePrefsInput>,
 ) -> ApiResult<Json<SitePrefsReplyJson>> {
     for _ in 0..PREFERENCE_TRIES {
-        let (read, stored) = stored_prefs(&state, &user).await?;
+        let (read, stored) = stored_prefs(&accounts, &user).await?;
         let prefs = input.apply(stored)?;
         let text = serde_json::to_string(&prefs).map_err(|e| ApiError::Internal(e.to_string()))?;
-        if state
-            .store
-            .set_preferences(user.user.id, read.as_deref(), &text, now_ms())
+        if accounts
+            .set_preferences(user.user.id, read.as_deref(), &text)
             .await?
         {
             return Ok(Json(SitePrefsReplyJson { prefs }));
@@ -251,7 +252,8 @@ fn guest_name() -> String {
         (status = 409, description = "already signed in", body = ErrorBody),
         (status = 429, description = "too many guest accounts from this address this hour", body = ErrorBody)))]
 pub async fn create_guest(
-    State(state): State<AppState>,
+    State(site): State<Arc<Site>>,
+    State(login): State<Arc<Login>>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     auth::MaybeUser(already): auth::MaybeUser,
@@ -262,8 +264,12 @@ pub async fn create_guest(
             u.user.username
         )));
     }
-    let ip = auth::client_ip(addr.ip(), &headers, &state.trusted_proxies);
-    if let Err(r) = state.store.take_allowance(&[guest_allowance(ip)]).await? {
+    let ip = auth::client_ip(addr.ip(), &headers, &site.trusted_proxies);
+    if let Err(r) = login
+        .accounts
+        .take_allowance(&[guest_allowance(ip)])
+        .await?
+    {
         return Err(ApiError::TooManyRequests(format!(
             "at most {GUESTS_PER_ADDRESS_PER_HOUR} guest accounts per hour from one address: \
              try again in {} min",
@@ -272,18 +278,14 @@ pub async fn create_guest(
     }
     let mut tries = 0;
     let user = loop {
-        match state
-            .store
-            .create_user(&guest_name(), NO_PASSWORD, now_ms())
-            .await
-        {
+        match login.accounts.create(&guest_name(), NO_PASSWORD).await {
             Ok(u) => break u,
             Err(StoreError::Conflict) if tries < 5 => tries += 1,
             Err(e) => return Err(e.into()),
         }
     };
     tracing::info!(user = %user.username, "guest account created");
-    let cookie = crate::api::account::start_session(&state, &user).await?;
+    let cookie = crate::api::account::start_session(&login, &user).await?;
     Ok((
         [(header::SET_COOKIE, cookie)],
         Json(AccountJson::from(&user)),

@@ -27,6 +27,7 @@
 use std::collections::HashMap;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
@@ -37,12 +38,12 @@ use serde::Deserialize;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::AppState;
 use crate::auth::{AuthUser, MaybeUser};
 use crate::error::ApiError;
 use crate::games::Actor;
 use crate::live::{Credential, FeedEnd, FeedItem, Feeds};
 use crate::model::{GameId, UserId};
+use crate::state::{Site, Sockets};
 use crate::store::User;
 use crate::views::LightUser;
 
@@ -85,13 +86,14 @@ pub enum ClientMsg {
         (status = 101, description = "WebSocket; see docs/api.md for the messages"),
         (status = 429, description = "too many WebSockets from this address", body = crate::error::ErrorBody)))]
 pub async fn socket(
-    State(state): State<AppState>,
+    State(state): State<Sockets>,
+    State(site): State<Arc<Site>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     MaybeUser(user): MaybeUser,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let address = crate::auth::client_ip(peer.ip(), &headers, &state.trusted_proxies);
+    let address = crate::auth::client_ip(peer.ip(), &headers, &site.trusted_proxies);
     // Held by the socket's task until it ends.
     let slot = state.sockets.take(address).ok_or_else(|| {
         ApiError::TooManyRequests(format!(
@@ -225,7 +227,7 @@ async fn send_ready(
     socket.flush().await
 }
 
-async fn run(state: AppState, auth: Option<AuthUser>, mut socket: WebSocket) {
+async fn run(state: Sockets, auth: Option<AuthUser>, mut socket: WebSocket) {
     let _online = auth.as_ref().map(|u| state.presence.connect(u.user.id));
     let (out_tx, mut out_rx) = mpsc::channel::<String>(64);
     let mut subs: HashMap<GameId, JoinHandle<()>> = HashMap::new();
@@ -309,7 +311,7 @@ fn error_reply(e: &ApiError, a: Option<i64>) -> String {
 }
 
 async fn handle(
-    state: &AppState,
+    state: &Sockets,
     user: Option<&User>,
     text: &str,
     subs: &mut HashMap<GameId, JoinHandle<()>>,

@@ -2,6 +2,7 @@
 //! a user's events, in lichess's board-API shapes.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -9,12 +10,14 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 
-use crate::AppState;
 use crate::auth::AuthUser;
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::Path;
+use crate::games::Games;
 use crate::live::FeedItem;
+use crate::live::Feeds;
 use crate::model::GameId;
+use crate::presence::Presence;
 use crate::views::{GameFullJson, GameStateJson};
 
 /// An ndjson response fed by a feed task.
@@ -66,13 +69,13 @@ pub(crate) fn ndjson_response(body: Body) -> Response {
             content((GameFullJson = "application/x-ndjson"), (GameStateJson = "application/x-ndjson"))),
         (status = 404, description = "no such game", body = ErrorBody)))]
 pub async fn game_stream(
-    State(state): State<AppState>,
+    State(games): State<Arc<Games>>,
+    State(feeds): State<Feeds>,
     Path(id): Path<GameId>,
 ) -> ApiResult<Response> {
     // Unknown games are a 404 before the stream starts.
-    state.games.read(&id, |_| ()).await?;
+    games.read(&id, |_| ()).await?;
     let (tx, rx) = mpsc::channel(16);
-    let feeds = state.feeds.clone();
     tokio::spawn(async move {
         if let Err(e) = feeds.game(id.clone(), None, tx).await {
             tracing::warn!(game = %id, error = %e, "game stream failed");
@@ -88,12 +91,15 @@ pub async fn game_stream(
         (status = 200, description = "ndjson events; empty lines keep the connection alive", content_type = "application/x-ndjson"),
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
-pub async fn event_stream(State(state): State<AppState>, user: AuthUser) -> Response {
+pub async fn event_stream(
+    State(feeds): State<Feeds>,
+    State(presence): State<Arc<Presence>>,
+    user: AuthUser,
+) -> Response {
     let (tx, rx) = mpsc::channel(16);
     let uid = user.user.id;
     let credential = user.credential();
-    let feeds = state.feeds.clone();
-    let online = state.presence.connect(uid);
+    let online = presence.connect(uid);
     tokio::spawn(async move {
         let _online = online;
         // The stream ends when the session or token it came with is ended.

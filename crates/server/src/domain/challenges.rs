@@ -749,6 +749,19 @@ impl Challenges {
     }
 }
 
+impl Challenges {
+    /// The user's pending challenges: those addressed to them, and those
+    /// they made.
+    pub async fn pending_of(&self, user: UserId) -> StoreResult<(Vec<Challenge>, Vec<Challenge>)> {
+        self.store.pending_challenges(user).await
+    }
+
+    /// Pending open challenges, newest first, at most `limit`, as `viewer` sees them.
+    pub async fn open_for(&self, viewer: UserId, limit: i64) -> StoreResult<Vec<ChallengeJson>> {
+        open_list(&self.store, &self.base_url, viewer, limit).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,7 @@ use crate::views::{self, Players};
 
 mod cache;
 mod corr;
+mod records;
 use cache::{CommitGuard, Slot};
 use corr::Extra;
 pub use corr::{Forecasts, RematchStart};

@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
 use crate::AppState;
+use crate::accounts::Accounts;
 use crate::blocking::Bounded;
 use crate::error::ApiError;
 use crate::store::{TokenKind, User};
@@ -188,13 +189,11 @@ fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
-async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<AuthUser>, ApiError> {
-    let now = crate::now_ms();
+async fn authenticate(parts: &Parts, accounts: &Accounts) -> Result<Option<AuthUser>, ApiError> {
     if let Some(token) = bearer(&parts.headers)? {
         let hash = token_hash(&token);
-        let user = state
-            .store
-            .user_by_token(&hash, TokenKind::Api, now)
+        let user = accounts
+            .user_by_token(&hash, TokenKind::Api)
             .await?
             .ok_or_else(|| ApiError::Unauthorized("invalid, expired or revoked token".into()))?;
         return Ok(Some(AuthUser {
@@ -206,10 +205,7 @@ async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<AuthUser
     if let Some(cookie) = cookie(&parts.headers, SESSION_COOKIE) {
         // A stale cookie counts as not logged in (the page then shows the login form).
         let hash = token_hash(&cookie);
-        let user = state
-            .store
-            .user_by_token(&hash, TokenKind::Session, now)
-            .await?;
+        let user = accounts.user_by_token(&hash, TokenKind::Session).await?;
         // The page is for humans: a session of an account that became a
         // bot acts no more.
         if user.as_ref().is_some_and(|u| u.bot) {
@@ -228,7 +224,7 @@ impl FromRequestParts<AppState> for AuthUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        authenticate(parts, state).await?.ok_or_else(|| {
+        authenticate(parts, &state.accounts).await?.ok_or_else(|| {
             ApiError::Unauthorized(
                 "authentication required: log in, or send Authorization: Bearer TOKEN".into(),
             )
@@ -240,7 +236,7 @@ impl FromRequestParts<AppState> for MaybeUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        authenticate(parts, state).await.map(MaybeUser)
+        authenticate(parts, &state.accounts).await.map(MaybeUser)
     }
 }
 

@@ -2,13 +2,15 @@
 //! (a request for another site's name is refused, which defeats DNS
 //! rebinding) and the security headers.
 
+use std::sync::Arc;
+
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::AppState;
 use crate::error::ApiError;
+use crate::state::Site;
 
 /// The host names a request may be addressed to.
 #[derive(Debug, Clone)]
@@ -64,7 +66,7 @@ fn is_loopback(host: &str) -> bool {
 /// Middleware: refuses a request whose `Host` is not one of the server's
 /// names (421 Misdirected Request), then adds the security headers to
 /// whatever is answered.
-pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn guard(State(site): State<Arc<Site>>, req: Request, next: Next) -> Response {
     let host = req
         .headers()
         .get(header::HOST)
@@ -72,12 +74,12 @@ pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> R
         .or_else(|| req.uri().authority().map(|a| a.as_str()))
         .unwrap_or("");
     let is_api = req.uri().path().starts_with("/api/") || req.uri().path().starts_with("/game/");
-    let mut response = if state.allowed_hosts.allows(host) {
+    let mut response = if site.allowed_hosts.allows(host) {
         next.run(req).await
     } else {
         ApiError::MisdirectedRequest(format!(
             "this server does not answer for host {host:?}: use {}",
-            state.base_url
+            site.base_url
         ))
         .into_response()
     };

@@ -1,0 +1,122 @@
+//! Accounts: users, their tokens, settings, ratings, and the allowances
+//! that bound how fast accounts are made. The handlers reach the store's
+//! account rows only through here.
+
+use std::sync::Arc;
+
+use crate::model::{UserId, Variant};
+use crate::now_ms;
+use crate::store::{
+    Allowance, BotUpgrade, EndTokens, NewToken, Perf, RatingPoint, Refused, ResultCounts, Store,
+    StoreResult, TokenInfo, TokenKind, User,
+};
+
+/// The accounts domain over the store.
+pub struct Accounts {
+    store: Arc<Store>,
+}
+
+impl Accounts {
+    /// The domain over `store`.
+    pub fn new(store: Arc<Store>) -> Arc<Accounts> {
+        Arc::new(Accounts { store })
+    }
+
+    /// The account named `name` (any case).
+    pub async fn user_named(&self, name: &str) -> StoreResult<Option<User>> {
+        self.store.user_by_name(name).await
+    }
+
+    /// The account with id `id`.
+    pub async fn user(&self, id: UserId) -> StoreResult<Option<User>> {
+        self.store.user_by_id(id).await
+    }
+
+    /// A new account; `Conflict` when the name is taken.
+    pub async fn create(&self, name: &str, password_hash: &str) -> StoreResult<User> {
+        self.store.create_user(name, password_hash, now_ms()).await
+    }
+
+    /// Gives a guest account a name and a password; `None` when it was
+    /// claimed meanwhile.
+    pub async fn claim_guest(
+        &self,
+        guest: UserId,
+        name: &str,
+        password_hash: &str,
+    ) -> StoreResult<Option<User>> {
+        self.store.claim_guest(guest, name, password_hash).await
+    }
+
+    /// Takes one of each allowance, or none and says when to retry.
+    pub async fn take_allowance(&self, keys: &[Allowance]) -> StoreResult<Result<(), Refused>> {
+        self.store.take_allowance(keys).await
+    }
+
+    /// Makes the account a bot, if it has no games.
+    pub async fn upgrade_to_bot(&self, id: UserId) -> StoreResult<BotUpgrade> {
+        self.store.upgrade_to_bot(id).await
+    }
+
+    /// Bot accounts, oldest first, at most `limit`.
+    pub async fn bots(&self, limit: i64) -> StoreResult<Vec<User>> {
+        self.store.bots(limit).await
+    }
+
+    /// Stores a token (by its hash).
+    pub async fn create_token(&self, token: NewToken<'_>) -> StoreResult<()> {
+        self.store.create_token(token).await
+    }
+
+    /// The account an unexpired token of `kind` (by its hash) belongs to.
+    pub async fn user_by_token(
+        &self,
+        token_hash: &str,
+        kind: TokenKind,
+    ) -> StoreResult<Option<User>> {
+        self.store.user_by_token(token_hash, kind, now_ms()).await
+    }
+
+    /// The user's unexpired sessions and tokens.
+    pub async fn tokens(&self, user: UserId) -> StoreResult<Vec<TokenInfo>> {
+        self.store.tokens(user, now_ms()).await
+    }
+
+    /// Ends some of the user's tokens; the ids of those that ended.
+    pub async fn end_tokens(&self, user: UserId, which: EndTokens<'_>) -> StoreResult<Vec<String>> {
+        self.store.end_tokens(user, which, now_ms()).await
+    }
+
+    /// The user's site settings as saved (JSON text), if any.
+    pub async fn preferences(&self, user: UserId) -> StoreResult<Option<String>> {
+        self.store.preferences(user).await
+    }
+
+    /// Saves the user's site settings if they are still `expected`; false
+    /// when another save came first.
+    pub async fn set_preferences(
+        &self,
+        user: UserId,
+        expected: Option<&str>,
+        prefs: &str,
+    ) -> StoreResult<bool> {
+        self.store
+            .set_preferences(user, expected, prefs, now_ms())
+            .await
+    }
+
+    /// The user's ratings, per variant played.
+    pub async fn perfs(&self, user: UserId) -> StoreResult<Vec<Perf>> {
+        self.store.perfs(user).await
+    }
+
+    /// The user's rating history, every variant, oldest first per variant.
+    pub async fn rating_history(&self, user: UserId) -> StoreResult<Vec<RatingPoint>> {
+        self.store.rating_history(user).await
+    }
+
+    /// The user's finished games per variant, by result.
+    pub async fn result_counts(&self, user: UserId) -> StoreResult<Vec<(Variant, ResultCounts)>> {
+        self.store.result_counts(user).await
+    }
+}
