@@ -16,8 +16,8 @@ use crate::games::{Actor, LiveGame, players_of};
 use crate::model::{Color, GameId, GameStatus, UserId};
 use crate::store;
 use crate::views::{
-    self, ExportJson, ExportPlayerJson, ExportPlayersJson, GameJson, LightUser, NowPlayingListJson,
-    OkJson, Players,
+    self, ExportJson, ExportPlayerJson, ExportPlayersJson, GameJson, NowPlayingListJson, OkJson,
+    Players,
 };
 
 /// Options of a move.
@@ -141,7 +141,7 @@ pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
     let state = live.state_json();
     GameJson {
         id: g.id.to_string(),
-        variant: g.variant.into(),
+        variant: crate::views::variant_json(g.variant),
         initial_fen: g.initial_fen.clone(),
         fen: g.fen.clone(),
         turn: state.turn,
@@ -318,7 +318,7 @@ async fn export_json(state: &AppState, g: &store::Game) -> ApiResult<ExportJson>
                     .user_by_id(id)
                     .await?
                     .as_ref()
-                    .map(LightUser::from),
+                    .map(crate::views::light_user),
                 ai_level: None,
                 name: None,
                 rating: side_rating(g, color).map(|r| r.rating),

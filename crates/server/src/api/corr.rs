@@ -77,7 +77,7 @@ async fn answer_rematch(
     let g = state.challenges.rematch(user.human()?, id, yes).await?;
     Ok(Json(RematchAnswerJson {
         ok: true,
-        rematch: g.rematch.as_ref().map(RematchJson::of),
+        rematch: g.rematch.as_ref().map(crate::views::rematch_json),
     }))
 }
 
