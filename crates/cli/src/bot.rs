@@ -23,7 +23,12 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use chessmerge_engine::limits::Limits;
 use chessmerge_rules::{Color, Game, Position, Variant};
+use chessmerge_wire::{
+    ChallengeJson, GameEvent, GameFullJson, GameLine, NowPlayingJson, UserEvent,
+};
 use reqwest::StatusCode;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::players::UciEngine;
@@ -196,7 +201,7 @@ impl Bridge {
             me: String::new(),
             playing: Mutex::new(HashSet::new()),
         };
-        let account = bridge
+        let account: Value = bridge
             .with_backoff("read the account", || bridge.get_json("/api/account"))
             .await?;
         if account["title"] != "BOT" {
@@ -235,16 +240,12 @@ impl Bridge {
         let mut lines = self.stream("/api/stream/event").await?;
         *backoff = BACKOFF_FIRST;
         tracing::info!("following the event stream");
-        while let Some(event) = lines.next().await? {
-            match event["type"].as_str() {
-                Some("challenge") => self.on_challenge(&event["challenge"]).await,
-                Some("gameStart") => {
-                    if let Some(id) = event["game"]["id"].as_str() {
-                        self.clone().start_game(id);
-                    }
-                }
-                Some("gameFinish") => {
-                    tracing::info!(game = %event["game"]["id"], "game finished");
+        while let Some(event) = lines.next::<UserEvent>().await? {
+            match event {
+                UserEvent::Challenge { challenge } => self.on_challenge(&challenge).await,
+                UserEvent::GameStart { game } => self.clone().start_game(&game.id),
+                UserEvent::GameFinish { game } => {
+                    tracing::info!(game = %game.id, "game finished");
                 }
                 _ => {}
             }
@@ -255,11 +256,14 @@ impl Bridge {
     /// Starts a task for every game in progress (after a restart or a
     /// lost connection).
     async fn resume_games(self: &Arc<Self>) -> Result<()> {
-        let v = self.get_json("/api/account/playing").await?;
-        for g in v["nowPlaying"].as_array().into_iter().flatten() {
-            if let Some(id) = g["gameId"].as_str() {
-                self.clone().start_game(id);
-            }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Playing {
+            now_playing: Vec<NowPlayingJson>,
+        }
+        let playing: Playing = self.get_json("/api/account/playing").await?;
+        for g in playing.now_playing {
+            self.clone().start_game(&g.game_id);
         }
         Ok(())
     }
@@ -287,17 +291,18 @@ impl Bridge {
     }
 
     /// Whether to accept a challenge; `Err(reason)` is lichess's decline key.
-    fn judge(&self, c: &Value) -> Result<(), &'static str> {
-        let from_bot = c["challenger"]["title"] == "BOT";
+    fn judge(&self, c: &ChallengeJson) -> Result<(), &'static str> {
+        let from_bot = c
+            .challenger
+            .as_ref()
+            .is_some_and(|u| u.title.as_deref() == Some("BOT"));
         match self.accept {
             AcceptFrom::Nobody => return Err("generic"),
             AcceptFrom::Humans if from_bot => return Err("noBot"),
             AcceptFrom::Bots if !from_bot => return Err("onlyBot"),
             _ => {}
         }
-        let variant = c["variant"]["key"]
-            .as_str()
-            .and_then(|k| k.parse::<Variant>().ok());
+        let variant = c.variant.key.parse::<Variant>().ok();
         if !variant.is_some_and(|v| self.variants.contains(&v)) {
             // lichess's keys: `standard` says "standard chess only".
             return Err(if self.variants == [Variant::Standard] {
@@ -312,13 +317,13 @@ impl Bridge {
         Ok(())
     }
 
-    async fn on_challenge(&self, c: &Value) {
-        let id = c["id"].as_str().unwrap_or_default();
-        let challenger = c["challenger"]["id"].as_str().unwrap_or_default();
-        if challenger == self.me || c["status"] != "created" {
+    async fn on_challenge(&self, c: &ChallengeJson) {
+        let id = c.id.as_str();
+        let challenger = c.challenger.as_ref().map_or("", |u| u.id.as_str());
+        if challenger == self.me || c.status != "created" {
             return; // our own challenge, or one already answered
         }
-        let variant = c["variant"]["key"].as_str().unwrap_or("?");
+        let variant = c.variant.key.as_str();
         let (path, form): (String, Vec<(&str, &str)>) = match self.judge(c) {
             Ok(()) => {
                 tracing::info!(challenge = id, from = challenger, variant, "accepting");
@@ -346,31 +351,32 @@ impl Bridge {
     /// Plays one game until it ends (`Ok`), or until its stream is lost (`Err`).
     async fn play_game(&self, id: &str, backoff: &mut Duration) -> Result<()> {
         let mut lines = self.stream(&format!("/api/bot/game/stream/{id}")).await?;
-        let full = lines
-            .next()
-            .await?
-            .ok_or_else(|| anyhow!("the game stream ended before its gameFull"))?;
+        let full = match lines.next::<GameLine>().await? {
+            Some(GameLine::Full(full)) => full,
+            Some(GameLine::Event(_)) => bail!("the game stream did not start with its gameFull"),
+            None => bail!("the game stream ended before its gameFull"),
+        };
         *backoff = BACKOFF_FIRST;
         let setup = Setup::read(&full, &self.me)?;
         let mut engine: Option<UciEngine> = None;
-        let mut state = full["state"].clone();
+        let mut state = full.state;
         loop {
-            if state["status"] != "started" {
+            if !state.status.is_ongoing() {
                 tracing::info!(
                     game = id,
-                    status = %state["status"],
-                    winner = %state["winner"],
+                    status = state.status.as_str(),
+                    winner = state.winner.as_deref().unwrap_or("none"),
                     "game over"
                 );
                 return Ok(());
             }
-            let game = setup.replay(state["moves"].as_str().unwrap_or(""))?;
+            let game = setup.replay(&state.moves)?;
             if game.position().turn() == setup.us {
                 engine = self.move_in(id, &setup, &game, engine).await?;
             }
             // The next state (keep-alives skipped); the stream ends after the last.
-            state = match lines.next().await? {
-                Some(s) if s["type"] == "gameState" => s,
+            state = match lines.next::<GameLine>().await? {
+                Some(GameLine::Event(GameEvent::GameState(s))) => s,
                 Some(_) => continue,
                 None => return Ok(()),
             };
@@ -465,7 +471,7 @@ impl Bridge {
         f().await
     }
 
-    async fn get_json(&self, path: &str) -> Result<Value> {
+    async fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
         let resp = self
             .http
             .get(format!("{}{path}", self.base))
@@ -538,22 +544,23 @@ struct Setup {
 }
 
 impl Setup {
-    fn read(full: &Value, me: &str) -> Result<Setup> {
-        let key = full["variant"]["key"]
-            .as_str()
-            .ok_or_else(|| anyhow!("gameFull without variant.key: {full}"))?;
-        let variant: Variant = key.parse().map_err(|e| anyhow!("gameFull: {e}"))?;
-        let start = match full["initialFen"].as_str() {
-            None | Some("startpos") => Position::new(variant),
-            Some(fen) => Position::from_fen(variant, fen)
+    fn read(full: &GameFullJson, me: &str) -> Result<Setup> {
+        let variant: Variant = full
+            .variant
+            .key
+            .parse()
+            .map_err(|e| anyhow!("gameFull: {e}"))?;
+        let start = match full.initial_fen.as_str() {
+            "startpos" => Position::new(variant),
+            fen => Position::from_fen(variant, fen)
                 .map_err(|e| anyhow!("gameFull: invalid initialFen {fen:?}: {e}"))?,
         };
-        let us = if full["white"]["id"] == me {
+        let us = if full.white.id.as_deref() == Some(me) {
             Color::White
-        } else if full["black"]["id"] == me {
+        } else if full.black.id.as_deref() == Some(me) {
             Color::Black
         } else {
-            bail!("we do not play in this game: {full}");
+            bail!("we do not play in game {}", full.id);
         };
         Ok(Setup { variant, start, us })
     }
@@ -578,16 +585,15 @@ struct Lines {
 impl Lines {
     /// The next JSON line (keep-alives skipped); `None` at the end. A
     /// stream silent for [`STREAM_SILENCE`] is an error (the connection is gone).
-    async fn next(&mut self) -> Result<Option<Value>> {
+    async fn next<T: DeserializeOwned>(&mut self) -> Result<Option<T>> {
         loop {
             while let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
                 let line: Vec<u8> = self.buf.drain(..=i).collect();
                 let text = std::str::from_utf8(&line).context("a stream line is not UTF-8")?;
                 if !text.trim().is_empty() {
-                    return Ok(Some(
-                        serde_json::from_str(text.trim())
-                            .with_context(|| format!("a stream line is not JSON: {text}"))?,
-                    ));
+                    return Ok(Some(serde_json::from_str(text.trim()).with_context(
+                        || format!("a stream line we cannot read: {text}"),
+                    )?));
                 }
             }
             let chunk = tokio::time::timeout(STREAM_SILENCE, self.resp.chunk())
@@ -619,9 +625,19 @@ mod tests {
     #[test]
     fn setup_reads_the_colour_and_replays_the_moves() {
         let full = serde_json::json!({
-            "variant": {"key": "standard"}, "initialFen": "startpos",
+            "type": "gameFull", "id": "abcdefgh",
+            "variant": {"key": "standard", "name": "Standard", "short": "Std"},
+            "speed": "correspondence", "perf": {"name": "Correspondence"}, "rated": false,
+            "createdAt": 1, "initialFen": "startpos",
             "white": {"id": "alice", "name": "Alice"}, "black": {"id": "botty", "name": "Botty"},
+            "state": {
+                "type": "gameState", "moves": "", "wtime": 1, "btime": 1, "winc": 0, "binc": 0,
+                "status": "started", "wdraw": false, "bdraw": false, "wtakeback": false,
+                "btakeback": false, "fen": "startpos", "lastMove": null, "check": false,
+                "turn": "white", "ply": 0, "version": 1, "san": [], "legalMoves": [],
+            },
         });
+        let full: GameFullJson = serde_json::from_str(&full.to_string()).unwrap();
         let s = Setup::read(&full, "botty").unwrap();
         assert_eq!((s.variant, s.us), (Variant::Standard, Color::Black));
         let g = s.replay("e2e4 e7e5").unwrap();

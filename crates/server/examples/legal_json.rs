@@ -1,6 +1,6 @@
 //! Builds the legal moves' JSON of a fixed set of positions N times, by the
-//! old path (`serde_json::to_string(&LegalMoveJson::all(..))`) or the new
-//! (`LegalMoveJson::json_of`), for instruction counts:
+//! old path (`serde_json::to_string(&views::legal_moves(..))`) or the new
+//! (`views::legal_moves_json`), for instruction counts:
 //!
 //! ```text
 //! cargo build --release -p chessmerge-server --example legal_json
@@ -12,17 +12,17 @@
 //! same bytes.
 
 use chessmerge_rules::{Position, Variant};
-use chessmerge_server::views::LegalMoveJson;
+use chessmerge_server::views;
 use std::hint::black_box;
 
 #[inline(never)]
 fn build_old(pos: &Position) -> String {
-    serde_json::to_string(&LegalMoveJson::all(pos)).expect("serialises")
+    serde_json::to_string(&views::legal_moves(pos)).expect("serialises")
 }
 
 #[inline(never)]
 fn build_new(pos: &Position) -> String {
-    LegalMoveJson::json_of(pos)
+    views::legal_moves_json(pos)
 }
 
 /// The start of each variant, some Merge-FENs of the tests, and the
@@ -83,8 +83,8 @@ fn main() {
     let positions = positions();
     let mut moves = 0;
     for pos in &positions {
-        let old = serde_json::to_string(&LegalMoveJson::all(pos)).expect("serialises");
-        assert_eq!(LegalMoveJson::json_of(pos), old, "{}", pos.fen());
+        let old = serde_json::to_string(&views::legal_moves(pos)).expect("serialises");
+        assert_eq!(views::legal_moves_json(pos), old, "{}", pos.fen());
         moves += pos.legal_moves().len();
     }
     let mut bytes = 0;

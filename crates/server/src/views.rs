@@ -3,14 +3,18 @@
 
 use chessmerge_rules::{Position, Variant};
 use serde::Serialize;
-use std::sync::Arc;
 use utoipa::ToSchema;
 
 use crate::model::{Color, GameStatus};
 use crate::store;
 
-/// Clock value lichess sends for untimed games.
-pub const UNLIMITED_TIME: i64 = 2_147_483_647;
+pub use chessmerge_wire::{
+    AnalysisCompleteJson, AnalysisProgressJson, ChallengeJson, ClientFrame, ErrorFrame, Event,
+    GameEvent, GameFullJson, GameStateJson, LegalMoveJson, LegalMoves, LightUser, LobbyEvent,
+    LobbyKind, LobbyNews, NameJson, NowPlayingJson, OpenChallengesJson, OpponentJson, PerfJson,
+    PlayerJson, RatingDiffJson, RematchJson, ServerFrame, StatusJson, TimeControlJson,
+    UNLIMITED_TIME, UserEvent, VariantJson, Word, Words,
+};
 
 /// `{"ok": true}`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -26,33 +30,6 @@ impl OkJson {
     }
 }
 
-/// A user in brief.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct LightUser {
-    /// Lower-cased name.
-    pub id: String,
-    /// The name as registered.
-    pub name: String,
-    /// `BOT` for a bot account (absent for others).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<&'static str>,
-    /// The rating in the variant at hand, where one is shown.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rating: Option<i64>,
-    /// Present (true) while that rating is provisional.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub provisional: bool,
-}
-
-impl LightUser {
-    /// With the rating `r` shown.
-    pub fn rated(mut self, r: crate::ratings::Glicko) -> LightUser {
-        self.rating = Some(r.shown());
-        self.provisional = r.provisional();
-        self
-    }
-}
-
 /// The title lichess gives bot accounts.
 pub const BOT_TITLE: &str = "BOT";
 
@@ -61,16 +38,22 @@ pub fn title_of(u: &store::User) -> Option<&'static str> {
     u.bot.then_some(BOT_TITLE)
 }
 
-impl From<&store::User> for LightUser {
-    fn from(u: &store::User) -> Self {
-        LightUser {
-            id: u.key(),
-            name: u.username.clone(),
-            title: title_of(u),
-            rating: None,
-            provisional: false,
-        }
+/// A user in brief.
+pub fn light_user(u: &store::User) -> LightUser {
+    LightUser {
+        id: u.key(),
+        name: u.username.clone(),
+        title: title_of(u).map(Word::of),
+        rating: None,
+        provisional: false,
     }
+}
+
+/// `user` with the rating `r` shown.
+pub fn rated_user(mut user: LightUser, r: crate::ratings::Glicko) -> LightUser {
+    user.rating = Some(r.shown());
+    user.provisional = r.provisional();
+    user
 }
 
 /// The account of the authenticated user.
@@ -150,122 +133,46 @@ pub struct EndedJson {
 }
 
 /// A variant in brief.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct VariantJson {
-    /// `chessmerge`, `chessplus`, `fusion` or `standard`.
-    pub key: &'static str,
-    /// Its name for players.
-    pub name: &'static str,
-    /// A short name.
-    pub short: &'static str,
-}
-
-impl From<Variant> for VariantJson {
-    fn from(v: Variant) -> Self {
-        VariantJson {
-            key: v.id(),
-            name: v.name(),
-            short: match v {
-                Variant::ChessMerge => "CM",
-                Variant::Chessplus => "C+",
-                Variant::Fusion => "Fus",
-                Variant::Standard => "Std",
-            },
-        }
+pub fn variant_json(v: Variant) -> VariantJson {
+    VariantJson {
+        key: Word::of(v.id()),
+        name: Word::of(v.name()),
+        short: Word::of(match v {
+            Variant::ChessMerge => "CM",
+            Variant::Chessplus => "C+",
+            Variant::Fusion => "Fus",
+            Variant::Standard => "Std",
+        }),
     }
 }
 
-/// A perf (rating category) in brief; all our games are untimed.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct PerfJson {
-    /// Always `Correspondence`.
-    pub name: &'static str,
-}
-
-const PERF: PerfJson = PerfJson {
-    name: "Correspondence",
-};
-
-/// A time control; always `unlimited`.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct TimeControlJson {
-    /// Always `unlimited`.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-}
-
-/// A challenge.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ChallengeJson {
-    /// Its id; the game it creates has the same id.
-    pub id: String,
-    /// Where the game will be.
-    pub url: String,
-    /// `created`, `accepted`, `declined` or `canceled`.
-    pub status: &'static str,
-    /// Who made it.
-    pub challenger: Option<LightUser>,
-    /// To whom (none for an open challenge not yet accepted).
-    pub dest_user: Option<LightUser>,
-    /// The variant.
-    pub variant: VariantJson,
-    /// Whether the game will be rated.
-    pub rated: bool,
-    /// Always `correspondence`.
-    pub speed: &'static str,
-    /// Always unlimited.
-    pub time_control: TimeControlJson,
-    /// The challenger's colour request: `white`, `black` or `random`.
-    pub color: &'static str,
-    /// The challenger's colour as lichess-bot reads it for `random`
-    /// requests: ours are decided when the game starts, so until then
-    /// this repeats `color`.
-    pub final_color: &'static str,
-    /// The perf.
-    pub perf: PerfJson,
-    /// `in` or `out` when listed for a user.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub direction: Option<&'static str>,
-    /// The start position, when not the usual one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub initial_fen: Option<String>,
-    /// `user` (to a player) or `open` (anyone may accept).
-    pub kind: &'static str,
-    /// The reason key when declined.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decline_reason_key: Option<String>,
-    /// Milliseconds since the Unix epoch.
-    pub created_at: i64,
-}
-
-impl ChallengeJson {
-    /// Builds the JSON of a challenge.
-    pub fn new(
-        c: &store::Challenge,
-        challenger: Option<&store::User>,
-        dest: Option<&store::User>,
-        base_url: &str,
-    ) -> ChallengeJson {
-        ChallengeJson {
-            id: c.id.to_string(),
-            url: format!("{base_url}/{}", c.id),
-            status: c.status.as_str(),
-            challenger: challenger.map(LightUser::from),
-            dest_user: dest.map(LightUser::from),
-            variant: c.variant.into(),
-            rated: c.rated,
-            speed: "correspondence",
-            time_control: TimeControlJson { kind: "unlimited" },
-            color: c.color.as_str(),
-            final_color: c.color.as_str(),
-            perf: PERF,
-            direction: None,
-            initial_fen: c.initial_fen.clone(),
-            kind: c.kind.as_str(),
-            decline_reason_key: c.decline_reason.clone(),
-            created_at: c.created_at,
-        }
+/// Builds the JSON of a challenge.
+pub fn challenge_of(
+    c: &store::Challenge,
+    challenger: Option<&store::User>,
+    dest: Option<&store::User>,
+    base_url: &str,
+) -> ChallengeJson {
+    ChallengeJson {
+        id: c.id.to_string(),
+        url: format!("{base_url}/{}", c.id),
+        status: Word::of(c.status.as_str()),
+        challenger: challenger.map(light_user),
+        dest_user: dest.map(light_user),
+        variant: variant_json(c.variant),
+        rated: c.rated,
+        speed: Word::of("correspondence"),
+        time_control: TimeControlJson {
+            kind: Word::of("unlimited"),
+        },
+        color: Word::of(c.color.as_str()),
+        final_color: Word::of(c.color.as_str()),
+        perf: PerfJson::CORRESPONDENCE,
+        direction: None,
+        initial_fen: c.initial_fen.clone(),
+        kind: Word::of(c.kind.as_str()),
+        decline_reason_key: c.decline_reason.clone(),
+        created_at: c.created_at,
     }
 }
 
@@ -281,33 +188,6 @@ pub struct ChallengeListJson {
     /// The next page's number, when either list has more (`?page=`).
     #[serde(rename = "nextPage", skip_serializing_if = "Option::is_none")]
     pub next_page: Option<usize>,
-}
-
-/// A player of a game: a user, or the computer.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PlayerJson {
-    /// Lower-cased name (absent for the computer).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// The name to show.
-    pub name: String,
-    /// `BOT` for a bot account.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<&'static str>,
-    /// The computer's level (only for the computer).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ai_level: Option<u8>,
-    /// The rating in the game's variant (a finished rated game: the one
-    /// before it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rating: Option<i64>,
-    /// Present (true) while that rating is provisional.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub provisional: bool,
-    /// What a finished rated game changed the rating by.
-    #[serde(rename = "ratingDiff", skip_serializing_if = "Option::is_none")]
-    pub rating_diff: Option<i64>,
 }
 
 /// Both players of a game.
@@ -371,7 +251,7 @@ pub fn user_player(u: &store::User) -> PlayerJson {
     PlayerJson {
         id: Some(u.key()),
         name: u.username.clone(),
-        title: title_of(u),
+        title: title_of(u).map(Word::of),
         ai_level: None,
         rating: None,
         provisional: false,
@@ -388,198 +268,65 @@ pub fn rated_player(u: &store::User, r: &crate::ratings::Glicko) -> PlayerJson {
     }
 }
 
-/// Both sides' rating changes at the end of a rated game.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-pub struct RatingDiffJson {
-    /// White's change.
-    pub white: i64,
-    /// Black's change.
-    pub black: i64,
-}
-
-/// The state of a game after a change (`gameState` in the board stream).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct GameStateJson {
-    /// Always `gameState`.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// Space-separated Merge-UCI moves.
-    pub moves: String,
-    /// Untimed: always 2147483647.
-    pub wtime: i64,
-    /// Untimed: always 2147483647.
-    pub btime: i64,
-    /// Always 0.
-    pub winc: i64,
-    /// Always 0.
-    pub binc: i64,
-    /// `started`, `aborted`, `mate`, `resign`, `stalemate` or `draw`.
-    #[schema(value_type = String)]
-    pub status: GameStatus,
-    /// `white` or `black` when the game has a winner.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub winner: Option<&'static str>,
-    /// Why the game ended, in words (for example `agreement`, `threefold repetition`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// White offers a draw.
-    pub wdraw: bool,
-    /// Black offers a draw.
-    pub bdraw: bool,
-    /// White proposes a takeback.
-    pub wtakeback: bool,
-    /// Black proposes a takeback.
-    pub btakeback: bool,
-    /// Where a rematch of the finished game stands (absent: none offered).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rematch: Option<RematchJson>,
-    /// The current position (Merge-FEN).
-    pub fen: String,
-    /// The last move (Merge-UCI).
-    pub last_move: Option<String>,
-    /// Whether the side to move is in check.
-    pub check: bool,
-    /// `white` or `black`: who is to move.
-    pub turn: &'static str,
-    /// What a finished rated game changed each rating by (lichess's
-    /// `ratingDiff` of the end of a game); absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rating_diff: Option<RatingDiffJson>,
-    /// Number of moves played.
-    pub ply: i64,
-    /// The game's version: 1 at creation, one more after every change.
-    pub version: i64,
-    /// The moves played, in the readable notation (as `moves`, one each).
-    #[schema(value_type = Vec<String>)]
-    pub san: Words,
-    /// The legal moves of the side to move (empty once the game is over):
-    /// with these a page draws the position without asking again.
-    pub legal_moves: Vec<LegalMoveJson>,
-}
-
-/// A rematch's state: offered by one side, declined, or accepted (the new
-/// game). Exactly one field is present.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RematchJson {
-    /// `white` or `black`: who offers it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub by: Option<&'static str>,
-    /// True when the offer was declined.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub declined: Option<bool>,
-    /// The new game's id, once accepted.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub game_id: Option<String>,
-}
-
-impl RematchJson {
-    /// The JSON of a stored rematch state.
-    pub fn of(r: &store::Rematch) -> RematchJson {
-        let mut j = RematchJson {
-            by: None,
-            declined: None,
-            game_id: None,
-        };
-        match r {
-            store::Rematch::Offered(c) => j.by = Some(c.name()),
-            store::Rematch::Declined => j.declined = Some(true),
-            store::Rematch::Next(id) => j.game_id = Some(id.to_string()),
-        }
-        j
+/// The JSON of a stored rematch state.
+pub fn rematch_json(r: &store::Rematch) -> RematchJson {
+    let mut j = RematchJson::default();
+    match r {
+        store::Rematch::Offered(c) => j.by = Some(Word::of(c.name())),
+        store::Rematch::Declined => j.declined = Some(true),
+        store::Rematch::Next(id) => j.game_id = Some(id.to_string()),
     }
-}
-
-/// The first line of a board stream.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct GameFullJson {
-    /// Always `gameFull`.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// The game's id.
-    pub id: String,
-    /// The variant.
-    pub variant: VariantJson,
-    /// Always `correspondence`.
-    pub speed: &'static str,
-    /// The perf.
-    pub perf: PerfJson,
-    /// Whether the game is rated.
-    pub rated: bool,
-    /// Milliseconds since the Unix epoch.
-    pub created_at: i64,
-    /// White.
-    pub white: PlayerJson,
-    /// Black.
-    pub black: PlayerJson,
-    /// `startpos` or a Merge-FEN.
-    pub initial_fen: String,
-    /// The current state.
-    pub state: GameStateJson,
-}
-
-/// A legal move, in both notations.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct LegalMoveJson {
-    /// Merge-UCI.
-    pub uci: String,
-    /// Readable notation.
-    pub san: String,
+    j
 }
 
 /// Room for one serialised [`LegalMoveJson`] (`{"uci":"Pe7e8q","san":"P/e7e8=Q+"},`
 /// is 35 bytes; most are under 30).
 const LEGAL_MOVE_JSON_LEN: usize = 32;
 
-impl LegalMoveJson {
-    /// Every legal move of `pos`, in the generator's order.
-    pub fn all(pos: &Position) -> Vec<LegalMoveJson> {
-        let legal = pos.legal_moves();
-        legal
-            .iter()
-            .map(|&m| {
-                let mut uci = String::with_capacity(6);
-                m.write_uci(&mut uci);
-                let mut san = String::with_capacity(10);
-                pos.write_san_among(m, &legal, &mut san);
-                LegalMoveJson { uci, san }
-            })
-            .collect()
-    }
+/// Every legal move of `pos`, in the generator's order.
+pub fn legal_moves(pos: &Position) -> Vec<LegalMoveJson> {
+    let legal = pos.legal_moves();
+    legal
+        .iter()
+        .map(|&m| {
+            let mut uci = String::with_capacity(6);
+            m.write_uci(&mut uci);
+            let mut san = String::with_capacity(10);
+            pos.write_san_among(m, &legal, &mut san);
+            LegalMoveJson { uci, san }
+        })
+        .collect()
+}
 
-    /// `serde_json::to_string(&LegalMoveJson::all(pos))`, byte for byte,
-    /// written into one `String`: this runs after every move of every
-    /// game, where the `Vec`, two `String`s a move and serde's pass cost
-    /// more than the notation itself.
-    pub fn json_of(pos: &Position) -> String {
-        let mut out = String::new();
-        LegalMoveJson::write_json_of(pos, &mut out);
-        out
-    }
-
-    /// Appends [`LegalMoveJson::json_of`] to `out`.
-    fn write_json_of(pos: &Position, out: &mut String) {
-        let legal = pos.legal_moves();
-        out.reserve(2 + legal.len() * LEGAL_MOVE_JSON_LEN);
-        out.push('[');
-        for (i, &m) in legal.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str("{\"uci\":\"");
-            let uci = out.len();
-            m.write_uci(out);
-            debug_assert!(is_notation(&out[uci..]), "{}", &out[uci..]);
-            out.push_str("\",\"san\":\"");
-            let san = out.len();
-            pos.write_san_among(m, &legal, out);
-            debug_assert!(is_notation(&out[san..]), "{}", &out[san..]);
-            out.push_str("\"}");
+/// `serde_json::to_string(&legal_moves(pos))`, byte for byte, written
+/// into one `String`: this runs after every move of every game, where the
+/// `Vec`, two `String`s a move and serde's pass cost more than the
+/// notation itself.
+pub fn legal_moves_json(pos: &Position) -> String {
+    let legal = pos.legal_moves();
+    let mut out = String::with_capacity(2 + legal.len() * LEGAL_MOVE_JSON_LEN);
+    out.push('[');
+    for (i, &m) in legal.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
         }
-        out.push(']');
+        out.push_str("{\"uci\":\"");
+        let uci = out.len();
+        m.write_uci(&mut out);
+        debug_assert!(is_notation(&out[uci..]), "{}", &out[uci..]);
+        out.push_str("\",\"san\":\"");
+        let san = out.len();
+        pos.write_san_among(m, &legal, &mut out);
+        debug_assert!(is_notation(&out[san..]), "{}", &out[san..]);
+        out.push_str("\"}");
     }
+    out.push(']');
+    out
+}
+
+/// The legal moves of `pos` as a state holds them ([`legal_moves_json`]).
+pub fn state_legal_moves(pos: &Position) -> LegalMoves {
+    LegalMoves::from_json(legal_moves_json(pos)).expect("legal moves are JSON")
 }
 
 /// Whether `s` holds only what notation is made of (letters, digits,
@@ -602,7 +349,7 @@ pub struct GameJson {
     /// The current position (Merge-FEN).
     pub fen: String,
     /// `white` or `black`.
-    pub turn: &'static str,
+    pub turn: Word,
     /// Number of moves played.
     pub ply: i64,
     /// The game's version (see the live channel).
@@ -611,7 +358,7 @@ pub struct GameJson {
     #[schema(value_type = String)]
     pub status: GameStatus,
     /// `white` or `black` when the game has a winner.
-    pub winner: Option<&'static str>,
+    pub winner: Option<Word>,
     /// Why the game ended, in words.
     pub reason: Option<String>,
     /// The moves played, Merge-UCI.
@@ -634,7 +381,8 @@ pub struct GameJson {
     /// Black.
     pub black: PlayerJson,
     /// The legal moves of the side to move (empty once the game is over).
-    pub legal_moves: Vec<LegalMoveJson>,
+    #[schema(value_type = Vec<LegalMoveJson>)]
+    pub legal_moves: LegalMoves,
     /// Your colour, when you play in this game.
     pub you: Option<&'static str>,
     /// Milliseconds since the Unix epoch.
@@ -721,77 +469,6 @@ pub struct ExportJson {
     pub analysis: Option<Vec<PlyAnalysisJson>>,
 }
 
-/// An opponent, in the list of ongoing games.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct OpponentJson {
-    /// Lower-cased name (absent for the computer).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// The name to show.
-    pub username: String,
-    /// The computer's level.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ai: Option<u8>,
-    /// Their rating in the game's variant.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rating: Option<i64>,
-    /// Present (true) while that rating is provisional.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub provisional: bool,
-}
-
-/// A status word as lichess nests it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct StatusJson {
-    /// The status word.
-    #[schema(value_type = String)]
-    pub name: GameStatus,
-}
-
-/// A game seen by one of its players (`/api/account/playing`, `gameStart`, `gameFinish`).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct NowPlayingJson {
-    /// The game's id.
-    pub game_id: String,
-    /// The game's id (we have no secret player ids).
-    pub full_id: String,
-    /// The game's id.
-    pub id: String,
-    /// Your colour.
-    pub color: &'static str,
-    /// The current position.
-    pub fen: String,
-    /// Whether you have moved in this game.
-    pub has_moved: bool,
-    /// Whether it is your move.
-    pub is_my_turn: bool,
-    /// Untimed: always 2147483 (lichess-bot reads it).
-    pub seconds_left: i64,
-    /// The last move, Merge-UCI (empty before the first).
-    pub last_move: String,
-    /// When the game last changed (its last move, or a draw offer), ms:
-    /// where it is your move, how long the opponent has waited.
-    pub last_move_at: i64,
-    /// Your opponent.
-    pub opponent: OpponentJson,
-    /// Always `correspondence`.
-    pub perf: &'static str,
-    /// Whether the game is rated.
-    pub rated: bool,
-    /// `friend`, `lobby` or `ai`.
-    pub source: &'static str,
-    /// Always `correspondence`.
-    pub speed: &'static str,
-    /// The status.
-    pub status: StatusJson,
-    /// `white` or `black` when the game has a winner.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub winner: Option<&'static str>,
-    /// The variant.
-    pub variant: VariantJson,
-}
-
 /// `GET /api/account/playing`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -805,32 +482,52 @@ pub struct NowPlayingListJson {
 pub fn game_state(game: &store::Game, pos: &Position) -> GameStateJson {
     let mut state = game_state_without_legal_moves(game, pos);
     if game.is_ongoing() {
-        state.legal_moves = LegalMoveJson::all(pos);
+        state.legal_moves = state_legal_moves(pos);
     }
     state
+}
+
+/// An event's text, as the store keeps it and followers are sent it.
+pub fn event_text<T: Serialize>(event: &T) -> String {
+    // The events are plain structs of strings, numbers and lists: writing
+    // them into a `String` cannot fail.
+    serde_json::to_string(event).expect("an event serialises")
+}
+
+/// A game status as the wire writes it.
+pub fn status_json(s: GameStatus) -> chessmerge_wire::GameStatus {
+    use chessmerge_wire::GameStatus as W;
+    match s {
+        GameStatus::Started => W::Started,
+        GameStatus::Aborted => W::Aborted,
+        GameStatus::Mate => W::Mate,
+        GameStatus::Resign => W::Resign,
+        GameStatus::Stalemate => W::Stalemate,
+        GameStatus::Draw => W::Draw,
+    }
 }
 
 /// [`game_state`] with an empty `legal_moves`.
 fn game_state_without_legal_moves(game: &store::Game, pos: &Position) -> GameStateJson {
     GameStateJson {
-        kind: "gameState",
+        kind: Default::default(),
         moves: game.moves.clone(),
         wtime: UNLIMITED_TIME,
         btime: UNLIMITED_TIME,
         winc: 0,
         binc: 0,
-        status: game.status,
-        winner: game.winner.map(Color::name),
+        status: status_json(game.status),
+        winner: game.winner.map(|c| Word::of(c.name())),
         reason: game.status_reason.clone(),
         wdraw: game.draw_offer == Some(Color::White),
         bdraw: game.draw_offer == Some(Color::Black),
         wtakeback: game.takeback_offer == Some(Color::White),
         btakeback: game.takeback_offer == Some(Color::Black),
-        rematch: game.rematch.as_ref().map(RematchJson::of),
+        rematch: game.rematch.as_ref().map(rematch_json),
         fen: game.fen.clone(),
         last_move: game.last_move().map(str::to_owned),
         check: pos.is_check(),
-        turn: game.turn().name(),
+        turn: Word::of(game.turn().name()),
         rating_diff: game
             .white_rating
             .zip(game.black_rating)
@@ -841,32 +538,9 @@ fn game_state_without_legal_moves(game: &store::Game, pos: &Position) -> GameSta
         ply: game.ply,
         version: game.version,
         san: Words(game.san.clone()),
-        legal_moves: Vec::new(),
+        legal_moves: LegalMoves::default(),
     }
 }
-
-/// Space-separated words serialised as a JSON array of strings: a state's
-/// move list is written for every move, and splitting it into a string
-/// each first made as many allocations as the game has plies.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Words(pub String);
-
-impl Words {
-    /// The words, in order.
-    pub fn list(&self) -> Vec<String> {
-        self.0.split_ascii_whitespace().map(str::to_owned).collect()
-    }
-}
-
-impl Serialize for Words {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.split_ascii_whitespace())
-    }
-}
-
-/// The end of a serialised [`GameStateJson`] whose legal moves were left
-/// out (`legalMoves` is its last field).
-const NO_LEGAL_MOVES: &str = "\"legalMoves\":[]}";
 
 /// A game's state as its event is stored, and as followers on this node
 /// get it. The stored copy leaves out the legal moves (two thirds of a
@@ -882,57 +556,43 @@ pub struct StateEvent {
 
 impl StateEvent {
     /// Both forms of the state of `game`, whose position is `pos` (the
-    /// [`game_state`], its legal moves written straight into the live form).
+    /// [`game_state`]).
     pub fn of(game: &store::Game, pos: &Position) -> serde_json::Result<StateEvent> {
-        let stored = serde_json::to_string(&game_state_without_legal_moves(game, pos))?;
-        let live = game
-            .is_ongoing()
-            .then(|| with_legal_moves(&stored, |out| LegalMoveJson::write_json_of(pos, out)))
-            // Only an empty array ("[]" again) leaves the length as it was.
-            .filter(|live| live.len() != stored.len());
+        let mut state = game_state_without_legal_moves(game, pos);
+        let stored = serde_json::to_string(&state)?;
+        let mut live = None;
+        if game.is_ongoing() {
+            state.legal_moves = state_legal_moves(pos);
+            // Only an empty list leaves the state as it was stored.
+            if !state.legal_moves.is_empty() {
+                live = Some(serde_json::to_string(&state)?);
+            }
+        }
         Ok(StateEvent { stored, live })
     }
 }
 
-/// `stored` (ending in [`NO_LEGAL_MOVES`]) with the JSON array `write`
-/// appends as its legal moves (written in place: no copy of the array).
-fn with_legal_moves(stored: &str, write: impl FnOnce(&mut String)) -> String {
-    let head = &stored[..stored.len() - "[]}".len()];
-    let mut s = String::with_capacity(head.len() + 1);
-    s.push_str(head);
-    write(&mut s);
-    s.push('}');
-    s
-}
-
 /// A game event as followers get it: a stored state of an ongoing game
 /// gets its legal moves back (computed from its position); anything else
-/// (a whole state, a finished game's, another kind of event, a state
-/// stored before states were stored without them) is returned as it is.
-pub fn complete_state(payload: Arc<str>, variant: Variant) -> Arc<str> {
-    #[derive(serde::Deserialize)]
-    struct Head<'a> {
-        #[serde(rename = "type")]
-        kind: Option<&'a str>,
-        status: Option<&'a str>,
-        fen: Option<&'a str>,
-    }
-    if !payload.ends_with(NO_LEGAL_MOVES) {
-        return payload;
-    }
-    let Ok(Head {
-        kind: Some("gameState"),
-        status: Some("started"),
-        fen: Some(fen),
-    }) = serde_json::from_str::<Head>(&payload)
-    else {
-        return payload;
+/// (a whole state, a finished game's, another kind of event) is returned
+/// as it is.
+pub fn complete_state(event: Event<GameEvent>, variant: Variant) -> Event<GameEvent> {
+    let GameEvent::GameState(state) = event.value() else {
+        return event;
     };
-    let Ok(pos) = Position::from_fen(variant, fen) else {
-        tracing::warn!(fen, "a stored state whose position does not read");
-        return payload;
+    if !state.status.is_ongoing() || !state.legal_moves.is_empty() {
+        return event;
+    }
+    let pos = match Position::from_fen(variant, &state.fen) {
+        Ok(pos) => pos,
+        Err(e) => {
+            tracing::warn!(fen = state.fen, error = %e, "a stored state whose position does not read");
+            return event;
+        }
     };
-    with_legal_moves(&payload, |out| LegalMoveJson::write_json_of(&pos, out)).into()
+    let mut state = state.clone();
+    state.legal_moves = state_legal_moves(&pos);
+    Event::new(GameEvent::GameState(state)).unwrap_or(event)
 }
 
 /// `startpos` for the usual start, else the Merge-FEN.
@@ -947,11 +607,11 @@ pub fn initial_fen_json(game: &store::Game) -> String {
 /// The game's `gameFull` JSON, around its current `state`.
 pub fn game_full(game: &store::Game, players: &Players, state: GameStateJson) -> GameFullJson {
     GameFullJson {
-        kind: "gameFull",
+        kind: Default::default(),
         id: game.id.to_string(),
-        variant: game.variant.into(),
-        speed: "correspondence",
-        perf: PERF,
+        variant: variant_json(game.variant),
+        speed: Word::of("correspondence"),
+        perf: PerfJson::CORRESPONDENCE,
         rated: game.rated,
         created_at: game.created_at,
         white: with_game_rating(&players.white, game.white_rating),
@@ -991,7 +651,7 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
         game_id: game.id.to_string(),
         full_id: game.id.to_string(),
         id: game.id.to_string(),
-        color: color.name(),
+        color: Word::of(color.name()),
         fen: game.fen.clone(),
         has_moved,
         is_my_turn: game.is_ongoing() && game.turn() == color,
@@ -1005,13 +665,15 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
             rating: opp.rating,
             provisional: opp.provisional,
         },
-        perf: "correspondence",
+        perf: Word::of("correspondence"),
         rated: game.rated,
-        source: source_of(game),
-        speed: "correspondence",
-        status: StatusJson { name: game.status },
-        winner: game.winner.map(Color::name),
-        variant: game.variant.into(),
+        source: Word::of(source_of(game)),
+        speed: Word::of("correspondence"),
+        status: StatusJson {
+            name: status_json(game.status),
+        },
+        winner: game.winner.map(|c| Word::of(c.name())),
+        variant: variant_json(game.variant),
     }
 }
 
@@ -1080,9 +742,9 @@ mod tests {
     fn the_legal_moves_json_is_serde_s_byte_for_byte() {
         let mut seen = String::new();
         for pos in positions() {
-            let all = LegalMoveJson::all(&pos);
+            let all = legal_moves(&pos);
             let expected = serde_json::to_string(&all).unwrap();
-            assert_eq!(LegalMoveJson::json_of(&pos), expected, "{}", pos.fen());
+            assert_eq!(legal_moves_json(&pos), expected, "{}", pos.fen());
             // `all` as it was built before the rules' writers.
             let before: Vec<(String, String)> = pos
                 .legal_moves_with_san()
@@ -1101,7 +763,7 @@ mod tests {
     /// The live state and the stored one completed again are both the
     /// whole state as serde writes it.
     #[test]
-    fn a_state_s_legal_moves_are_spliced_in_as_serde_writes_them() {
+    fn a_stored_state_completed_is_the_whole_state() {
         for pos in positions() {
             let ongoing = !pos.legal_moves().is_empty();
             let row = store::Game {
@@ -1127,8 +789,8 @@ mod tests {
                 assert_eq!(event.live, None);
                 assert_eq!(event.stored, whole);
             }
-            let completed = complete_state(event.stored.into(), pos.variant());
-            assert_eq!(&*completed, whole, "{}", pos.fen());
+            let completed = complete_state(Event::parse(&event.stored).unwrap(), pos.variant());
+            assert_eq!(completed.text(), whole, "{}", pos.fen());
         }
     }
 }

@@ -7,6 +7,10 @@
 //!
 //! Adding a module: give it a floor in [`FLOORS`] (the test fails on a file
 //! or a `crate::` name it does not know).
+//!
+//! The wire types (`crates/wire`) are below the server and the store: that
+//! crate depends on no crate of the workspace, and the server reaches it
+//! through `views` only (the shapes floor re-exports it).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -292,6 +296,47 @@ fn the_store_reader_sees_fields_types_and_accessors() {
             "calls `.store()`"
         ]
     );
+}
+
+#[test]
+fn the_wire_crate_is_below_the_server_and_the_store() {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let wire = server.join("../wire");
+    let manifest = fs::read_to_string(wire.join("Cargo.toml")).expect("the wire crate's manifest");
+    let mut faults = Vec::new();
+    let mut section = String::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.to_owned();
+        } else if section.contains("dependencies") && line.starts_with("chessmerge") {
+            faults.push(format!("crates/wire/Cargo.toml {section}: {line}"));
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&wire.join("src"), &mut files);
+    for file in &files {
+        let text = fs::read_to_string(file).expect("readable source file");
+        if text.contains("chessmerge_") {
+            faults.push(format!(
+                "{}: names a crate of the workspace",
+                file.display()
+            ));
+        }
+    }
+    // In the server, only the shapes floor names it.
+    let src = server.join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    for file in &files {
+        let text = fs::read_to_string(file).expect("readable source file");
+        if module_of(&src, file) != "views" && text.contains("chessmerge_wire") {
+            faults.push(format!(
+                "{}: names `chessmerge_wire` (use `crate::views`)",
+                file.display()
+            ));
+        }
+    }
+    assert!(faults.is_empty(), "wire faults:\n{}", faults.join("\n"));
 }
 
 #[test]

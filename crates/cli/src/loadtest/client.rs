@@ -10,7 +10,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::args::Transport;
 use super::shared::Shared;
-use super::wire::{Incoming, OutFrame, parse_frame, parse_line};
+use super::wire::{Incoming, OutFrame, message, parse_frame, parse_line};
 
 /// The password every simulated player registers with.
 const PASSWORD: &str = "loadtest password";
@@ -144,15 +144,8 @@ impl Conn {
                 .await
                 .map_err(|_| "timeout: socket connect".to_owned())?
                 .map_err(|e| format!("socket connect: {e}"))?;
-                let sub = OutFrame {
-                    t: "sub",
-                    id: game,
-                    v: after,
-                    u: None,
-                    ply: None,
-                    a: None,
-                };
-                tokio::time::timeout(sh.timeout, ws.send(sub.message()))
+                let sub = OutFrame::Sub { id: game, v: after };
+                tokio::time::timeout(sh.timeout, ws.send(message(&sub)))
                     .await
                     .map_err(|_| "timeout: socket send".to_owned())?
                     .map_err(|e| format!("socket send: {e}"))?;
@@ -246,15 +239,14 @@ impl Conn {
         let Conn::Ws(ws) = self else {
             unreachable!("moves go over the socket only on WebSocket games")
         };
-        let frame = OutFrame {
-            t: "move",
+        let frame = OutFrame::Move {
             id: game,
-            v: None,
-            u: Some(uci),
+            u: uci,
             ply: Some(ply),
+            draw: false,
             a: Some(a),
         };
-        tokio::time::timeout(limit, ws.send(frame.message()))
+        tokio::time::timeout(limit, ws.send(message(&frame)))
             .await
             .map_err(|_| "timeout: socket send".to_owned())?
             .map_err(|e| format!("socket send: {e}"))

@@ -14,28 +14,28 @@ use super::args::Transport;
 use super::client::{Conn, Player, error_text, post_ok, send};
 use super::rng::Rng;
 use super::shared::{GameRecord, MoveKind, Shared};
-use super::wire::{GameJson, Incoming, PlayerJson};
+use super::wire::Incoming;
+use chessmerge_wire::{GameFullJson, GameStateJson, LegalMoveJson, PlayerJson};
 
 /// Chooses among the legal moves the server listed, leaning towards merges
 /// (a move onto a friendly unit) and splits (Merge-UCI with an upper-case
 /// first letter: one piece leaves its pair), so pairs form and part often.
-fn choose(rng: &mut Rng, variant: Variant, state: &GameJson) -> Option<(String, MoveKind)> {
-    let legal = &state.legal_moves;
+fn choose(
+    rng: &mut Rng,
+    variant: Variant,
+    fen: &str,
+    legal: &[LegalMoveJson],
+) -> Option<(String, MoveKind)> {
     if legal.is_empty() {
         return None;
     }
     // The position, parsed once and only when a merge is to be told apart.
     let pos = std::cell::OnceCell::new();
     let is_merge = |u: &str| {
-        pos.get_or_init(|| {
-            state
-                .fen
-                .as_deref()
-                .and_then(|f| Position::from_fen(variant, f).ok())
-        })
-        .as_ref()
-        .and_then(|p: &Position| p.parse_uci(u).ok().map(|m| p.is_merge(m)))
-        .unwrap_or(false)
+        pos.get_or_init(|| Position::from_fen(variant, fen).ok())
+            .as_ref()
+            .and_then(|p: &Position| p.parse_uci(u).ok().map(|m| p.is_merge(m)))
+            .unwrap_or(false)
     };
     let is_split = |u: &str| u.starts_with(|c: char| c.is_ascii_uppercase());
     let kind_of = |u: &str| {
@@ -51,20 +51,20 @@ fn choose(rng: &mut Rng, variant: Variant, state: &GameJson) -> Option<(String, 
     let pool: Vec<&str> = if roll < 25 {
         legal
             .iter()
-            .map(|m| &*m.uci)
+            .map(|m| m.uci.as_str())
             .filter(|u| is_merge(u))
             .collect()
     } else if roll < 45 {
         legal
             .iter()
-            .map(|m| &*m.uci)
+            .map(|m| m.uci.as_str())
             .filter(|u| is_split(u))
             .collect()
     } else {
         Vec::new()
     };
     let u = if pool.is_empty() {
-        &*rng.pick(legal).uci
+        rng.pick(legal).uci.as_str()
     } else {
         *rng.pick(&pool)
     };
@@ -111,8 +111,8 @@ struct Seat<'a> {
     last_version: i64,
     /// The moves pushed to this player, in order.
     seen: Vec<String>,
-    /// The latest state.
-    state: GameJson,
+    /// The latest state (none before the `gameFull`).
+    state: Option<Box<GameStateJson>>,
     /// Moves seen since the connection was opened.
     since_open: u32,
     acks: i64,
@@ -145,9 +145,7 @@ impl<'a> Seat<'a> {
                 _ => {}
             }
         };
-        let plays = |p: &Option<PlayerJson>| {
-            p.as_ref().and_then(|p| p.id.as_deref()) == Some(player.id.as_str())
-        };
+        let plays = |p: &PlayerJson| p.id.as_deref() == Some(player.id.as_str());
         let color = if plays(&full.white) {
             "white"
         } else if plays(&full.black) {
@@ -166,7 +164,7 @@ impl<'a> Seat<'a> {
             resumed: false,
             last_version: 0,
             seen: Vec::new(),
-            state: GameJson::default(),
+            state: None,
             since_open: 0,
             acks: 0,
             pending: None,
@@ -181,15 +179,9 @@ impl<'a> Seat<'a> {
 
     /// A `gameFull`'s state: the moves it lists must extend those seen
     /// (after an ndjson reconnection, the ones missed are taken from it).
-    fn on_full(&mut self, full: GameJson) {
-        let st = full.state.map_or_else(GameJson::default, |st| *st);
-        let moves: Vec<String> = st
-            .moves
-            .as_deref()
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
+    fn on_full(&mut self, full: Box<GameFullJson>) {
+        let st = Box::new(full.state);
+        let moves: Vec<String> = st.moves.split_whitespace().map(str::to_owned).collect();
         if !moves.starts_with(&self.seen) {
             self.sh.error(
                 "gameFull does not extend the moves seen",
@@ -205,15 +197,14 @@ impl<'a> Seat<'a> {
         }
         self.seen = moves;
         self.stale = false;
-        self.last_version = st.version.unwrap_or(0);
-        self.state = st;
+        self.last_version = st.version;
+        self.state = Some(st);
     }
 
     /// A pushed `gameState`: must be the next version; a new ply appends
     /// its move to those seen.
-    fn on_state(&mut self, mut st: GameJson, at: Instant) {
-        let v = st.version.unwrap_or(-1);
-        let ply = st.ply.unwrap_or(-1);
+    fn on_state(&mut self, mut st: Box<GameStateJson>, at: Instant) {
+        let (v, ply) = (st.version, st.ply);
         if v <= self.last_version {
             self.sh.error(
                 "duplicate state",
@@ -237,8 +228,7 @@ impl<'a> Seat<'a> {
         self.stale = false;
         let n = self.seen.len() as i64;
         if ply == n + 1 {
-            self.seen
-                .push(st.last_move.take().map(String::from).unwrap_or_default());
+            self.seen.push(st.last_move.take().unwrap_or_default());
             self.since_open += 1;
             let submitted = self.g.submitted.lock().unwrap().get(&ply).copied();
             if let Some((t0, by)) = submitted {
@@ -259,15 +249,22 @@ impl<'a> Seat<'a> {
                 format!("game {}: ply {ply} after {n} moves seen", self.g.id),
             );
         }
-        self.state = st;
+        self.state = Some(st);
+    }
+
+    /// Whether the latest state has the game going.
+    fn started(&self) -> bool {
+        self.state.as_ref().is_some_and(|s| s.status.is_ongoing())
     }
 
     fn my_turn(&self) -> bool {
         self.pending.is_none()
             && !self.stale
-            && self.state.is_started()
-            && self.state.turn.as_deref() == Some(self.color.as_str())
-            && self.state.ply == Some(self.seen.len() as i64)
+            && self.state.as_ref().is_some_and(|s| {
+                s.status.is_ongoing()
+                    && s.turn == self.color.as_str()
+                    && s.ply == self.seen.len() as i64
+            })
     }
 
     /// Drops the connection and opens another: a WebSocket resubscribes
@@ -316,7 +313,11 @@ impl<'a> Seat<'a> {
         if let Some(c) = self.conn.take() {
             c.close().await;
         }
-        let status = self.state.status.as_deref().unwrap_or("?").to_owned();
+        let status = self
+            .state
+            .as_ref()
+            .map_or("?", |s| s.status.as_str())
+            .to_owned();
         if !ok {
             self.g.stop.send_replace(Some(-1));
         }
@@ -329,7 +330,7 @@ impl<'a> Seat<'a> {
 
     async fn run(&mut self, stop: &mut watch::Receiver<Option<i64>>, rng: &mut Rng) -> bool {
         loop {
-            if !self.state.is_started() && self.pending.is_none() {
+            if !self.started() && self.pending.is_none() {
                 return true;
             }
             let stop_at = *stop.borrow_and_update();
@@ -358,7 +359,7 @@ impl<'a> Seat<'a> {
                     .sh
                     .reconnect_every
                     .is_some_and(|k| self.since_open >= k)
-                && self.state.is_started()
+                && self.started()
             {
                 // The opponent is to move: what it plays meanwhile must come
                 // through the new connection.
@@ -420,7 +421,7 @@ impl<'a> Seat<'a> {
                     }
                 }
                 Ok((Incoming::End, _)) => {
-                    if self.state.is_started() {
+                    if self.started() {
                         self.sh.fault(
                             "stream ended before the game did",
                             format!("game {}", self.g.id),
@@ -512,7 +513,12 @@ impl<'a> Seat<'a> {
             self.stale = true;
             return true;
         }
-        let Some((uci, kind)) = choose(rng, self.g.variant, &self.state) else {
+        let state = self.state.as_deref();
+        let legal = state.map(|s| s.legal_moves.list().unwrap_or_default());
+        let chosen = state
+            .zip(legal.as_deref())
+            .and_then(|(s, legal)| choose(rng, self.g.variant, &s.fen, legal));
+        let Some((uci, kind)) = chosen else {
             sh.error(
                 "no legal moves in a started game",
                 format!("game {id}: {:?}", self.state),
@@ -708,14 +714,14 @@ mod tests {
         let legal: Vec<Value> = pos
             .legal_moves()
             .iter()
-            .map(|m| json!({ "uci": m.to_string() }))
+            .map(|m| json!({ "uci": m.to_string(), "san": "" }))
             .collect();
         json!({ "fen": pos.fen(), "legalMoves": legal })
     }
 
-    /// `state` read as the players read it.
-    fn typed(state: &Value) -> GameJson {
-        serde_json::from_value(state.clone()).unwrap()
+    /// `state`'s legal moves read as the players read them.
+    fn typed(state: &Value) -> Vec<LegalMoveJson> {
+        serde_json::from_value(state["legalMoves"].clone()).unwrap()
     }
 
     #[test]
@@ -733,7 +739,8 @@ mod tests {
         let (mut merges, mut splits) = (0, 0);
         let draws = 1000;
         for _ in 0..draws {
-            let (u, kind) = choose(&mut rng, Variant::ChessMerge, &parsed).unwrap();
+            let fen = state["fen"].as_str().unwrap();
+            let (u, kind) = choose(&mut rng, Variant::ChessMerge, fen, &parsed).unwrap();
             assert!(
                 legal.contains(&u.as_str()),
                 "{u} is not among the legal moves"
@@ -775,6 +782,6 @@ mod tests {
         assert!(want_merges > merge_share + 0.05 && want_splits > split_share + 0.1);
         // A finished game lists no moves: nothing to choose.
         let over = typed(&json!({"legalMoves": []}));
-        assert!(choose(&mut rng, Variant::ChessMerge, &over).is_none());
+        assert!(choose(&mut rng, Variant::ChessMerge, "", &over).is_none());
     }
 }

@@ -1,61 +1,10 @@
-//! What the server pushes, read into the few fields the players use: the rest
-//! of a state (the move list in readable notation, the legal moves' names,
-//! the clocks, the players' details) is skipped without building anything.
-//! And the frames a player sends.
+//! What the server pushes, read with the server's own wire types
+//! (`chessmerge_wire`): a game's `gameFull` and its states, over ndjson or
+//! the socket, and the frames a player sends.
 
-use serde::{Deserialize, Serialize};
+use chessmerge_wire::{ClientFrame, GameEvent, GameFullJson, GameLine, GameStateJson};
+use serde::Deserialize;
 use tokio_tungstenite::tungstenite::Message;
-
-/// A `gameFull` or a `gameState` (an ndjson line, or a socket frame's `d`),
-/// or a `gameFull`'s `state`: one shape for all three, every field
-/// optional, since each reads only its own.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct GameJson {
-    /// `type`: what an ndjson line is.
-    #[serde(rename = "type")]
-    kind: Option<LineKind>,
-    /// A `gameFull`'s players and state.
-    pub(super) white: Option<PlayerJson>,
-    pub(super) black: Option<PlayerJson>,
-    pub(super) state: Option<Box<GameJson>>,
-    /// A state's fields.
-    pub(super) moves: Option<Box<str>>,
-    pub(super) version: Option<i64>,
-    pub(super) ply: Option<i64>,
-    pub(super) last_move: Option<Box<str>>,
-    pub(super) status: Option<Box<str>>,
-    pub(super) turn: Option<Box<str>>,
-    pub(super) fen: Option<Box<str>>,
-    #[serde(default)]
-    pub(super) legal_moves: Vec<LegalMoveJson>,
-}
-
-impl GameJson {
-    pub(super) fn is_started(&self) -> bool {
-        self.status.as_deref() == Some("started")
-    }
-}
-
-#[derive(Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-enum LineKind {
-    GameFull,
-    GameState,
-    /// `chatLine`, `opponentGone`, ...: not read.
-    #[serde(other)]
-    Other,
-}
-
-#[derive(Debug, Deserialize)]
-pub(super) struct PlayerJson {
-    pub(super) id: Option<Box<str>>,
-}
-
-#[derive(Debug, Deserialize)]
-pub(super) struct LegalMoveJson {
-    pub(super) uci: Box<str>,
-}
 
 /// What a socket frame's `t` says.
 #[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
@@ -72,13 +21,13 @@ enum FrameKind {
 
 /// A socket frame, `{"t":..,"id":..,"v":..,"d":{..}}` or an ack or an
 /// error. Read in one pass when `t` comes before `d` (as the server sends
-/// it): `d` is then read as a [`GameJson`] only for a game frame, and
+/// it): `d` is then read as the game's type only for a game frame, and
 /// skipped otherwise; a `d` that comes before `t` is skipped and the frame
 /// read again ([`parse_frame`]).
 #[derive(Default)]
 struct Frame {
     kind: Option<FrameKind>,
-    d: Option<GameJson>,
+    d: Option<GameLine>,
     /// `d` came before `t`: skipped.
     d_unread: bool,
     a: Option<i64>,
@@ -115,7 +64,7 @@ impl<'de> Deserialize<'de> for Frame {
                         Field::T => frame.kind = map.next_value()?,
                         Field::D => match frame.kind {
                             Some(FrameKind::GameFull | FrameKind::GameState) => {
-                                frame.d = map.next_value()?;
+                                frame.d = Some(map.next_value()?);
                             }
                             kind => {
                                 map.next_value::<serde::de::IgnoredAny>()?;
@@ -147,79 +96,65 @@ fn malformed(what: &str, e: &serde_json::Error) -> String {
     }
 }
 
+/// What a game's full description or event delivers, `None` for events
+/// the players do not read (an analysis's progress).
+fn incoming(line: GameLine) -> Option<Incoming> {
+    match line {
+        GameLine::Full(full) => Some(Incoming::Full(full)),
+        GameLine::Event(GameEvent::GameState(state)) => Some(Incoming::State(Box::new(state))),
+        GameLine::Event(_) => None,
+    }
+}
+
 /// A socket text frame: what it delivers, `None` for frames the players
 /// do not read.
 pub(super) fn parse_frame(text: &str) -> Result<Option<Incoming>, String> {
     const WHAT: &str = "socket: a frame";
     let f: Frame = serde_json::from_str(text).map_err(|e| malformed(WHAT, &e))?;
-    let d = || -> Result<GameJson, String> {
-        if !f.d_unread {
-            return Ok(GameJson::default());
+    let d = || -> Result<Option<Incoming>, String> {
+        if let Some(d) = f.d {
+            return Ok(incoming(d));
         }
         #[derive(Deserialize)]
-        struct Body {
-            d: GameJson,
+        struct Later {
+            d: GameLine,
         }
-        let b: Body = serde_json::from_str(text).map_err(|e| malformed(WHAT, &e))?;
-        Ok(b.d)
+        let b: Later = serde_json::from_str(text).map_err(|e| malformed(WHAT, &e))?;
+        Ok(incoming(b.d))
     };
-    Ok(Some(match f.kind {
-        Some(FrameKind::GameFull) => Incoming::Full(match f.d {
-            Some(g) => g,
-            None => d()?,
-        }),
-        Some(FrameKind::GameState) => Incoming::State(match f.d {
-            Some(g) => g,
-            None => d()?,
-        }),
-        Some(FrameKind::Ack) => Incoming::Ack(f.a.unwrap_or(-1)),
-        Some(FrameKind::Error) => Incoming::Refused {
+    match f.kind {
+        Some(FrameKind::GameFull | FrameKind::GameState) => d(),
+        Some(FrameKind::Ack) => Ok(Some(Incoming::Ack(f.a.unwrap_or(-1)))),
+        Some(FrameKind::Error) => Ok(Some(Incoming::Refused {
             a: f.a,
             status: f.status.unwrap_or(0) as u16,
             text: f.error.unwrap_or_default(),
-        },
-        Some(FrameKind::Other) | None => return Ok(None),
-    }))
+        })),
+        Some(FrameKind::Other) | None => Ok(None),
+    }
 }
 
 /// An ndjson line (not blank): what it delivers, `None` for lines the
 /// players do not read.
 pub(super) fn parse_line(line: &[u8]) -> Result<Option<Incoming>, String> {
-    let g: GameJson = serde_json::from_slice(line).map_err(|e| malformed("stream: a line", &e))?;
-    Ok(match g.kind {
-        Some(LineKind::GameFull) => Some(Incoming::Full(g)),
-        Some(LineKind::GameState) => Some(Incoming::State(g)),
-        Some(LineKind::Other) | None => None,
-    })
+    let g: GameLine = serde_json::from_slice(line).map_err(|e| malformed("stream: a line", &e))?;
+    Ok(incoming(g))
 }
 
 /// A socket frame the client sends: `sub` or `move`.
-#[derive(Serialize)]
-pub(super) struct OutFrame<'a> {
-    pub(super) t: &'static str,
-    pub(super) id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) v: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) u: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) ply: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) a: Option<i64>,
-}
+pub(super) type OutFrame<'a> = ClientFrame<&'a str, &'a str>;
 
-impl OutFrame<'_> {
-    pub(super) fn message(&self) -> Message {
-        Message::Text(serde_json::to_string(self).expect("plain fields").into())
-    }
+/// The frame as a WebSocket message.
+pub(super) fn message(frame: &OutFrame) -> Message {
+    Message::Text(serde_json::to_string(frame).expect("plain fields").into())
 }
 
 /// What a connection delivered.
 pub(super) enum Incoming {
     /// A `gameFull` (the whole object: players, `state`).
-    Full(GameJson),
+    Full(Box<GameFullJson>),
     /// A `gameState`.
-    State(GameJson),
+    State(Box<GameStateJson>),
     /// A WebSocket move's acknowledgement.
     Ack(i64),
     /// A WebSocket error frame; `a` when it answers a move.
@@ -240,7 +175,7 @@ mod tests {
 
     /// A state as the server pushes it after `moves` from the start: every
     /// field of `GameStateJson`, the legal moves with their names.
-    fn server_state(moves: &[&str], version: i64) -> Value {
+    fn server_state(moves: &[&str], version: i64) -> GameStateJson {
         let mut game = Game::new(Position::new(Variant::ChessMerge));
         for m in moves {
             game.play_uci(m).unwrap();
@@ -251,7 +186,7 @@ mod tests {
             .into_iter()
             .map(|(m, san)| json!({ "uci": m.to_string(), "san": san }))
             .collect();
-        json!({
+        let state = json!({
             "type": "gameState", "moves": moves.join(" "), "wtime": 2147483647,
             "btime": 2147483647, "winc": 0, "binc": 0, "status": "started",
             "wdraw": false, "bdraw": false, "wtakeback": false, "btakeback": false,
@@ -259,17 +194,18 @@ mod tests {
             "turn": if moves.len().is_multiple_of(2) { "white" } else { "black" },
             "ply": moves.len(), "version": version, "san": game.san_moves(),
             "legalMoves": legal,
-        })
+        });
+        serde_json::from_str(&state.to_string()).unwrap()
     }
 
-    /// The server's frame around `d` (`t` first, as `api/socket.rs` builds it).
-    fn server_frame(t: &str, v: i64, d: &Value) -> String {
+    /// The server's frame around `d` (`t` first, as `api/socket.rs` writes it).
+    fn server_frame(t: &str, v: i64, d: &str) -> String {
         format!(r#"{{"t":"{t}","id":"abcdefgh","v":{v},"d":{d}}}"#)
     }
 
-    fn state_of(incoming: Option<Incoming>) -> GameJson {
+    fn state_of(incoming: Option<Incoming>) -> GameStateJson {
         match incoming {
-            Some(Incoming::State(g)) => g,
+            Some(Incoming::State(g)) => *g,
             _ => panic!("not a gameState"),
         }
     }
@@ -277,17 +213,23 @@ mod tests {
     #[test]
     fn pushed_states_are_read_into_the_fields_the_players_use() {
         let moves = ["b1d2", "e7e6", "d2f3"];
-        let state = server_state(&moves, 4);
-        let check = |g: &GameJson| {
-            assert_eq!(g.version, Some(4));
-            assert_eq!(g.ply, Some(3));
+        let state = serde_json::to_string(&server_state(&moves, 4)).unwrap();
+        let check = |g: &GameStateJson| {
+            assert_eq!(g.version, 4);
+            assert_eq!(g.ply, 3);
             assert_eq!(g.last_move.as_deref(), Some("d2f3"));
-            assert_eq!(g.moves.as_deref(), Some("b1d2 e7e6 d2f3"));
-            assert!(g.is_started());
-            assert_eq!(g.turn.as_deref(), Some("black"));
-            let pos = Position::from_fen(Variant::ChessMerge, g.fen.as_deref().unwrap()).unwrap();
+            assert_eq!(g.moves, "b1d2 e7e6 d2f3");
+            assert!(g.status.is_ongoing());
+            assert_eq!(g.turn, "black");
+            let pos = Position::from_fen(Variant::ChessMerge, &g.fen).unwrap();
             let want: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
-            let got: Vec<&str> = g.legal_moves.iter().map(|m| &*m.uci).collect();
+            let got: Vec<String> = g
+                .legal_moves
+                .list()
+                .unwrap()
+                .into_iter()
+                .map(|m| m.uci)
+                .collect();
             assert_eq!(got, want);
         };
         // Over the socket, over ndjson, and a frame whose `d` comes before
@@ -295,17 +237,20 @@ mod tests {
         check(&state_of(
             parse_frame(&server_frame("gameState", 4, &state)).unwrap(),
         ));
-        check(&state_of(parse_line(state.to_string().as_bytes()).unwrap()));
-        let sorted = json!({"t": "gameState", "id": "abcdefgh", "v": 4, "d": state}).to_string();
-        assert!(sorted.find("\"d\"") < sorted.find("\"t\""), "{sorted}");
+        check(&state_of(parse_line(state.as_bytes()).unwrap()));
+        let sorted = format!(r#"{{"d":{state},"id":"abcdefgh","t":"gameState","v":4}}"#);
         check(&state_of(parse_frame(&sorted).unwrap()));
         // A gameFull: players and its state.
         let full = json!({
-            "type": "gameFull", "id": "abcdefgh", "variant": {"key": "chessmerge"},
+            "type": "gameFull", "id": "abcdefgh",
+            "variant": {"key": "chessmerge", "name": "ChessMerge", "short": "CM"},
+            "speed": "correspondence", "perf": {"name": "Correspondence"}, "createdAt": 1,
             "rated": false, "white": {"id": "lt1-0", "name": "lt1-0", "rating": 1500},
             "black": {"id": "lt1-1", "name": "lt1-1"}, "initialFen": "startpos",
-            "state": state,
+            "state": server_state(&moves, 4),
         });
+        let full: GameFullJson = serde_json::from_str(&full.to_string()).unwrap();
+        let full = serde_json::to_string(&full).unwrap();
         for incoming in [
             parse_frame(&server_frame("gameFull", 4, &full)).unwrap(),
             parse_line(format!("{full}\n").as_bytes()).unwrap(),
@@ -313,9 +258,9 @@ mod tests {
             let Some(Incoming::Full(g)) = incoming else {
                 panic!("not a gameFull")
             };
-            assert_eq!(g.white.and_then(|p| p.id).as_deref(), Some("lt1-0"));
-            assert_eq!(g.black.and_then(|p| p.id).as_deref(), Some("lt1-1"));
-            check(&g.state.unwrap());
+            assert_eq!(g.white.id.as_deref(), Some("lt1-0"));
+            assert_eq!(g.black.id.as_deref(), Some("lt1-1"));
+            check(&g.state);
         }
         // Acks, errors; frames and lines the players do not read, also
         // with fields named like a state's but of other shapes.
@@ -338,30 +283,30 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
-        let chat = r#"{"type":"chatLine","username":"a","text":"hi","room":"player"}"#;
-        assert!(parse_line(chat.as_bytes()).unwrap().is_none());
+        let progress = r#"{"type":"analysisProgress","done":1,"total":9}"#;
+        assert!(parse_line(progress.as_bytes()).unwrap().is_none());
     }
 
     #[test]
     fn a_malformed_frame_or_line_is_reported_with_its_fault() {
-        let e = parse_frame(r#"{"t":"gameState","d":{"ply":3"#)
+        let e = parse_frame(r#"{"t":"gameState","d":{"type":"gameState","ply":3"#)
             .err()
             .unwrap();
         assert!(
             e.starts_with("socket: a frame that is not JSON: EOF"),
             "{e}"
         );
-        let e = parse_frame(r#"{"t":"gameState","d":{"ply":"3"}}"#)
+        let e = parse_frame(r#"{"t":"gameState","d":{"type":"gameState","ply":"3"}}"#)
             .err()
             .unwrap();
         assert!(
             e.starts_with("socket: a frame of an unexpected shape: invalid type: string \"3\""),
             "{e}"
         );
-        let e = parse_frame(r#"{"d":{"legalMoves":[{"san":"e4"}]},"t":"gameFull"}"#)
+        let e = parse_frame(r#"{"d":{"type":"gameState","legalMoves":[]},"t":"gameState"}"#)
             .err()
             .unwrap();
-        assert!(e.contains("unexpected shape: missing field `uci`"), "{e}");
+        assert!(e.contains("unexpected shape: missing field"), "{e}");
         let e = parse_line(b"{\"type\":\"gameState\",\"version\":1.5}\n")
             .err()
             .unwrap();
@@ -375,30 +320,22 @@ mod tests {
 
     #[test]
     fn outgoing_frames_are_what_the_socket_expects() {
-        let sub = |v| OutFrame {
-            t: "sub",
-            id: "abcdefgh",
-            v,
-            u: None,
-            ply: None,
-            a: None,
-        };
+        let sub = |v| OutFrame::Sub { id: "abcdefgh", v };
         let text = |m: Message| m.into_text().unwrap().to_string();
-        assert_eq!(text(sub(None).message()), r#"{"t":"sub","id":"abcdefgh"}"#);
+        assert_eq!(text(message(&sub(None))), r#"{"t":"sub","id":"abcdefgh"}"#);
         assert_eq!(
-            text(sub(Some(9)).message()),
+            text(message(&sub(Some(9)))),
             r#"{"t":"sub","id":"abcdefgh","v":9}"#
         );
-        let mv = OutFrame {
-            t: "move",
+        let mv = OutFrame::Move {
             id: "abcdefgh",
-            v: None,
-            u: Some("Pa6a7"),
+            u: "Pa6a7",
             ply: Some(2),
+            draw: false,
             a: Some(5),
         };
         assert_eq!(
-            text(mv.message()),
+            text(message(&mv)),
             r#"{"t":"move","id":"abcdefgh","u":"Pa6a7","ply":2,"a":5}"#
         );
     }

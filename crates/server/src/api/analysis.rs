@@ -195,10 +195,10 @@ pub fn analysis_json(game: &RulesGame) -> AnalysisJson {
     let legal_moves = if outcome.is_some() {
         Vec::new()
     } else {
-        LegalMoveJson::all(pos)
+        crate::views::legal_moves(pos)
     };
     AnalysisJson {
-        variant: game.variant().into(),
+        variant: crate::views::variant_json(game.variant()),
         initial_fen: game.start().fen(),
         fen: pos.fen(),
         turn: pos.turn().name(),

@@ -21,8 +21,8 @@ use crate::review::Analyses;
 use crate::state::Site;
 use crate::store;
 use crate::views::{
-    self, ExportJson, ExportPlayerJson, ExportPlayersJson, GameJson, LightUser, NowPlayingListJson,
-    OkJson, Players,
+    self, ExportJson, ExportPlayerJson, ExportPlayersJson, GameJson, NowPlayingListJson, OkJson,
+    Players,
 };
 
 /// Options of a move.
@@ -142,7 +142,7 @@ pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
     let state = live.state_json();
     GameJson {
         id: g.id.to_string(),
-        variant: g.variant.into(),
+        variant: crate::views::variant_json(g.variant),
         initial_fen: g.initial_fen.clone(),
         fen: g.fen.clone(),
         turn: state.turn,
@@ -314,7 +314,7 @@ async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> Api
     for color in Color::ALL {
         sides.push(match g.player_id(color) {
             Some(id) => ExportPlayerJson {
-                user: accounts.user(id).await?.as_ref().map(LightUser::from),
+                user: accounts.user(id).await?.as_ref().map(crate::views::light_user),
                 ai_level: None,
                 name: None,
                 rating: side_rating(g, color).map(|r| r.rating),

@@ -218,12 +218,12 @@ pub async fn list(
     };
     for c in incoming.iter().skip(skip).take(nb) {
         let mut j = challenges.json(c).await?;
-        j.direction = Some("in");
+        j.direction = Some("in".into());
         out.incoming.push(j);
     }
     for c in outgoing.iter().skip(skip).take(nb) {
         let mut j = challenges.json(c).await?;
-        j.direction = Some("out");
+        j.direction = Some("out".into());
         out.outgoing.push(j);
     }
     Ok(Json(out))
@@ -292,7 +292,7 @@ pub async fn show(
         return Err(ApiError::Forbidden("not your challenge".into()));
     }
     let mut j = challenges.json(&c).await?;
-    j.direction = Some(direction_for(c.challenger_id, me));
+    j.direction = Some(direction_for(c.challenger_id, me).into());
     Ok(Json(j))
 }
 

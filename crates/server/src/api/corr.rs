@@ -80,7 +80,7 @@ async fn answer_rematch(
     let g = challenges.rematch(user.human()?, id, yes).await?;
     Ok(Json(RematchAnswerJson {
         ok: true,
-        rematch: g.rematch.as_ref().map(RematchJson::of),
+        rematch: g.rematch.as_ref().map(crate::views::rematch_json),
     }))
 }
 

@@ -363,9 +363,9 @@ impl Drop for StopOnDrop {
 fn ndjson(rx: mpsc::UnboundedReceiver<Out>, guard: StopOnDrop) -> Response {
     let stream = futures_util::stream::unfold((rx, guard), |(mut rx, guard)| async move {
         let bytes = match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
-            Err(_) => Bytes::from_static(b"\n"),
+            Err(_) => super::stream::keep_alive(),
             Ok(None) => return None,
-            Ok(Some(Out::Started)) => Bytes::from_static(b"\n"),
+            Ok(Some(Out::Started)) => super::stream::keep_alive(),
             Ok(Some(Out::Line(mut l))) => {
                 l.push('\n');
                 Bytes::from(l)

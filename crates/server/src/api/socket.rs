@@ -34,7 +34,6 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use chessmerge_rules::UciMove;
-use serde::Deserialize;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -45,7 +44,7 @@ use crate::live::{Credential, FeedEnd, FeedItem, Feeds};
 use crate::model::{GameId, UserId};
 use crate::state::{Site, Sockets};
 use crate::store::User;
-use crate::views::LightUser;
+use crate::views::{ClientFrame, ErrorFrame, ServerFrame};
 
 /// Bytes read from a socket at a time (frames up to [`MAX_MESSAGE`] still
 /// arrive whole, over several reads).
@@ -53,29 +52,9 @@ const READ_BUFFER: usize = 8 * 1024;
 
 const MAX_MESSAGE: usize = 16 * 1024;
 
-/// A frame from the client, as [`parse_client_frame`] reads it.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "t", rename_all = "lowercase")]
-pub enum ClientMsg {
-    Sub {
-        id: GameId,
-        v: Option<i64>,
-    },
-    Unsub {
-        id: GameId,
-    },
-    Move {
-        id: GameId,
-        u: String,
-        ply: Option<i64>,
-        #[serde(default)]
-        draw: bool,
-        a: Option<i64>,
-    },
-    Ping,
-    Lobby,
-    Unlobby,
-}
+/// A frame from the client, as [`parse_client_frame`] reads it (the move
+/// is parsed apart, so that a malformed one is refused as a move).
+pub type ClientMsg = ClientFrame<GameId, String>;
 
 /// Open the page's live channel (WebSocket).
 #[utoipa::path(get, path = "/api/socket", tag = "live",
@@ -113,18 +92,17 @@ pub async fn socket(
         }))
 }
 
-fn frame(t: &str, id: &GameId, v: i64, d: &str) -> String {
-    // `d` is already JSON.
-    format!(
-        "{{\"t\":{},\"id\":{},\"v\":{v},\"d\":{d}}}",
-        serde_json::Value::from(t),
-        serde_json::Value::from(id.as_str())
-    )
-}
-
+/// The error frame of a feed that failed (`id`: its game).
 fn error_frame(id: Option<&GameId>, e: &ApiError) -> String {
-    serde_json::json!({"t": "error", "id": id.map(GameId::as_str), "status": e.status().as_u16(), "error": e.to_string(), "code": e.code()})
-        .to_string()
+    let error = e.to_string();
+    ServerFrame::Error(ErrorFrame {
+        id: Some(id.map(GameId::as_str)),
+        status: e.status().as_u16(),
+        error: &error,
+        code: e.code(),
+        a: None,
+    })
+    .text()
 }
 
 fn spawn_game(
@@ -139,11 +117,13 @@ fn spawn_game(
         let feed = feeds.game(id.clone(), after, tx);
         let forward = async {
             while let Some(item) = rx.recv().await {
-                let text = match item {
-                    FeedItem::Full(v, d) => frame("gameFull", &id, v, &d),
-                    FeedItem::State(v, d) => frame("gameState", &id, v, &d),
+                let id = id.as_str();
+                let text = match &item {
+                    FeedItem::Full(v, d) => ServerFrame::GameFull { id, v: *v, d },
+                    FeedItem::State(v, d) => ServerFrame::GameState { id, v: *v, d },
                     FeedItem::Event(_) | FeedItem::KeepAlive => continue,
-                };
+                }
+                .text();
                 if out.send(text).await.is_err() {
                     break;
                 }
@@ -168,11 +148,8 @@ fn spawn_user(
         let feed = feeds.user(user, Some(&credential), tx);
         let forward = async {
             while let Some(item) = rx.recv().await {
-                if let FeedItem::Event(d) = item
-                    && out
-                        .send(format!("{{\"t\":\"event\",\"d\":{d}}}"))
-                        .await
-                        .is_err()
+                if let FeedItem::Event(d) = &item
+                    && out.send(ServerFrame::Event { d }.text()).await.is_err()
                 {
                     break;
                 }
@@ -193,8 +170,7 @@ fn spawn_lobby(feeds: &Feeds, viewer: UserId, out: mpsc::Sender<String>) -> Join
         let feed = feeds.lobby(viewer, tx);
         let forward = async {
             while let Some(d) = rx.recv().await {
-                let msg = serde_json::json!({"t": "lobby", "d": d});
-                if out.send(msg.to_string()).await.is_err() {
+                if out.send(ServerFrame::Lobby { d: &d }.text()).await.is_err() {
                     break;
                 }
             }
@@ -238,13 +214,10 @@ async fn run(state: Sockets, auth: Option<AuthUser>, mut socket: WebSocket) {
         .as_ref()
         .map(|u| spawn_user(&state.feeds, u.user.id, u.credential(), out_tx.clone()));
     let user = auth.map(|u| u.user);
-    let hello = serde_json::json!({"t": "hello", "user": user.as_ref().map(LightUser::from)});
+    let me = user.as_ref().map(crate::views::light_user);
+    let hello = ServerFrame::Hello { user: me.as_ref() }.text();
     let mut shutdown = state.shutdown.clone();
-    if socket
-        .send(Message::Text(hello.to_string().into()))
-        .await
-        .is_err()
-    {
+    if socket.send(Message::Text(hello.into())).await.is_err() {
         return;
     }
     loop {
@@ -306,8 +279,15 @@ pub fn parse_client_frame(text: &str) -> Result<ClientMsg, String> {
 }
 
 fn error_reply(e: &ApiError, a: Option<i64>) -> String {
-    serde_json::json!({"t": "error", "status": e.status().as_u16(), "error": e.to_string(), "code": e.code(), "a": a})
-        .to_string()
+    let error = e.to_string();
+    ServerFrame::Error(ErrorFrame {
+        id: None,
+        status: e.status().as_u16(),
+        error: &error,
+        code: e.code(),
+        a: Some(a),
+    })
+    .text()
 }
 
 async fn handle(
@@ -323,7 +303,7 @@ async fn handle(
         Err(e) => return Some(error_reply(&ApiError::BadRequest(e), None)),
     };
     match msg {
-        ClientMsg::Ping => Some("{\"t\":\"pong\"}".to_owned()),
+        ClientMsg::Ping => Some(ServerFrame::Pong.text()),
         ClientMsg::Sub { id, v } => {
             subs.retain(|_, h| !h.is_finished());
             let cap = state.subscriptions_per_socket;
@@ -396,7 +376,7 @@ async fn handle(
                 Err(e) => Err(ApiError::from(e)),
             };
             match result {
-                Ok(_) => Some(serde_json::json!({"t": "ack", "a": a}).to_string()),
+                Ok(_) => Some(ServerFrame::Ack { a }.text()),
                 Err(e) => Some(error_reply(&e, a)),
             }
         }

@@ -8,6 +8,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use tokio::sync::mpsc;
 
 use crate::auth::AuthUser;
@@ -23,20 +24,31 @@ use crate::views::{GameFullJson, GameStateJson};
 /// An ndjson response fed by a feed task.
 pub(crate) fn ndjson(rx: mpsc::Receiver<FeedItem>) -> Response {
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        let item = rx.recv().await?;
-        let bytes = match item {
-            FeedItem::Full(_, json) => Bytes::from(json + "\n"),
-            FeedItem::State(_, json) | FeedItem::Event(json) => {
-                let mut s = String::with_capacity(json.len() + 1);
-                s.push_str(&json);
-                s.push('\n');
-                Bytes::from(s)
-            }
-            FeedItem::KeepAlive => Bytes::from_static(b"\n"),
+        let bytes = match rx.recv().await? {
+            FeedItem::Full(_, full) => line(&full),
+            FeedItem::State(_, event) => line(&event),
+            FeedItem::Event(event) => line(&event),
+            FeedItem::KeepAlive => keep_alive(),
         };
         Some((Ok::<_, Infallible>(bytes), rx))
     });
     ndjson_response(Body::from_stream(stream))
+}
+
+/// One ndjson line: `item`'s JSON (an event's text as it was written
+/// once) and a newline.
+pub(crate) fn line<T: Serialize + ?Sized>(item: &T) -> Bytes {
+    let mut out = Vec::with_capacity(256);
+    // Plain data and events already written: writing into a `Vec` cannot fail.
+    serde_json::to_writer(&mut out, item).expect("a line serialises");
+    out.push(b'\n');
+    Bytes::from(out)
+}
+
+/// The empty line an ndjson stream sends after a while without news, so
+/// that the connection is not taken for dead.
+pub(crate) fn keep_alive() -> Bytes {
+    Bytes::from_static(b"\n")
 }
 
 /// An ndjson answer with `body`: its content type, no caching, and no

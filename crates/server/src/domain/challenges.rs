@@ -14,7 +14,7 @@ use crate::model::{
 };
 use crate::ratings::Glicko;
 use crate::store::{self, Challenge, NewEvents, Store, StoreError, StoreResult, User};
-use crate::views::{self, ChallengeJson, Players};
+use crate::views::{self, ChallengeJson, LobbyEvent, LobbyKind, LobbyNews, Players, UserEvent};
 
 /// How many open challenges the lobby list holds at most (and by default).
 pub const OPEN_LIST_LIMIT: i64 = 50;
@@ -132,7 +132,7 @@ pub async fn challenge_json(
         Some(id) => store.user_by_id(id).await?,
         None => None,
     };
-    let mut j = ChallengeJson::new(c, challenger.as_ref(), dest.as_ref(), base_url);
+    let mut j = views::challenge_of(c, challenger.as_ref(), dest.as_ref(), base_url);
     with_ratings(store, c, &mut j).await?;
     Ok(j)
 }
@@ -142,11 +142,11 @@ pub async fn challenge_json(
 pub async fn with_ratings(store: &Store, c: &Challenge, j: &mut ChallengeJson) -> StoreResult<()> {
     if let Some(u) = j.challenger.take() {
         let (r, _) = crate::profile::rating_of(store, c.challenger_id, c.variant).await?;
-        j.challenger = Some(u.rated(r));
+        j.challenger = Some(views::rated_user(u, r));
     }
     if let (Some(u), Some(id)) = (j.dest_user.take(), c.dest_user_id) {
         let (r, _) = crate::profile::rating_of(store, id, c.variant).await?;
-        j.dest_user = Some(u.rated(r));
+        j.dest_user = Some(views::rated_user(u, r));
     }
     Ok(())
 }
@@ -189,33 +189,30 @@ pub async fn open_list(
             e.insert(store.user_by_id(c.challenger_id).await?);
         }
         let challenger = users.get(&c.challenger_id).and_then(Option::as_ref);
-        let mut j = ChallengeJson::new(c, challenger, None, base_url);
+        let mut j = views::challenge_of(c, challenger, None, base_url);
         with_ratings(store, c, &mut j).await?;
-        j.direction = Some(direction_for(c.challenger_id, viewer));
+        j.direction = Some(direction_for(c.challenger_id, viewer).into());
         out.push(j);
     }
     Ok(out)
 }
 
-/// A stored lobby event as `viewer`'s socket shows it (`direction` set).
-pub fn lobby_event_for(payload: &str, viewer: UserId) -> Option<serde_json::Value> {
-    let mut v: serde_json::Value = serde_json::from_str(payload).ok()?;
-    let challenger = UserId(v.get("challengerId")?.as_i64()?);
-    let obj = v.as_object_mut()?;
-    obj.remove("challengerId");
-    obj.get_mut("challenge")?
-        .as_object_mut()?
-        .insert("direction".into(), direction_for(challenger, viewer).into());
-    Some(v)
+/// A lobby event as `viewer`'s socket shows it (`direction` set).
+pub fn lobby_event_for(event: &LobbyEvent, viewer: UserId) -> LobbyNews {
+    let mut challenge = event.challenge.clone();
+    challenge.direction = Some(direction_for(UserId(event.challenger_id), viewer).into());
+    LobbyNews::Change {
+        kind: event.kind,
+        challenge,
+    }
 }
 
-fn user_event(kind: &str, json: &ChallengeJson) -> String {
-    serde_json::json!({ "type": kind, "challenge": json }).to_string()
-}
-
-fn lobby_event(kind: &str, c: &Challenge, json: &ChallengeJson) -> String {
-    serde_json::json!({ "type": kind, "challengerId": c.challenger_id.0, "challenge": json })
-        .to_string()
+fn lobby_event(kind: LobbyKind, c: &Challenge, json: &ChallengeJson) -> String {
+    views::event_text(&LobbyEvent {
+        kind,
+        challenger_id: c.challenger_id.0,
+        challenge: json.clone(),
+    })
 }
 
 /// The refusal of a cap the store found reached (`dest`: the challenged user).
@@ -365,15 +362,19 @@ impl Challenges {
                 created_at: crate::now_ms(),
                 rated: terms.rated && terms.fen.is_none(),
             };
-            let mut json = ChallengeJson::new(&c, Some(by), dest.as_ref(), &self.base_url);
+            let mut json = views::challenge_of(&c, Some(by), dest.as_ref(), &self.base_url);
             with_ratings(self.store.as_ref(), &c, &mut json).await?;
             let mut events = NewEvents::none();
-            let ev = user_event("challenge", &json);
+            let ev = views::event_text(&UserEvent::Challenge {
+                challenge: json.clone(),
+            });
             events.user.push((by.id, ev.clone()));
             if let Some(d) = &dest {
                 events.user.push((d.id, ev));
             } else {
-                events.lobby.push(lobby_event("challenge", &c, &json));
+                events
+                    .lobby
+                    .push(lobby_event(LobbyKind::Challenge, &c, &json));
             }
             match self.store.create_challenge_capped(&c, &events, &caps).await {
                 Ok(Ok(())) => return Ok(c),
@@ -487,7 +488,7 @@ impl Challenges {
         let first = serde_json::to_string(&views::game_state(&g, &pos))
             .map_err(|e| StoreError::Database(format!("cannot encode an event: {e}")))?;
         let events = NewEvents {
-            user: games::announcements(&g, &players, "gameStart"),
+            user: games::announcements(&g, &players, |game| UserEvent::GameStart { game }),
             lobby: Vec::new(),
         };
         Ok((g, first, events, players, pos))
@@ -533,10 +534,10 @@ impl Challenges {
             let mut accepted = c.clone();
             accepted.status = ChallengeStatus::Accepted;
             accepted.dest_user_id = Some(me.id);
-            let json = ChallengeJson::new(&accepted, Some(&challenger), Some(me), &self.base_url);
+            let json = views::challenge_of(&accepted, Some(&challenger), Some(me), &self.base_url);
             events
                 .lobby
-                .push(lobby_event("challengeAccepted", &accepted, &json));
+                .push(lobby_event(LobbyKind::ChallengeAccepted, &accepted, &json));
         }
         if !self
             .store
@@ -571,7 +572,7 @@ impl Challenges {
         c.status = ChallengeStatus::Declined;
         c.decline_reason = Some(reason.into());
         let json = self.json(&c).await?;
-        let ev = user_event("challengeDeclined", &json);
+        let ev = views::event_text(&UserEvent::ChallengeDeclined { challenge: json });
         let events = NewEvents {
             user: vec![(c.challenger_id, ev.clone()), (me, ev)],
             lobby: Vec::new(),
@@ -606,7 +607,9 @@ impl Challenges {
         }
         c.status = ChallengeStatus::Canceled;
         let json = self.json(&c).await?;
-        let ev = user_event("challengeCanceled", &json);
+        let ev = views::event_text(&UserEvent::ChallengeCanceled {
+            challenge: json.clone(),
+        });
         let mut events = NewEvents::none();
         events.user.push((c.challenger_id, ev.clone()));
         if let Some(d) = c.dest_user_id {
@@ -615,7 +618,7 @@ impl Challenges {
         if c.kind == ChallengeKind::Open {
             events
                 .lobby
-                .push(lobby_event("challengeCanceled", &c, &json));
+                .push(lobby_event(LobbyKind::ChallengeCanceled, &c, &json));
         }
         if !self
             .store
@@ -796,12 +799,24 @@ mod tests {
 
     #[test]
     fn lobby_events_get_the_viewers_direction() {
-        let payload = r#"{"type":"challenge","challengerId":7,"challenge":{"id":"x"}}"#;
-        let mine = lobby_event_for(payload, UserId(7)).unwrap();
+        let c = crate::store::conformance::challenge(
+            "lobby001",
+            ChallengeKind::Open,
+            UserId(7),
+            None,
+            0,
+        );
+        let stored = lobby_event(
+            LobbyKind::Challenge,
+            &c,
+            &views::challenge_of(&c, None, None, "http://x"),
+        );
+        let event: LobbyEvent = serde_json::from_str(&stored).unwrap();
+        let shown = |viewer| serde_json::to_value(lobby_event_for(&event, viewer)).unwrap();
+        let mine = shown(UserId(7));
+        assert_eq!(mine["type"], "challenge");
         assert_eq!(mine["challenge"]["direction"], "out");
         assert!(mine.get("challengerId").is_none());
-        let theirs = lobby_event_for(payload, UserId(8)).unwrap();
-        assert_eq!(theirs["challenge"]["direction"], "in");
-        assert!(lobby_event_for("{}", UserId(1)).is_none());
+        assert_eq!(shown(UserId(8))["challenge"]["direction"], "in");
     }
 }

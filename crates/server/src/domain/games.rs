@@ -29,7 +29,7 @@ use tokio::sync::mpsc;
 
 use crate::model::{Color, GameId, GameStatus, UserId};
 use crate::store::{self, GameCommit, NewEvents, Store, StoreError};
-use crate::views::{self, Players};
+use crate::views::{self, NowPlayingJson, Players, UserEvent};
 
 mod cache;
 mod corr;
@@ -231,17 +231,18 @@ pub async fn players_of(store: &Store, row: &store::Game) -> GameResult<Players>
     Ok(Players { white, black })
 }
 
-/// `gameStart` or `gameFinish` events for the game's human players.
-pub fn announcements(row: &store::Game, players: &Players, kind: &str) -> Vec<(UserId, String)> {
+/// `gameStart` or `gameFinish` events (`kind`) for the game's human players.
+pub fn announcements(
+    row: &store::Game,
+    players: &Players,
+    kind: fn(NowPlayingJson) -> UserEvent,
+) -> Vec<(UserId, String)> {
     Color::ALL
         .into_iter()
         .filter_map(|color| {
             let uid = row.player_id(color)?;
             let game = views::now_playing(row, color, players);
-            Some((
-                uid,
-                serde_json::json!({ "type": kind, "game": game }).to_string(),
-            ))
+            Some((uid, views::event_text(&kind(game))))
         })
         .collect()
 }
@@ -422,7 +423,9 @@ impl Games {
                 .map_err(|e| StoreError::Database(format!("cannot encode an event: {e}")))?;
             let mut also = NewEvents::none();
             if live.row.is_ongoing() && !updated.row.is_ongoing() {
-                also.user = announcements(&updated.row, &updated.players, "gameFinish");
+                also.user = announcements(&updated.row, &updated.players, |game| {
+                    UserEvent::GameFinish { game }
+                });
             }
             also.user.extend(next.extra.notify);
             also.user.extend(crate::notices::of_change(
@@ -620,6 +623,7 @@ mod tests {
     use super::*;
     use crate::store::conformance::{TempDir, start_game, temp_sqlite};
     use crate::store::{Committed, Topic};
+    use crate::views::{Event, GameEvent};
     use std::time::Duration;
 
     async fn setup(
@@ -850,8 +854,12 @@ mod tests {
         assert_eq!(stored.len(), 3);
         for (s, l) in stored.iter().zip(&live) {
             assert!(s.payload.len() < l.len(), "{} / {}", s.payload, l);
-            let completed = views::complete_state(s.payload.clone(), row.variant);
-            assert_eq!(&*completed, &**l, "a state read back is the one followed");
+            let completed = views::complete_state(Event::parse(&s.payload).unwrap(), row.variant);
+            assert_eq!(
+                completed.text(),
+                &**l,
+                "a state read back is the one followed"
+            );
         }
         // Black in check after Bb5+: its legal moves are the evasions.
         let last: serde_json::Value = serde_json::from_str(&live[2]).unwrap();
@@ -869,10 +877,12 @@ mod tests {
             .game_events_since(&row.id, over.version - 1)
             .await
             .unwrap();
-        let same = views::complete_state(end[0].payload.clone(), row.variant);
-        assert!(std::sync::Arc::ptr_eq(&same, &end[0].payload));
-        let other: std::sync::Arc<str> = r#"{"type":"chatLine","legalMoves":[]}"#.into();
-        assert!(std::sync::Arc::ptr_eq(
+        let finished: Event<GameEvent> = Event::parse(&end[0].payload).unwrap();
+        let same = views::complete_state(finished.clone(), row.variant);
+        assert!(Event::ptr_eq(&same, &finished));
+        let other: Event<GameEvent> =
+            Event::parse(r#"{"type":"analysisProgress","done":1,"total":3}"#).unwrap();
+        assert!(Event::ptr_eq(
             &views::complete_state(other.clone(), row.variant),
             &other
         ));

@@ -16,11 +16,15 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, mpsc, watch};
 
+use serde::de::DeserializeOwned;
+
 use crate::challenges;
 use crate::games::{GameError, Games};
 use crate::model::{GameId, UserId, Variant};
-use crate::store::{Committed, Store, StoreError, Topic};
-use crate::views;
+use crate::store::{Committed, Store, StoreError, StoredEvent, Topic};
+use crate::views::{
+    self, Event, GameEvent, GameFullJson, LobbyEvent, LobbyNews, OpenChallengesJson, UserEvent,
+};
 
 /// An empty line (or nothing, on the socket) is sent after this long without news.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(7);
@@ -35,46 +39,46 @@ const BURST: usize = 512;
 const TOPIC_CAPACITY: usize = 64;
 const LOBBY_CAPACITY: usize = 256;
 
-/// What a topic's channel carries.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Live {
+/// What a topic's channel carries: `T` is the topic's kind of event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Live<T> {
     /// A committed event and its sequence number.
     Event {
         /// Its sequence number within the topic.
         seq: i64,
-        /// JSON text.
-        payload: Arc<str>,
+        /// The event, read once on this node.
+        event: Event<T>,
         /// A game state as followers get it, computed by the first of this
         /// node's followers that needs it and shared with the rest: a state
         /// another node stored without its legal moves is completed once
         /// per event, not once per follower ([`views::complete_state`]).
-        completed: Arc<OnceLock<Arc<str>>>,
+        completed: Arc<OnceLock<Event<T>>>,
     },
     /// Events may have been missed: read the store from the last sequence.
     Resync,
 }
 
 #[derive(Debug)]
-struct Channels<K> {
-    map: Mutex<HashMap<K, broadcast::Sender<Live>>>,
+struct Channels<K, T> {
+    map: Mutex<HashMap<K, broadcast::Sender<Live<T>>>>,
 }
 
-impl<K: Eq + Hash + Clone> Channels<K> {
-    fn subscribe(&self, key: &K) -> broadcast::Receiver<Live> {
+impl<K: Eq + Hash + Clone, T: Clone> Channels<K, T> {
+    fn subscribe(&self, key: &K) -> broadcast::Receiver<Live<T>> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         map.entry(key.clone())
             .or_insert_with(|| broadcast::channel(TOPIC_CAPACITY).0)
             .subscribe()
     }
 
-    fn send(&self, key: &K, msg: Live) {
+    fn send(&self, key: &K, msg: Live<T>) {
         let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(tx) = map.get(key) {
             let _ = tx.send(msg);
         }
     }
 
-    fn send_all(&self, msg: &Live) {
+    fn send_all(&self, msg: &Live<T>) {
         let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         for tx in map.values() {
             let _ = tx.send(msg.clone());
@@ -101,7 +105,7 @@ impl<K: Eq + Hash + Clone> Channels<K> {
     }
 }
 
-impl<K> Default for Channels<K> {
+impl<K, T> Default for Channels<K, T> {
     fn default() -> Self {
         Channels {
             map: Mutex::new(HashMap::new()),
@@ -111,9 +115,9 @@ impl<K> Default for Channels<K> {
 
 #[derive(Debug)]
 struct HubInner {
-    games: Channels<GameId>,
-    users: Channels<UserId>,
-    lobby: broadcast::Sender<Live>,
+    games: Channels<GameId, GameEvent>,
+    users: Channels<UserId, UserEvent>,
+    lobby: broadcast::Sender<Live<LobbyEvent>>,
 }
 
 /// Routes committed events to the followers of their topic on this node.
@@ -123,16 +127,16 @@ pub struct Hub(Arc<HubInner>);
 /// A follower's end of a topic; dropping it frees the topic's channel once
 /// it was the last.
 #[derive(Debug)]
-pub struct Subscription {
-    rx: Option<broadcast::Receiver<Live>>,
+pub struct Subscription<T> {
+    rx: Option<broadcast::Receiver<Live<T>>>,
     hub: Hub,
     topic: Topic,
 }
 
-impl Subscription {
+impl<T: Clone> Subscription<T> {
     /// The next message; `None` once the hub is gone. Falling behind reads
     /// as [`Live::Resync`].
-    pub async fn recv(&mut self) -> Option<Live> {
+    pub async fn recv(&mut self) -> Option<Live<T>> {
         let rx = self.rx.as_mut()?;
         match rx.recv().await {
             Ok(m) => Some(m),
@@ -142,7 +146,7 @@ impl Subscription {
     }
 }
 
-impl Drop for Subscription {
+impl<T> Drop for Subscription<T> {
     fn drop(&mut self) {
         drop(self.rx.take());
         match &self.topic {
@@ -180,7 +184,7 @@ impl Hub {
                 while let Some(msg) = next.take() {
                     taken += 1;
                     match msg {
-                        Ok(Committed::Event(e)) => hub.route(e.topic, e.seq, e.payload),
+                        Ok(Committed::Event(e)) => hub.route(e),
                         Ok(Committed::Notice { topic, seq }) => {
                             if hub.followed(&topic) {
                                 wanted.push((topic, seq));
@@ -232,7 +236,7 @@ impl Hub {
                         );
                     }
                     for e in found {
-                        hub.route(e.topic, e.seq, e.payload);
+                        hub.route(e);
                     }
                 }
                 Err(e) => {
@@ -246,18 +250,28 @@ impl Hub {
         });
     }
 
-    fn route(&self, topic: Topic, seq: i64, payload: Arc<str>) {
-        let msg = Live::Event {
-            seq,
-            payload,
-            completed: Arc::default(),
-        };
-        match &topic {
-            Topic::Game(id) => self.0.games.send(id, msg),
-            Topic::User(id) => self.0.users.send(id, msg),
-            Topic::Lobby => {
-                let _ = self.0.lobby.send(msg);
-            }
+    /// Reads a committed event (once, for all its followers here) and
+    /// sends it to its topic's followers; one that does not read makes
+    /// them read the store (which skips it).
+    fn route(&self, e: StoredEvent) {
+        if !self.followed(&e.topic) {
+            return;
+        }
+        match &e.topic {
+            Topic::Game(id) => match live(&e) {
+                Some(msg) => self.0.games.send(id, msg),
+                None => self.resync(&e.topic),
+            },
+            Topic::User(id) => match live(&e) {
+                Some(msg) => self.0.users.send(id, msg),
+                None => self.resync(&e.topic),
+            },
+            Topic::Lobby => match live(&e) {
+                Some(msg) => {
+                    let _ = self.0.lobby.send(msg);
+                }
+                None => self.resync(&e.topic),
+            },
         }
     }
 
@@ -288,17 +302,30 @@ impl Hub {
         let _ = self.0.lobby.send(Live::Resync);
     }
 
-    /// Follows a topic.
-    pub fn subscribe(&self, topic: Topic) -> Subscription {
-        let rx = match &topic {
-            Topic::Game(id) => self.0.games.subscribe(id),
-            Topic::User(id) => self.0.users.subscribe(id),
-            Topic::Lobby => self.0.lobby.subscribe(),
-        };
+    /// Follows a game.
+    pub fn game(&self, id: GameId) -> Subscription<GameEvent> {
         Subscription {
-            rx: Some(rx),
+            rx: Some(self.0.games.subscribe(&id)),
             hub: self.clone(),
-            topic,
+            topic: Topic::Game(id),
+        }
+    }
+
+    /// Follows what a user is told.
+    pub fn user(&self, id: UserId) -> Subscription<UserEvent> {
+        Subscription {
+            rx: Some(self.0.users.subscribe(&id)),
+            hub: self.clone(),
+            topic: Topic::User(id),
+        }
+    }
+
+    /// Follows the lobby.
+    pub fn lobby(&self) -> Subscription<LobbyEvent> {
+        Subscription {
+            rx: Some(self.0.lobby.subscribe()),
+            hub: self.clone(),
+            topic: Topic::Lobby,
         }
     }
 
@@ -323,16 +350,38 @@ pub struct Feeds {
     pub shutdown: watch::Receiver<bool>,
 }
 
+/// A committed event as read on this node, for its topic's channel; `None`
+/// (and a warning) for text that is no such event.
+fn live<T: DeserializeOwned>(e: &StoredEvent) -> Option<Live<T>> {
+    read(e).map(|event| Live::Event {
+        seq: e.seq,
+        event,
+        completed: Arc::default(),
+    })
+}
+
+/// A stored event's value; `None` (and a warning) for text that is no
+/// event of its topic.
+fn read<T: DeserializeOwned>(e: &StoredEvent) -> Option<Event<T>> {
+    match Event::parse(&e.payload) {
+        Ok(event) => Some(event),
+        Err(error) => {
+            tracing::warn!(topic = ?e.topic, seq = e.seq, %error, "an unreadable event skipped");
+            None
+        }
+    }
+}
+
 /// One item of a feed.
 #[derive(Debug, Clone)]
 pub enum FeedItem {
     /// A game's full description at `version` (also sent to a client that
     /// claims a version the game never had: it must start again from this).
-    Full(i64, String),
-    /// A game's state after the change to `version`.
-    State(i64, Arc<str>),
+    Full(i64, Box<GameFullJson>),
+    /// A game's event after the change to `version`.
+    State(i64, Event<GameEvent>),
     /// A user-level event.
-    Event(Arc<str>),
+    Event(Event<UserEvent>),
     /// Nothing happened for a while.
     KeepAlive,
 }
@@ -372,67 +421,31 @@ pub enum FeedEnd {
     SignedOut,
 }
 
-/// The token ids of a [`crate::store::tokens_ended_event`], if it is one.
-fn ended_tokens(payload: &str) -> Option<Vec<String>> {
-    if !payload.starts_with("{\"type\":\"tokensEnded\"") {
-        return None;
-    }
-    #[derive(serde::Deserialize)]
-    struct Ended {
-        tokens: Vec<String>,
-    }
-    serde_json::from_str::<Ended>(payload)
-        .ok()
-        .map(|e| e.tokens)
-}
-
-/// Whether a stored game state still has the game going. States are
-/// written by [`views::game_state`] with serde's compact output, and no
-/// other string in them can contain this text.
-fn state_is_ongoing(payload: &str) -> bool {
-    payload.contains("\"status\":\"started\"")
-}
-
-/// Whether a game's feed goes on after this event: the game goes on, or
-/// its computer analysis is under way (progress follows).
-fn more_follows(payload: &str) -> bool {
-    state_is_ongoing(payload)
-        || crate::review::is_progress_event(payload)
-        || rematch_pending(payload)
-}
-
-/// Whether a finished game's state has a rematch offer waiting for its
-/// answer (the feed goes on until it is answered). As [`state_is_ongoing`],
-/// this reads the compact JSON that [`views::game_state`] writes.
-fn rematch_pending(payload: &str) -> bool {
-    payload.contains("\"rematch\":{\"by\":")
-}
-
 /// The events a user or lobby follower has not sent yet, in order: the
 /// one that arrived, or after a resync everything stored after `last`.
-async fn unseen<Fut>(
-    msg: Live,
+async fn unseen<T: DeserializeOwned, Fut>(
+    msg: Live<T>,
     last: i64,
-    read: impl FnOnce(i64) -> Fut,
-) -> Result<Vec<(i64, Arc<str>)>, FeedError>
+    read_since: impl FnOnce(i64) -> Fut,
+) -> Result<Vec<(i64, Option<Event<T>>)>, FeedError>
 where
-    Fut: std::future::Future<Output = Result<Vec<crate::store::StoredEvent>, StoreError>>,
+    Fut: std::future::Future<Output = Result<Vec<StoredEvent>, StoreError>>,
 {
     let events = match msg {
-        Live::Event { seq, payload, .. } => vec![(seq, payload)],
-        Live::Resync => read(last)
+        Live::Event { seq, event, .. } => vec![(seq, Some(event))],
+        Live::Resync => read_since(last)
             .await?
-            .into_iter()
-            .map(|e| (e.seq, e.payload))
+            .iter()
+            .map(|e| (e.seq, read(e)))
             .collect(),
     };
     Ok(events.into_iter().filter(|(seq, _)| *seq > last).collect())
 }
 
-async fn next_or_keepalive(
-    sub: &mut Subscription,
+async fn next_or_keepalive<T: Clone>(
+    sub: &mut Subscription<T>,
     shutdown: &mut watch::Receiver<bool>,
-) -> Option<Option<Live>> {
+) -> Option<Option<Live<T>>> {
     tokio::select! {
         r = tokio::time::timeout(KEEP_ALIVE, sub.recv()) => match r {
             Ok(Some(m)) => Some(Some(m)),
@@ -444,13 +457,13 @@ async fn next_or_keepalive(
 }
 
 impl Feeds {
-    /// The `gameFull` of a game, from the live cache.
-    pub async fn game_full(&self, id: &GameId) -> Result<(i64, String, bool), GameError> {
+    /// The `gameFull` of a game, from the live cache, and whether the
+    /// game goes on.
+    pub async fn game_full(&self, id: &GameId) -> Result<(i64, GameFullJson, bool), GameError> {
         self.games
             .read(id, |g| {
                 let full = views::game_full(&g.row, &g.players, g.state_json());
-                let text = serde_json::to_string(&full).unwrap_or_default();
-                (g.row.version, text, g.row.is_ongoing())
+                (g.row.version, full, g.row.is_ongoing())
             })
             .await
     }
@@ -466,7 +479,7 @@ impl Feeds {
         after: Option<i64>,
         tx: mpsc::Sender<FeedItem>,
     ) -> Result<(), FeedError> {
-        let mut sub = self.hub.subscribe(Topic::Game(id.clone()));
+        let mut sub = self.hub.game(id.clone());
         let mut shutdown = self.shutdown.clone();
         let (version, ongoing, variant) = self
             .games
@@ -490,8 +503,9 @@ impl Feeds {
             _ => {
                 let (v, full, going) = self.game_full(&id).await?;
                 last = v;
-                finished = !going && !rematch_pending(&full) && !self.analysing(&id, v).await?;
-                if tx.send(FeedItem::Full(v, full)).await.is_err() {
+                finished =
+                    !going && !full.state.rematch_offered() && !self.analysing(&id, v).await?;
+                if tx.send(FeedItem::Full(v, Box::new(full))).await.is_err() {
                     return Ok(());
                 }
             }
@@ -508,16 +522,16 @@ impl Feeds {
                 }
                 Some(Live::Event {
                     seq,
-                    payload,
+                    event,
                     completed,
                 }) if seq == last + 1 => {
                     last = seq;
-                    finished = !more_follows(&payload);
+                    finished = !event.value().more_follows();
                     // Read from the store when another node committed it.
-                    let payload = completed
-                        .get_or_init(|| views::complete_state(payload, variant))
+                    let event = completed
+                        .get_or_init(|| views::complete_state(event, variant))
                         .clone();
-                    if tx.send(FeedItem::State(seq, payload)).await.is_err() {
+                    if tx.send(FeedItem::State(seq, event)).await.is_err() {
                         return Ok(());
                     }
                 }
@@ -539,9 +553,10 @@ impl Feeds {
     /// is under way.
     async fn analysing(&self, id: &GameId, version: i64) -> Result<bool, FeedError> {
         let last = self.store.event(&Topic::Game(id.clone()), version).await?;
-        Ok(last.is_some_and(|e| {
-            crate::review::is_progress_event(&e.payload) || rematch_pending(&e.payload)
-        }))
+        Ok(last
+            .as_ref()
+            .and_then(read::<GameEvent>)
+            .is_some_and(|e| e.value().more_follows()))
     }
 
     /// Sends the stored states after `after`; returns the last version sent
@@ -555,11 +570,14 @@ impl Feeds {
     ) -> Result<(i64, bool), FeedError> {
         let mut last = after;
         let mut finished = false;
-        for ev in self.store.game_events_since(id, after).await? {
-            last = ev.seq;
-            finished = !more_follows(&ev.payload);
-            let payload = views::complete_state(ev.payload, variant);
-            if tx.send(FeedItem::State(ev.seq, payload)).await.is_err() {
+        for stored in self.store.game_events_since(id, after).await? {
+            last = stored.seq;
+            let Some(event) = read::<GameEvent>(&stored) else {
+                continue;
+            };
+            finished = !event.value().more_follows();
+            let event = views::complete_state(event, variant);
+            if tx.send(FeedItem::State(stored.seq, event)).await.is_err() {
                 break;
             }
         }
@@ -578,7 +596,7 @@ impl Feeds {
         credential: Option<&Credential>,
         tx: mpsc::Sender<FeedItem>,
     ) -> Result<FeedEnd, FeedError> {
-        let mut sub = self.hub.subscribe(Topic::User(user));
+        let mut sub = self.hub.user(user);
         let mut shutdown = self.shutdown.clone();
         let (mut last, _) = self.store.event_heads().await?;
         // Ended between the request's authentication and the subscription?
@@ -595,17 +613,19 @@ impl Feeds {
         for g in self.store.ongoing_games(user).await? {
             if let Some(color) = g.color_of(user) {
                 let players = crate::games::players_of(self.store.as_ref(), &g).await?;
-                let json = views::now_playing(&g, color, &players);
-                initial.push(serde_json::json!({ "type": "gameStart", "game": json }).to_string());
+                let game = views::now_playing(&g, color, &players);
+                initial.push(UserEvent::GameStart { game });
             }
         }
         let (incoming, outgoing) = self.store.pending_challenges(user).await?;
         for c in incoming.iter().chain(outgoing.iter()) {
-            let json = challenges::challenge_json(self.store.as_ref(), &self.base_url, c).await?;
-            initial.push(serde_json::json!({ "type": "challenge", "challenge": json }).to_string());
+            let challenge =
+                challenges::challenge_json(self.store.as_ref(), &self.base_url, c).await?;
+            initial.push(UserEvent::Challenge { challenge });
         }
-        for line in initial {
-            if tx.send(FeedItem::Event(line.into())).await.is_err() {
+        for event in initial {
+            let event = Event::new(event).map_err(|e| StoreError::Database(e.to_string()))?;
+            if tx.send(FeedItem::Event(event)).await.is_err() {
                 return Ok(FeedEnd::Closed);
             }
         }
@@ -621,16 +641,17 @@ impl Feeds {
             };
             let events =
                 unseen(msg, last, |after| self.store.user_events_since(user, after)).await?;
-            for (seq, payload) in events {
+            for (seq, event) in events {
                 last = seq;
-                if let Some(ended) = ended_tokens(&payload) {
+                let Some(event) = event else { continue };
+                if let UserEvent::TokensEnded { tokens } = event.value() {
                     // Internal: never passed on.
-                    if credential.is_some_and(|c| ended.iter().any(|id| c.is(id))) {
+                    if credential.is_some_and(|c| tokens.iter().any(|id| c.is(id))) {
                         return Ok(FeedEnd::SignedOut);
                     }
                     continue;
                 }
-                if tx.send(FeedItem::Event(payload)).await.is_err() {
+                if tx.send(FeedItem::Event(event)).await.is_err() {
                     return Ok(FeedEnd::Closed);
                 }
             }
@@ -646,9 +667,9 @@ impl Feeds {
     pub async fn lobby(
         &self,
         viewer: UserId,
-        tx: mpsc::Sender<serde_json::Value>,
+        tx: mpsc::Sender<LobbyNews>,
     ) -> Result<(), FeedError> {
-        let mut sub = self.hub.subscribe(Topic::Lobby);
+        let mut sub = self.hub.lobby();
         let mut shutdown = self.shutdown.clone();
         let (_, mut last) = self.store.event_heads().await?;
         let list = challenges::open_list(
@@ -658,7 +679,7 @@ impl Feeds {
             challenges::OPEN_LIST_LIMIT,
         )
         .await?;
-        let snapshot = serde_json::json!({"type": "openChallenges", "challenges": list});
+        let snapshot = LobbyNews::Open(OpenChallengesJson { challenges: list });
         if tx.send(snapshot).await.is_err() {
             return Ok(());
         }
@@ -671,12 +692,10 @@ impl Feeds {
                 return Ok(());
             };
             let events = unseen(msg, last, |after| self.store.lobby_events_since(after)).await?;
-            for (seq, payload) in events {
+            for (seq, event) in events {
                 last = seq;
-                let Some(d) = challenges::lobby_event_for(&payload, viewer) else {
-                    tracing::warn!(seq, "unreadable lobby event skipped");
-                    continue;
-                };
+                let Some(event) = event else { continue };
+                let d = challenges::lobby_event_for(event.value(), viewer);
                 if tx.send(d).await.is_err() {
                     return Ok(());
                 }
@@ -739,11 +758,8 @@ mod tests {
             stored[0].payload.contains("\"legalMoves\":[]"),
             "stored slim"
         );
-        feeds.hub.route(
-            Topic::Game(row.id.clone()),
-            moved.version,
-            stored[0].payload.clone(),
-        );
+        assert_eq!(stored[0].seq, moved.version);
+        feeds.hub.route(stored[0].clone());
         let mut got = Vec::new();
         for rx in &mut followers {
             match rx.recv().await {
@@ -755,11 +771,11 @@ mod tests {
             }
         }
         assert!(
-            got[0].contains("\"uci\":\"e7e6\""),
-            "with black's legal moves: {}",
+            got[0].text().contains("\"uci\":\"e7e6\""),
+            "with black's legal moves: {:?}",
             got[0]
         );
-        assert!(Arc::ptr_eq(&got[0], &got[1]), "completed once, shared");
+        assert!(Event::ptr_eq(&got[0], &got[1]), "completed once, shared");
     }
 
     #[tokio::test]
@@ -767,11 +783,11 @@ mod tests {
         let (store, _dir) = temp_sqlite("live").await;
         let store = Arc::new(store);
         let hub = Hub::start(store.clone());
-        let subs: Vec<Subscription> = (0..1000)
-            .map(|i| hub.subscribe(Topic::Game(format!("unknown{i}").parse().unwrap())))
+        let subs: Vec<Subscription<GameEvent>> = (0..1000)
+            .map(|i| hub.game(format!("unknown{i}").parse().unwrap()))
             .collect();
         assert_eq!(hub.channels().0, 1000);
-        let again = hub.subscribe(Topic::Game("unknown7".parse().unwrap()));
+        let again = hub.game("unknown7".parse().unwrap());
         drop(subs);
         assert_eq!(hub.channels(), (1, 0), "only the one still followed stays");
         drop(again);
@@ -780,8 +796,8 @@ mod tests {
         // Committed events reach the followers of their topic only.
         let a = store.create_user("a", "h", 0).await.unwrap();
         let b = store.create_user("b", "h", 0).await.unwrap();
-        let mut sa = hub.subscribe(Topic::User(a.id));
-        let mut sb = hub.subscribe(Topic::User(b.id));
+        let mut sa = hub.user(a.id);
+        let mut sb = hub.user(b.id);
         let c = crate::store::Challenge {
             id: "live0001".parse().unwrap(),
             kind: crate::model::ChallengeKind::User,
@@ -796,13 +812,22 @@ mod tests {
             created_at: 0,
             rated: false,
         };
+        let ended = crate::store::tokens_ended_event(&["t1".into()]);
         let events = NewEvents {
-            user: vec![(b.id, "{\"to\":\"b\"}".into())],
+            user: vec![(b.id, ended.clone())],
             lobby: vec![],
         };
         store.create_challenge(&c, &events).await.unwrap();
         match sb.recv().await.unwrap() {
-            Live::Event { payload, .. } => assert_eq!(&*payload, "{\"to\":\"b\"}"),
+            Live::Event { event, .. } => {
+                assert_eq!(event.text(), ended);
+                assert_eq!(
+                    event.value(),
+                    &UserEvent::TokensEnded {
+                        tokens: vec!["t1".into()]
+                    }
+                );
+            }
             other => panic!("{other:?}"),
         }
         hub.resync_all();

@@ -14,11 +14,9 @@
 //!   when the opponent declined it (by `draw/no` or by moving); a withdrawn
 //!   offer tells nobody.
 
-use serde_json::json;
-
 use crate::model::{Color, UserId};
 use crate::store::Game;
-use crate::views::{self, Players};
+use crate::views::{self, NameJson, Players, UserEvent};
 
 /// The notices of the change from `old` to `new`, made by the side `by`.
 pub fn of_change(old: &Game, new: &Game, players: &Players, by: Color) -> Vec<(UserId, String)> {
@@ -30,34 +28,30 @@ pub fn of_change(old: &Game, new: &Game, players: &Players, by: Color) -> Vec<(U
     if new.ply > old.ply
         && let Some(uid) = new.player_id(to_move)
     {
-        // Written straight from its struct: this one goes with every move,
-        // and a `json!` tree first was most of its cost.
-        #[derive(serde::Serialize)]
-        struct YourMove {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            game: views::NowPlayingJson,
-        }
-        let notice = YourMove {
-            kind: "yourMove",
-            game: views::now_playing(new, to_move, players),
-        };
-        if let Ok(text) = serde_json::to_string(&notice) {
-            out.push((uid, text));
-        }
+        let game = views::now_playing(new, to_move, players);
+        out.push((uid, views::event_text(&UserEvent::YourMove { game })));
     }
-    let name = |c: Color| players.get(c).name.clone();
+    let name = |c: Color| NameJson {
+        name: players.get(c).name.clone(),
+    };
+    let game_id = || new.id.to_string();
     match (old.draw_offer, new.draw_offer) {
         (prev, Some(c)) if prev != Some(c) => {
             if let Some(uid) = new.player_id(c.other()) {
-                let ev = json!({ "type": "drawOffer", "gameId": new.id.to_string(), "by": { "name": name(c) } });
-                out.push((uid, ev.to_string()));
+                let ev = UserEvent::DrawOffer {
+                    game_id: game_id(),
+                    by: name(c),
+                };
+                out.push((uid, views::event_text(&ev)));
             }
         }
         (Some(c), None) if by != c => {
             if let Some(uid) = new.player_id(c) {
-                let ev = json!({ "type": "drawDeclined", "gameId": new.id.to_string(), "by": { "name": name(by) } });
-                out.push((uid, ev.to_string()));
+                let ev = UserEvent::DrawDeclined {
+                    game_id: game_id(),
+                    by: name(by),
+                };
+                out.push((uid, views::event_text(&ev)));
             }
         }
         _ => {}

@@ -32,6 +32,7 @@ use crate::blocking::{BlockingError, Bounded};
 use crate::games::{self, GameError, Games};
 use crate::model::{GameId, UserId};
 use crate::store::{Store, StoreError};
+use crate::views::{self, AnalysisCompleteJson, AnalysisProgressJson, GameEvent};
 pub use crate::views::{JudgmentJson, PlyAnalysisJson};
 
 /// Positions searched per position of the game, by default.
@@ -662,24 +663,24 @@ impl Analyses {
         };
         let text = serde_json::to_string(&stored)
             .map_err(|e| StoreError::Database(format!("cannot encode an analysis: {e}")))?;
-        self.commit(id, r#"{"type":"analysisComplete"}"#, Some(&text))
-            .await?;
+        self.commit(id, &complete_event(false), Some(&text)).await?;
         Ok(())
     }
 }
 
-/// The progress event; `type` first, as [`is_progress_event`] reads it.
+/// The progress event.
 fn progress_event(p: ProgressJson) -> String {
-    format!(
-        r#"{{"type":"analysisProgress","done":{},"total":{}}}"#,
-        p.done, p.total
-    )
+    views::event_text(&GameEvent::AnalysisProgress(AnalysisProgressJson {
+        done: p.done,
+        total: p.total,
+    }))
 }
 
-/// Whether a stored game event says an analysis is on its way (the game's
-/// feed then stays open after the game's end).
-pub fn is_progress_event(payload: &str) -> bool {
-    payload.starts_with(r#"{"type":"analysisProgress""#)
+/// The event of an analysis's end (`failed`: followers stop waiting).
+fn complete_event(failed: bool) -> String {
+    views::event_text(&GameEvent::AnalysisComplete(AnalysisCompleteJson {
+        failed,
+    }))
 }
 
 async fn work(me: std::sync::Weak<Analyses>, mut rx: mpsc::Receiver<GameId>) {
@@ -688,8 +689,7 @@ async fn work(me: std::sync::Weak<Analyses>, mut rx: mpsc::Receiver<GameId>) {
         if let Err(e) = me.run(&id).await {
             tracing::warn!(game = %id, error = %e, "analysis failed");
             // Followers stop waiting; a new request may try again.
-            let failed = r#"{"type":"analysisComplete","failed":true}"#;
-            if let Err(e) = me.commit(&id, failed, None).await {
+            if let Err(e) = me.commit(&id, &complete_event(true), None).await {
                 tracing::warn!(game = %id, error = %e, "cannot tell that an analysis failed");
             }
         }
@@ -703,18 +703,23 @@ mod tests {
     use chessmerge_rules::{Position, Variant};
 
     #[test]
-    fn progress_events_are_recognised_and_keep_the_feed_open() {
-        let e = progress_event(ProgressJson { done: 3, total: 9 });
-        assert!(is_progress_event(&e), "{e}");
-        let v: serde_json::Value = serde_json::from_str(&e).unwrap();
+    fn analysis_events_keep_the_feed_open_until_complete() {
+        let e: GameEvent =
+            serde_json::from_str(&progress_event(ProgressJson { done: 3, total: 9 })).unwrap();
+        assert!(e.more_follows());
         assert_eq!(
-            (v["done"].as_u64(), v["total"].as_u64()),
-            (Some(3), Some(9))
+            e,
+            GameEvent::AnalysisProgress(AnalysisProgressJson { done: 3, total: 9 })
         );
-        assert!(!is_progress_event(r#"{"type":"analysisComplete"}"#));
-        assert!(!is_progress_event(
-            r#"{"type":"gameState","status":"mate"}"#
-        ));
+        assert_eq!(complete_event(false), r#"{"type":"analysisComplete"}"#);
+        assert_eq!(
+            complete_event(true),
+            r#"{"type":"analysisComplete","failed":true}"#
+        );
+        for failed in [false, true] {
+            let e: GameEvent = serde_json::from_str(&complete_event(failed)).unwrap();
+            assert!(!e.more_follows());
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use super::*;
 use crate::model::Color;
 use crate::store::{NewGame, Rematch};
+use crate::views::{UserEvent, Word};
 
 /// Conditional-move lines: each is Merge-UCI moves starting with the
 /// opponent's next move, then the owner's reply, and so on.
@@ -41,13 +42,16 @@ fn refused(why: impl Into<String>) -> GameError {
 }
 
 /// A user event about `row` for the other player of `from`, if human:
-/// `{"type": kind, "gameId": id, "by": colour}`.
-fn tell_other(row: &store::Game, from: Color, kind: &str) -> Vec<(UserId, String)> {
+/// `kind` of the game's id and `from`'s colour.
+fn tell_other(
+    row: &store::Game,
+    from: Color,
+    kind: fn(String, Word) -> UserEvent,
+) -> Vec<(UserId, String)> {
     row.player_id(from.other())
         .map(|uid| {
-            let json =
-                serde_json::json!({"type": kind, "gameId": row.id.to_string(), "by": from.name()});
-            (uid, json.to_string())
+            let event = kind(row.id.to_string(), Word::of(from.name()));
+            (uid, views::event_text(&event))
         })
         .into_iter()
         .collect()
@@ -206,14 +210,19 @@ impl Games {
                     takeback_plies(old, color)?;
                     let mut row = old.clone();
                     row.takeback_offer = Some(color);
-                    extra.notify = tell_other(old, color, "takebackOffer");
+                    extra.notify = tell_other(old, color, |game_id, by| UserEvent::TakebackOffer {
+                        game_id,
+                        by,
+                    });
                     (row, None)
                 }
                 (false, Some(c)) => {
                     let mut row = old.clone();
                     row.takeback_offer = None;
                     if c != color {
-                        extra.notify = tell_other(old, color, "takebackDeclined");
+                        extra.notify = tell_other(old, color, |game_id, by| {
+                            UserEvent::TakebackDeclined { game_id, by }
+                        });
                     }
                     (row, None)
                 }
@@ -330,12 +339,17 @@ impl Games {
                 }
                 (true, None) => {
                     row.rematch = Some(Rematch::Offered(color));
-                    extra.notify = tell_other(old, color, "rematchOffer");
+                    extra.notify = tell_other(old, color, |game_id, by| UserEvent::RematchOffer {
+                        game_id,
+                        by,
+                    });
                 }
                 (false, Some(Rematch::Offered(c))) if *c == color => row.rematch = None,
                 (false, Some(Rematch::Offered(_))) => {
                     row.rematch = Some(Rematch::Declined);
-                    extra.notify = tell_other(old, color, "rematchDeclined");
+                    extra.notify = tell_other(old, color, |game_id, by| {
+                        UserEvent::RematchDeclined { game_id, by }
+                    });
                 }
                 (false, None) => {
                     return Err(refused("there is no rematch offer to decline or withdraw"));
