@@ -314,7 +314,11 @@ async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> Api
     for color in Color::ALL {
         sides.push(match g.player_id(color) {
             Some(id) => ExportPlayerJson {
-                user: accounts.user(id).await?.as_ref().map(crate::views::light_user),
+                user: accounts
+                    .user(id)
+                    .await?
+                    .as_ref()
+                    .map(crate::views::light_user),
                 ai_level: None,
                 name: None,
                 rating: side_rating(g, color).map(|r| r.rating),
