@@ -2,15 +2,18 @@
 //! and records, with lichess's API shapes.
 //!
 //! The layers, from the edge inward:
-//! - [`api`]: HTTP and WebSocket handlers. They parse (typed extractors),
-//!   call a domain module, and shape JSON ([`views`]); nothing else.
+//! - [`api`]: HTTP and WebSocket handlers. They take the sub-states they
+//!   use ([`state`]), parse (typed extractors), call a domain module (never
+//!   the store), and shape JSON ([`views`]); nothing else.
 //!   [`error`] maps every failure to its status in one place.
 //! - Domains, testable without a server: [`games`] (moves, resign, draw,
 //!   abort; the live-game cache), [`challenges`], [`computer`] (the engine
 //!   as a player), [`live`] (feeds for streams and sockets).
-//! - [`store`]: storage behind one trait. Events are born there, in the
+//! - [`store`]: storage, an enum over the SQLite and PostgreSQL backends
+//!   (the `chessmerge-store` crate). Events are stored there, in the
 //!   transaction of the change they describe; [`live::Hub`] routes what
-//!   the store says was committed.
+//!   the store says was committed, read once into typed values
+//!   ([`views::Event`]; the types are the `chessmerge-wire` crate's).
 //! - [`model`]: ids and enums, parsed once at the edges.
 //!
 //! The road of one move: a WebSocket frame or `POST .../move/{uci}` (the
