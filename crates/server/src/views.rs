@@ -552,6 +552,9 @@ pub struct StateEvent {
     /// Followed: the whole state, when it differs from the stored one (a
     /// finished game has no legal moves to leave out).
     pub live: Option<String>,
+    /// What followers on this node get (the value of `live`, else of
+    /// `stored`), handed to the hub with the commit so it is not read back.
+    pub followed: Event<GameEvent>,
 }
 
 impl StateEvent {
@@ -560,15 +563,25 @@ impl StateEvent {
     pub fn of(game: &store::Game, pos: &Position) -> serde_json::Result<StateEvent> {
         let mut state = game_state_without_legal_moves(game, pos);
         let stored = serde_json::to_string(&state)?;
-        let mut live = None;
         if game.is_ongoing() {
             state.legal_moves = state_legal_moves(pos);
-            // Only an empty list leaves the state as it was stored.
-            if !state.legal_moves.is_empty() {
-                live = Some(serde_json::to_string(&state)?);
-            }
         }
-        Ok(StateEvent { stored, live })
+        // Only an empty list leaves the state as it was stored.
+        if state.legal_moves.is_empty() {
+            let followed = Event::from_parts(GameEvent::GameState(state), stored.clone())?;
+            return Ok(StateEvent {
+                stored,
+                live: None,
+                followed,
+            });
+        }
+        let followed = Event::new(GameEvent::GameState(state))?;
+        let live = Some(followed.text().to_owned());
+        Ok(StateEvent {
+            stored,
+            live,
+            followed,
+        })
     }
 }
 

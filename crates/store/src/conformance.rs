@@ -829,6 +829,7 @@ fn commit(g: &Game, next: &Game, event: &str) -> GameCommit {
         expected_ply: g.ply,
         event: event.into(),
         live_event: None,
+        live_value: None,
         also: NewEvents::none(),
         start: None,
         ratings: Vec::new(),

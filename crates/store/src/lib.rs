@@ -591,7 +591,46 @@ pub struct StoredEvent {
     pub seq: i64,
     /// JSON text.
     pub payload: Arc<str>,
+    /// The value the text was written from, when this process committed
+    /// it and its domain handed it over ([`GameCommit::live_value`]).
+    pub value: Option<EventValue>,
 }
+
+/// A committed event's value as the domain that made it holds it, carried
+/// beside its text so that this process's followers need not read the
+/// text back (a move's state is read once per node otherwise, in the one
+/// task that routes every event). Opaque here: the store knows no event
+/// types. Events read from the store, or noticed from another process,
+/// have none.
+#[derive(Clone)]
+pub struct EventValue(Arc<dyn std::any::Any + Send + Sync>);
+
+impl EventValue {
+    /// Carries `value`.
+    pub fn new<T: std::any::Any + Send + Sync>(value: T) -> EventValue {
+        EventValue(Arc::new(value))
+    }
+
+    /// The value, if it is a `T`.
+    pub fn get<T: std::any::Any>(&self) -> Option<&T> {
+        self.0.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for EventValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventValue")
+    }
+}
+
+/// The same value (the text beside it says what it is).
+impl PartialEq for EventValue {
+    fn eq(&self, other: &EventValue) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for EventValue {}
 
 /// What the committed-event feed carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -650,6 +689,9 @@ pub struct GameCommit {
     /// the stored one (a state stored without its legal moves:
     /// the server's `views::StateEvent`).
     pub live_event: Option<String>,
+    /// The value of the event followers get (`live_event`, else `event`),
+    /// carried to this process's followers with its text.
+    pub live_value: Option<EventValue>,
     /// Other events of the change.
     pub also: NewEvents,
     /// A game the change starts (a rematch), stored in the same transaction.

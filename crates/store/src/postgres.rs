@@ -416,6 +416,7 @@ async fn commit_batch(
                 topic: Topic::User(*u),
                 seq,
                 payload: p.as_str().into(),
+                value: None,
             });
         }
         for (p, seq) in events.lobby.iter().zip(lobby_seqs.by_ref()) {
@@ -423,6 +424,7 @@ async fn commit_batch(
                 topic: Topic::Lobby,
                 seq,
                 payload: p.as_str().into(),
+                value: None,
             });
         }
     };
@@ -437,6 +439,7 @@ async fn commit_batch(
             topic: Topic::Game(c.game.id.clone()),
             seq: c.game.version,
             payload: c.event.as_str().into(),
+            value: c.live_value.clone(),
         }];
         take(&c.also, &mut events);
         if let Some(s) = &c.start {
@@ -444,6 +447,7 @@ async fn commit_batch(
                 topic: Topic::Game(s.game.id.clone()),
                 seq: s.game.version,
                 payload: s.first_event.as_str().into(),
+                value: None,
             });
             take(&s.events, &mut events);
         }

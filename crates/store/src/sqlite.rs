@@ -196,6 +196,7 @@ async fn apply_game_commit(
         topic: Topic::Game(g.id.clone()),
         seq: g.version,
         payload: c.live_event.as_deref().unwrap_or(&c.event).into(),
+        value: c.live_value.clone(),
     }];
     let mut n = insert_events(conn, &c.also, now, &mut events).await?;
     if let Some(s) = &c.start {
@@ -358,12 +359,14 @@ async fn apply_plain_commits(
             topic: Topic::Game(c.game.id.clone()),
             seq: c.game.version,
             payload: c.live_event.as_deref().unwrap_or(&c.event).into(),
+            value: c.live_value.clone(),
         });
         for (user, payload) in &c.also.user {
             events.push(StoredEvent {
                 topic: Topic::User(*user),
                 seq: user_seq.next().expect("a sequence number per user event"),
                 payload: payload.as_str().into(),
+                value: None,
             });
         }
         for payload in &c.also.lobby {
@@ -371,6 +374,7 @@ async fn apply_plain_commits(
                 topic: Topic::Lobby,
                 seq: lobby_seq.next().expect("a sequence number per lobby event"),
                 payload: payload.as_str().into(),
+                value: None,
             });
         }
         results.push(Some(events));

@@ -29,6 +29,15 @@ impl<T: Serialize> Event<T> {
     }
 }
 
+impl<T> Event<T> {
+    /// The event and the text the caller serialised it to (checked to be
+    /// JSON, not re-read: the two must say the same).
+    pub fn from_parts(value: T, text: String) -> serde_json::Result<Event<T>> {
+        let text = RawValue::from_string(text)?;
+        Ok(Event(Arc::new(Inner { value, text })))
+    }
+}
+
 impl<T: for<'de> Deserialize<'de>> Event<T> {
     /// The event read from its text (as stored, or as another node wrote it).
     pub fn parse(text: &str) -> serde_json::Result<Event<T>> {

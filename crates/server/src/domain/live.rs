@@ -352,7 +352,7 @@ pub struct Feeds {
 
 /// A committed event as read on this node, for its topic's channel; `None`
 /// (and a warning) for text that is no such event.
-fn live<T: DeserializeOwned>(e: &StoredEvent) -> Option<Live<T>> {
+fn live<T: DeserializeOwned + 'static>(e: &StoredEvent) -> Option<Live<T>> {
     read(e).map(|event| Live::Event {
         seq: e.seq,
         event,
@@ -362,7 +362,11 @@ fn live<T: DeserializeOwned>(e: &StoredEvent) -> Option<Live<T>> {
 
 /// A stored event's value; `None` (and a warning) for text that is no
 /// event of its topic.
-fn read<T: DeserializeOwned>(e: &StoredEvent) -> Option<Event<T>> {
+fn read<T: DeserializeOwned + 'static>(e: &StoredEvent) -> Option<Event<T>> {
+    // This node's own commits come with the value they were written from.
+    if let Some(event) = e.value.as_ref().and_then(|v| v.get::<Event<T>>()) {
+        return Some(event.clone());
+    }
     match Event::parse(&e.payload) {
         Ok(event) => Some(event),
         Err(error) => {
@@ -423,7 +427,7 @@ pub enum FeedEnd {
 
 /// The events a user or lobby follower has not sent yet, in order: the
 /// one that arrived, or after a resync everything stored after `last`.
-async fn unseen<T: DeserializeOwned, Fut>(
+async fn unseen<T: DeserializeOwned + 'static, Fut>(
     msg: Live<T>,
     last: i64,
     read_since: impl FnOnce(i64) -> Fut,
@@ -776,6 +780,48 @@ mod tests {
             got[0]
         );
         assert!(Event::ptr_eq(&got[0], &got[1]), "completed once, shared");
+    }
+
+    #[tokio::test]
+    async fn own_commits_are_routed_with_their_value_not_read_back() {
+        let (store, _dir) = temp_sqlite("carried").await;
+        let hub = Hub::start(Arc::new(store));
+        let id: GameId = "carried1".parse().unwrap();
+        let mut sub = hub.game(id.clone());
+        let made = Event::new(GameEvent::AnalysisComplete(
+            crate::views::AnalysisCompleteJson { failed: true },
+        ))
+        .unwrap();
+        // The text is not JSON: routing that read it would skip the event
+        // and resync instead.
+        hub.route(StoredEvent {
+            topic: Topic::Game(id.clone()),
+            seq: 7,
+            payload: "not read".into(),
+            value: Some(crate::store::EventValue::new(made.clone())),
+        });
+        match sub.recv().await.unwrap() {
+            Live::Event { seq, event, .. } => {
+                assert_eq!(seq, 7);
+                assert!(Event::ptr_eq(&event, &made), "the value handed over");
+            }
+            Live::Resync => panic!("the carried value was not used"),
+        }
+        // Without a value (another node's event), the text is read.
+        hub.route(StoredEvent {
+            topic: Topic::Game(id),
+            seq: 8,
+            payload: made.text().into(),
+            value: None,
+        });
+        match sub.recv().await.unwrap() {
+            Live::Event { seq, event, .. } => {
+                assert_eq!(seq, 8);
+                assert_eq!(event, made);
+                assert!(!Event::ptr_eq(&event, &made));
+            }
+            Live::Resync => panic!("a readable event was skipped"),
+        }
     }
 
     #[tokio::test]

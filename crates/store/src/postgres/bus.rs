@@ -279,6 +279,7 @@ async fn read_events(
                 topic: topic.clone(),
                 seq: *seq,
                 payload: payload.clone(),
+                value: None,
             })
         })
         .collect())

@@ -235,6 +235,7 @@ async fn a_batch_is_a_few_statements_and_another_node_reads_it_at_once() {
                 expected_ply: 0,
                 event: format!("{{\"g\":\"{}\"}}", g.id),
                 live_event: None,
+                live_value: None,
                 also: NewEvents {
                     user: vec![(v.id, format!("{{\"yourMove\":\"{}\"}}", g.id))],
                     lobby: vec![],

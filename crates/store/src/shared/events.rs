@@ -17,6 +17,7 @@ fn events_of(topic: impl Fn() -> Topic, rows: Vec<(i64, String)>) -> Vec<StoredE
             topic: topic(),
             seq,
             payload: payload.into(),
+            value: None,
         })
         .collect()
 }
@@ -106,6 +107,7 @@ written_once! {
             topic: topic.clone(),
             seq,
             payload: p.into(),
+            value: None,
         }))
     }
 

@@ -62,6 +62,7 @@ macro_rules! inserts {
                         topic: Topic::User(*user),
                         seq,
                         payload: payload.as_str().into(),
+                        value: None,
                     }),
             );
             out.extend(
@@ -73,6 +74,7 @@ macro_rules! inserts {
                         topic: Topic::Lobby,
                         seq,
                         payload: payload.as_str().into(),
+                        value: None,
                     }),
             );
             Ok(n)
@@ -137,6 +139,7 @@ macro_rules! inserts {
                 topic: Topic::Game(id.clone()),
                 seq: version,
                 payload: payload.into(),
+                value: None,
             })
         }
 
