@@ -287,6 +287,8 @@ fn apply_move(
     row.fen = rules.position().fen();
     row.ply += 1;
     row.takeback_offer = None;
+    // lichess's `offeringDraw`: "offer (or agree to) a draw" with the move.
+    let agreed = offering_draw && row.draw_offer == Some(color.other());
     row.draw_offer = if offering_draw {
         Some(color)
     } else if row.draw_offer == Some(color.other()) {
@@ -298,6 +300,11 @@ fn apply_move(
         row.status = GameStatus::of_outcome(outcome);
         row.winner = outcome.winner();
         row.status_reason = Some(outcome.reason().to_owned());
+        row.draw_offer = None;
+    } else if agreed {
+        row.status = GameStatus::Draw;
+        row.winner = None;
+        row.status_reason = Some("agreement".into());
         row.draw_offer = None;
     }
     Ok(())

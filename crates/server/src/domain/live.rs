@@ -382,6 +382,8 @@ pub enum FeedItem {
     State(i64, Event<GameEvent>),
     /// A user-level event.
     Event(Event<UserEvent>),
+    /// A line of the game's chat (the bot game stream's `chatLine`).
+    Chat(chessmerge_wire::ChatLineJson),
     /// Nothing happened for a while.
     KeepAlive,
 }
