@@ -1107,3 +1107,81 @@ async fn challenge_bodies_as_lichess_clients_send_them() {
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
     assert!(v["error"].as_str().unwrap().contains("nmae"), "{v}");
 }
+
+/// The berserk release the test runs (PyPI).
+const BERSERK: &str = "berserk==0.14.0";
+
+/// A Python with berserk: a venv under the target directory, made once
+/// (pip needs PyPI then) and reused by later runs.
+fn berserk_python() -> std::path::PathBuf {
+    use std::process::Command;
+    let venv = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("berserk-venv");
+    let python = venv.join("bin").join("python");
+    let installed = venv.join(BERSERK);
+    if installed.exists() {
+        return python;
+    }
+    let s = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .expect("python3 -m venv: this test needs python3 with venv");
+    assert!(s.success(), "python3 -m venv {venv:?} failed");
+    let out = Command::new(&python)
+        .args(["-m", "pip", "install", "-q", "--disable-pip-version-check", BERSERK])
+        .output()
+        .expect("pip");
+    assert!(
+        out.status.success(),
+        "pip install {BERSERK} failed (is PyPI reachable?):\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(&installed, "").unwrap();
+    python
+}
+
+#[tokio::test]
+async fn berserk_s_challenge_board_bot_account_and_export_calls_work() {
+    let python = berserk_python();
+    let env = fresh("bot-berserk");
+    let base = env.server.base.as_str();
+    let human = register(base, "Bea").await;
+    // Made a bot by berserk's `account.upgrade_to_bot`.
+    let bot = register(base, "Bert").await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/berserk_calls.py");
+    let started = Instant::now();
+    let mut child = std::process::Command::new(&python)
+        .args([script, base, &human.token, &bot.token, "Bert", "Bea"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The server is another process: waiting here blocks only the test.
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("berserk's calls took over 60 s");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "no report ({e}):\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let results = report["results"].as_object().unwrap();
+    let failed: Vec<_> = results.iter().filter(|(_, v)| *v != "ok").collect();
+    assert!(failed.is_empty() && out.status.success(), "{failed:?}\n{report}");
+    assert_eq!(results.len(), 21, "every call ran: {report}");
+    assert_eq!(
+        report["seen"],
+        json!({"gameFull.variant": "standard", "export.status": "resign",
+               "pgn.termination": ["[Termination \"Normal\"]"]}),
+        "{report}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
