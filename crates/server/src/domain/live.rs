@@ -383,7 +383,7 @@ pub enum FeedItem {
     /// A user-level event.
     Event(Event<UserEvent>),
     /// A line of the game's chat (the bot game stream's `chatLine`).
-    Chat(chessmerge_wire::ChatLineJson),
+    Chat(views::ChatLineJson),
     /// Nothing happened for a while.
     KeepAlive,
 }
