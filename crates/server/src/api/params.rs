@@ -320,6 +320,27 @@ mod tests {
     }
 
     #[test]
+    fn lila_s_boolean_words_and_from_position() {
+        #[derive(Debug, Deserialize)]
+        struct Loose {
+            #[serde(default, deserialize_with = "optional")]
+            rated: Option<LooseBool>,
+            #[serde(default, deserialize_with = "optional")]
+            variant: Option<ChallengeVariant>,
+        }
+        let read = |q: &str| serde_urlencoded::from_str::<Loose>(q).map_err(|e| e.to_string());
+        for (word, want) in [("False", false), ("TRUE", true), ("0", false), ("on", true)] {
+            assert_eq!(read(&format!("rated={word}")).unwrap().rated, Some(LooseBool(want)));
+        }
+        assert!(read("rated=maybe").unwrap_err().contains("true or false"));
+        let v = read("variant=fromPosition").unwrap().variant.unwrap();
+        assert_eq!((v.variant, v.from_position), (Variant::Standard, true));
+        let v = read("variant=standard").unwrap().variant.unwrap();
+        assert_eq!((v.variant, v.from_position), (Variant::Standard, false));
+        assert!(read("variant=crazyhouse").is_err());
+    }
+
+    #[test]
     fn numbers_words_and_answers() {
         assert_eq!(form("n=%2012%20").unwrap().n, Some(12));
         assert_eq!(json(serde_json::json!({"n": -3})).unwrap().n, Some(-3));

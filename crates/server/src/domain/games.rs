@@ -684,6 +684,36 @@ mod tests {
         assert_eq!(games.replays(), 0);
     }
 
+    /// lichess's `offeringDraw`: with the opponent's offer pending, the
+    /// move agrees to it; without one it offers, and a plain move declines.
+    #[tokio::test]
+    async fn a_move_offering_a_draw_agrees_to_the_pending_offer() {
+        let (games, row, _rx, _dir) = setup("drawagree").await;
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        let g = games
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), true)
+            .await
+            .unwrap();
+        assert_eq!((g.status, g.draw_offer), (GameStatus::Started, Some(Color::White)));
+        let g = games
+            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false)
+            .await
+            .unwrap();
+        assert_eq!((g.status, g.draw_offer), (GameStatus::Started, None), "declined");
+        games
+            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), true)
+            .await
+            .unwrap();
+        let g = games
+            .play_move(&row.id, Actor::User(b), &uci("d7d6"), Some(3), true)
+            .await
+            .unwrap();
+        assert_eq!(
+            (g.status, g.winner, g.draw_offer, g.status_reason.as_deref(), g.ply),
+            (GameStatus::Draw, None, None, Some("agreement"), 4)
+        );
+    }
+
     /// Another process's moves: the copy it outdated is brought up to date
     /// by playing only the new moves (no replay), and gives what a full
     /// replay gives; a takeback there is a full reload here.
