@@ -938,7 +938,10 @@ async fn lichess_bot_survives_a_decline_and_plays_from_a_fen_to_an_agreed_draw_a
     form_ok(
         &bot,
         &format!("/api/bot/game/{id}/chat"),
-        &[("room", "spectator"), ("text", "Supported commands: !wait, !name")],
+        &[
+            ("room", "spectator"),
+            ("text", "Supported commands: !wait, !name"),
+        ],
     )
     .await;
     let said = game.next_of("chatLine").await;
@@ -955,7 +958,11 @@ async fn lichess_bot_survives_a_decline_and_plays_from_a_fen_to_an_agreed_draw_a
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     let st = game.next_of("gameState").await;
-    assert_eq!((&st["moves"], &st["wdraw"]), (&json!("e2e4"), &json!(true)), "{st}");
+    assert_eq!(
+        (&st["moves"], &st["wdraw"]),
+        (&json!("e2e4"), &json!(true)),
+        "{st}"
+    );
     let (s, v) = bot
         .post_empty(&format!("/api/bot/game/{id}/move/e7e5?offeringDraw=true"))
         .await;
@@ -967,10 +974,17 @@ async fn lichess_bot_survives_a_decline_and_plays_from_a_fen_to_an_agreed_draw_a
         "{end}"
     );
     assert!(end.get("winner").is_none(), "{end}");
-    assert_eq!((&end["wdraw"], &end["bdraw"]), (&json!(false), &json!(false)));
+    assert_eq!(
+        (&end["wdraw"], &end["bdraw"]),
+        (&json!(false), &json!(false))
+    );
     assert!(game.next().await.is_none(), "the stream ends with the game");
     let finish = events.next_of("gameFinish").await;
-    assert_eq!(finish["game"]["status"], json!({"id": 34, "name": "draw"}), "{finish}");
+    assert_eq!(
+        finish["game"]["status"],
+        json!({"id": 34, "name": "draw"}),
+        "{finish}"
+    );
 
     // Its exports: From Position, lichess's Termination, casual ratings.
     let (_, export) = alice.get(&format!("/game/export/{id}")).await;
@@ -992,9 +1006,15 @@ async fn lichess_bot_survives_a_decline_and_plays_from_a_fen_to_an_agreed_draw_a
         .unwrap();
     let (s, v) = json_of(resp).await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    assert_eq!((&v["variant"], &v["rated"]), (&json!("fromPosition"), &json!(false)));
+    assert_eq!(
+        (&v["variant"], &v["rated"]),
+        (&json!("fromPosition"), &json!(false))
+    );
     for side in ["white", "black"] {
-        assert!(v["players"][side]["rating"].is_i64(), "casual game's {side}: {v}");
+        assert!(
+            v["players"][side]["rating"].is_i64(),
+            "casual game's {side}: {v}"
+        );
     }
 
     // 4. A rematch offered to the bot reaches it as a challenge, colours
@@ -1003,20 +1023,30 @@ async fn lichess_bot_survives_a_decline_and_plays_from_a_fen_to_an_agreed_draw_a
         .post_empty(&format!("/api/board/game/{id}/rematch"))
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    let rematch = v["challenge"]["id"].as_str().expect("a challenge").to_owned();
+    let rematch = v["challenge"]["id"]
+        .as_str()
+        .expect("a challenge")
+        .to_owned();
     assert_eq!(v["challenge"]["color"], "black", "{v}");
     let c = events.next_of("challenge").await;
     let c = &c["challenge"];
     assert_eq!(c["id"], rematch.as_str());
     assert_eq!(
-        (&c["variant"]["key"], &c["initialFen"], &c["destUser"]["name"]),
+        (
+            &c["variant"]["key"],
+            &c["initialFen"],
+            &c["destUser"]["name"]
+        ),
         (&json!("fromPosition"), &json!(PAWNS_FEN), &json!("Botty")),
         "{c}"
     );
     form_ok(&bot, &format!("/api/challenge/{rematch}/accept"), &[]).await;
     let start = events.next_of("gameStart").await;
     assert_eq!(start["game"]["id"], rematch.as_str());
-    assert_eq!(start["game"]["color"], "white", "the bot is white now: {start}");
+    assert_eq!(
+        start["game"]["color"], "white",
+        "the bot is white now: {start}"
+    );
     assert_eq!(start["game"]["isMyTurn"], true, "{start}");
     let (s, v) = bot
         .post_empty(&format!("/api/bot/game/{rematch}/abort"))
@@ -1028,7 +1058,10 @@ async fn lichess_bot_survives_a_decline_and_plays_from_a_fen_to_an_agreed_draw_a
         .post("/api/challenge/botty", json!({"variant": "standard"}))
         .await;
     let random = v["id"].as_str().unwrap().to_owned();
-    assert_eq!((&v["color"], &v["finalColor"]), (&json!("random"), &json!("random")));
+    assert_eq!(
+        (&v["color"], &v["finalColor"]),
+        (&json!("random"), &json!("random"))
+    );
     form_ok(&bot, &format!("/api/challenge/{random}/accept"), &[]).await;
     let (_, shown) = alice.get(&format!("/api/challenge/{random}/show")).await;
     let (_, g) = alice.get(&format!("/api/game/{random}")).await;
@@ -1056,7 +1089,11 @@ async fn challenge_bodies_as_lichess_clients_send_them() {
         )
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    assert_eq!((&v["kind"], &v["rated"]), (&json!("open"), &json!(false)), "{v}");
+    assert_eq!(
+        (&v["kind"], &v["rated"]),
+        (&json!("open"), &json!(false)),
+        "{v}"
+    );
     // berserk's `challenges.create` (JSON, `rated` a boolean, the rest null).
     let (s, v) = alice
         .post(
@@ -1072,14 +1109,21 @@ async fn challenge_bodies_as_lichess_clients_send_them() {
         let alice = &alice;
         async move {
             let id = v["id"].as_str().unwrap().to_owned();
-            let (s, v) = alice.post_empty(&format!("/api/challenge/{id}/cancel")).await;
+            let (s, v) = alice
+                .post_empty(&format!("/api/challenge/{id}/cancel"))
+                .await;
             assert_eq!(s, StatusCode::OK, "{v}");
         }
     };
     cancel(v).await;
 
     // Forms with Python's and lila's boolean words.
-    for (word, rated) in [("False", false), ("false", false), ("True", true), ("0", false)] {
+    for (word, rated) in [
+        ("False", false),
+        ("false", false),
+        ("True", true),
+        ("0", false),
+    ] {
         let (s, v) = post_form(
             &alice,
             "/api/challenge/bob",
@@ -1128,7 +1172,14 @@ fn berserk_python() -> std::path::PathBuf {
         .expect("python3 -m venv: this test needs python3 with venv");
     assert!(s.success(), "python3 -m venv {venv:?} failed");
     let out = Command::new(&python)
-        .args(["-m", "pip", "install", "-q", "--disable-pip-version-check", BERSERK])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            BERSERK,
+        ])
         .output()
         .expect("pip");
     assert!(
@@ -1175,7 +1226,10 @@ async fn berserk_s_challenge_board_bot_account_and_export_calls_work() {
     });
     let results = report["results"].as_object().unwrap();
     let failed: Vec<_> = results.iter().filter(|(_, v)| *v != "ok").collect();
-    assert!(failed.is_empty() && out.status.success(), "{failed:?}\n{report}");
+    assert!(
+        failed.is_empty() && out.status.success(),
+        "{failed:?}\n{report}"
+    );
     assert_eq!(results.len(), 21, "every call ran: {report}");
     assert_eq!(
         report["seen"],

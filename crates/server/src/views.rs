@@ -9,11 +9,11 @@ use crate::model::{Color, GameStatus};
 use crate::store;
 
 pub use chessmerge_wire::{
-    AnalysisCompleteJson, AnalysisProgressJson, ChallengeJson, ChatLineJson, ClientFrame, CompatJson, ErrorFrame, Event,
-    GameEvent, GameFullJson, GameStateJson, LegalMoveJson, LegalMoves, LightUser, LobbyEvent,
-    LobbyKind, LobbyNews, NameJson, NowPlayingJson, OpenChallengesJson, OpponentJson, PerfJson,
-    PlayerJson, RatingDiffJson, RematchJson, ServerFrame, StatusJson, TimeControlJson,
-    UNLIMITED_TIME, UserEvent, VariantJson, Word, Words,
+    AnalysisCompleteJson, AnalysisProgressJson, ChallengeJson, ChatLineJson, ClientFrame,
+    CompatJson, ErrorFrame, Event, GameEvent, GameFullJson, GameStateJson, LegalMoveJson,
+    LegalMoves, LightUser, LobbyEvent, LobbyKind, LobbyNews, NameJson, NowPlayingJson,
+    OpenChallengesJson, OpponentJson, PerfJson, PlayerJson, RatingDiffJson, RematchJson,
+    ServerFrame, StatusJson, TimeControlJson, UNLIMITED_TIME, UserEvent, VariantJson, Word, Words,
 };
 
 /// `{"ok": true}`.
@@ -208,10 +208,11 @@ pub fn challenge_of(
         initial_fen: c.initial_fen.clone(),
         kind: Word::of(c.kind.as_str()),
         decline_reason_key: c.decline_reason.clone(),
-        decline_reason: c
-            .decline_reason
-            .as_deref()
-            .map(|k| chessmerge_wire::decline_reason_text(k).unwrap_or(k).to_owned()),
+        decline_reason: c.decline_reason.as_deref().map(|k| {
+            chessmerge_wire::decline_reason_text(k)
+                .unwrap_or(k)
+                .to_owned()
+        }),
         created_at: c.created_at,
     }
 }

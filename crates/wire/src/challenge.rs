@@ -101,8 +101,12 @@ pub fn decline_reason_text(key: &str) -> Option<&'static str> {
     Some(match key {
         "generic" => "I'm not accepting challenges at the moment.",
         "later" => "This is not the right time for me, please ask again later.",
-        "tooFast" => "This time control is too fast for me, please challenge again with a slower game.",
-        "tooSlow" => "This time control is too slow for me, please challenge again with a faster game.",
+        "tooFast" => {
+            "This time control is too fast for me, please challenge again with a slower game."
+        }
+        "tooSlow" => {
+            "This time control is too slow for me, please challenge again with a faster game."
+        }
         "timeControl" => "I'm not accepting challenges with this time control.",
         "rated" => "Please send me a rated challenge instead.",
         "casual" => "Please send me a casual challenge instead.",
@@ -121,8 +125,17 @@ mod tests {
     #[test]
     fn every_decline_key_has_lichess_s_text() {
         for key in [
-            "generic", "later", "tooFast", "tooSlow", "timeControl", "rated", "casual",
-            "standard", "variant", "noBot", "onlyBot",
+            "generic",
+            "later",
+            "tooFast",
+            "tooSlow",
+            "timeControl",
+            "rated",
+            "casual",
+            "standard",
+            "variant",
+            "noBot",
+            "onlyBot",
         ] {
             let text = decline_reason_text(key).unwrap();
             assert!(text.ends_with('.'), "{key}: {text}");

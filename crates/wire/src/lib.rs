@@ -24,8 +24,8 @@ pub use event::{
 };
 pub use frame::{ClientFrame, ErrorFrame, ServerFrame};
 pub use game::{
-    GameFullJson, GameStateJson, GameStatus, LegalMoveJson, LegalMoves, NowPlayingJson,
-    OpponentJson, PerfJson, PlayerJson, RatingDiffJson, RematchJson, StatusJson, Words, CompatJson,
+    CompatJson, GameFullJson, GameStateJson, GameStatus, LegalMoveJson, LegalMoves, NowPlayingJson,
+    OpponentJson, PerfJson, PlayerJson, RatingDiffJson, RematchJson, StatusJson, Words,
 };
 
 /// Clock value lichess sends for untimed games.

@@ -112,7 +112,10 @@ fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
             "timed games are not offered: games here are untimed; leave out clock.limit and clock.increment",
         ));
     }
-    if p.accept_by_token.as_deref().is_some_and(|t| !t.trim().is_empty()) {
+    if p.accept_by_token
+        .as_deref()
+        .is_some_and(|t| !t.trim().is_empty())
+    {
         return Err(ApiError::bad(
             "acceptByToken is not offered: challenge the player and let them accept",
         ));

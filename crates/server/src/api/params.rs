@@ -103,8 +103,8 @@ impl Param for ChallengeVariant {
     const EXPECTED: &'static str = "chessmerge, chessplus, fusion, standard or fromPosition";
 
     fn from_text(text: &str) -> Option<ChallengeVariant> {
-        let from_position = text.eq_ignore_ascii_case("fromPosition")
-            || text.eq_ignore_ascii_case("from position");
+        let from_position =
+            text.eq_ignore_ascii_case("fromPosition") || text.eq_ignore_ascii_case("from position");
         Some(ChallengeVariant {
             variant: text.parse().ok()?,
             from_position,
@@ -330,7 +330,10 @@ mod tests {
         }
         let read = |q: &str| serde_urlencoded::from_str::<Loose>(q).map_err(|e| e.to_string());
         for (word, want) in [("False", false), ("TRUE", true), ("0", false), ("on", true)] {
-            assert_eq!(read(&format!("rated={word}")).unwrap().rated, Some(LooseBool(want)));
+            assert_eq!(
+                read(&format!("rated={word}")).unwrap().rated,
+                Some(LooseBool(want))
+            );
         }
         assert!(read("rated=maybe").unwrap_err().contains("true or false"));
         let v = read("variant=fromPosition").unwrap().variant.unwrap();

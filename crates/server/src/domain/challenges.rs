@@ -708,9 +708,10 @@ impl Challenges {
         let Some(uid) = old.player_id(mine.other()) else {
             return Ok(None);
         };
-        let bot = self.store.user_by_id(uid).await?.ok_or_else(|| {
-            StoreError::Corrupt(format!("game {}: player {uid} missing", old.id))
-        })?;
+        let bot =
+            self.store.user_by_id(uid).await?.ok_or_else(|| {
+                StoreError::Corrupt(format!("game {}: player {uid} missing", old.id))
+            })?;
         if !bot.bot {
             return Ok(None);
         }

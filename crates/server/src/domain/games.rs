@@ -694,12 +694,19 @@ mod tests {
             .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), true)
             .await
             .unwrap();
-        assert_eq!((g.status, g.draw_offer), (GameStatus::Started, Some(Color::White)));
+        assert_eq!(
+            (g.status, g.draw_offer),
+            (GameStatus::Started, Some(Color::White))
+        );
         let g = games
             .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false)
             .await
             .unwrap();
-        assert_eq!((g.status, g.draw_offer), (GameStatus::Started, None), "declined");
+        assert_eq!(
+            (g.status, g.draw_offer),
+            (GameStatus::Started, None),
+            "declined"
+        );
         games
             .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), true)
             .await
@@ -709,7 +716,13 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            (g.status, g.winner, g.draw_offer, g.status_reason.as_deref(), g.ply),
+            (
+                g.status,
+                g.winner,
+                g.draw_offer,
+                g.status_reason.as_deref(),
+                g.ply
+            ),
             (GameStatus::Draw, None, None, Some("agreement"), 4)
         );
     }
