@@ -99,7 +99,7 @@ fuzz_target!(|data: &[u8]| {
         1 => {
             if let Some(p) = body::<ChallengeParams>(content_type, bytes)
                 && let Err(e) = Terms::new(
-                    p.variant.unwrap_or(Variant::ChessMerge),
+                    p.variant.map_or(Variant::ChessMerge, |v| v.variant),
                     p.color.unwrap_or(ColorRequest::Random),
                     p.fen.as_deref(),
                 )

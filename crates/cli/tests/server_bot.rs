@@ -812,3 +812,430 @@ async fn a_restarted_bridge_resumes_its_game_where_it_stands() {
         second.log_text()
     );
 }
+
+// ---------------------------------------------------------------------------
+// What lichess's own clients need beyond the first replay: lichess-bot's
+// calls around a declined challenge, a standard game from a FEN, a draw
+// agreed with `offeringDraw`, a rematch and chat; berserk's request bodies.
+
+/// A standard position other than the start, where neither side can end
+/// the game in a move or two (kings and pawns).
+const PAWNS_FEN: &str = "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1";
+
+/// A form POST's answer (`post_form` with a status check).
+async fn form_ok(p: &Player, path: &str, form: &[(&str, &str)]) -> Value {
+    let (s, v) = post_form(p, path, form).await;
+    assert_eq!(s, StatusCode::OK, "{path}: {v}");
+    v
+}
+
+#[tokio::test]
+async fn lichess_bot_survives_a_decline_and_plays_from_a_fen_to_an_agreed_draw_and_a_rematch() {
+    let env = fresh("bot-lichess-clients");
+    let base = env.server.base.as_str();
+    let alice = register(base, "Alice").await;
+    let bot = register_bot(base, "Botty").await;
+    let mut events = RawLines::open(&bot, "/api/stream/event").await;
+    let mut alice_events = RawLines::open(&alice, "/api/stream/event").await;
+
+    // 1. A merge-variant challenge, declined as lichess-bot declines it
+    // (form `reason=variant`): both keys of lichess's decline.
+    let (s, v) = alice
+        .post(
+            "/api/challenge/botty",
+            json!({"variant": "chessmerge", "color": "random"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let merge = v["id"].as_str().unwrap().to_owned();
+    let c = events.next_of("challenge").await;
+    assert_eq!(c["challenge"]["perf"]["icon"], ";", "{c}");
+    assert_eq!(c["challenge"]["perf"]["name"], "Correspondence", "{c}");
+    form_ok(
+        &bot,
+        &format!("/api/challenge/{merge}/decline"),
+        &[("reason", "variant")],
+    )
+    .await;
+    let declined = alice_events.next_of("challengeDeclined").await;
+    let expected_text = "I'm not willing to play this variant right now.";
+    let (_, shown) = alice.get(&format!("/api/challenge/{merge}/show")).await;
+    for c in [&declined["challenge"], &shown] {
+        assert_eq!(
+            (&c["status"], &c["declineReasonKey"], &c["declineReason"]),
+            (&json!("declined"), &json!("variant"), &json!(expected_text)),
+            "{c}"
+        );
+        assert_eq!(c["finalColor"], "random", "never started: {c}");
+    }
+
+    // 2. The bot keeps going: its stream carries the next challenge, a
+    // standard one from a FEN, which lichess calls fromPosition (and
+    // `variant=fromPosition` is how a lichess client asks for it).
+    let (s, v) = alice
+        .post(
+            "/api/challenge/botty",
+            json!({"variant": "fromPosition", "color": "white"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "fromPosition needs a fen: {v}");
+    assert!(v["error"].as_str().unwrap().contains("fen"), "{v}");
+    let (s, v) = alice
+        .post(
+            "/api/challenge/botty",
+            json!({"variant": "fromPosition", "color": "white", "fen": PAWNS_FEN}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = v["id"].as_str().unwrap().to_owned();
+    let from_position = json!({"key": "fromPosition", "name": "From Position", "short": "FEN"});
+    assert_eq!(v["variant"], from_position, "{v}");
+    let c = events.next_of("challenge").await;
+    assert_eq!(c["challenge"]["id"], id.as_str());
+    assert_eq!(c["challenge"]["variant"]["key"], "fromPosition", "{c}");
+    assert_eq!(c["challenge"]["initialFen"], PAWNS_FEN, "{c}");
+    // A standard challenge from the start is still `standard`.
+    let (_, v) = alice
+        .post(
+            "/api/challenge/botty",
+            json!({"variant": "standard", "fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"}),
+        )
+        .await;
+    assert_eq!(v["variant"]["key"], "standard", "{v}");
+    assert!(v.get("initialFen").is_none(), "{v}");
+    let plain = v["id"].as_str().unwrap().to_owned();
+    let (s, v) = alice
+        .post_empty(&format!("/api/challenge/{plain}/cancel"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+
+    form_ok(&bot, &format!("/api/challenge/{id}/accept"), &[]).await;
+    let start = events.next_of("gameStart").await;
+    let g = &start["game"];
+    assert_eq!(g["id"], id.as_str());
+    assert_eq!(g["variant"]["key"], "fromPosition", "{g}");
+    assert_eq!(g["status"], json!({"id": 20, "name": "started"}), "{g}");
+    assert_eq!(g["compat"], json!({"bot": true, "board": true}), "{g}");
+    let mut game = RawLines::open(&bot, &format!("/api/bot/game/stream/{id}")).await;
+    let full = game.next().await.unwrap();
+    assert_eq!(full["type"], "gameFull");
+    assert_eq!(full["variant"], from_position, "{full}");
+    assert_eq!(full["initialFen"], PAWNS_FEN, "{full}");
+
+    // Chat reaches the bot's game stream (lichess-bot answers `!help`),
+    // its own lines too, as lichess sends them.
+    form_ok(
+        &alice,
+        &format!("/api/board/game/{id}/chat"),
+        &[("room", "player"), ("text", "!help")],
+    )
+    .await;
+    let said = game.next_of("chatLine").await;
+    assert_eq!(
+        said,
+        json!({"type": "chatLine", "username": "Alice", "text": "!help", "room": "player"})
+    );
+    form_ok(
+        &bot,
+        &format!("/api/bot/game/{id}/chat"),
+        &[
+            ("room", "spectator"),
+            ("text", "Supported commands: !wait, !name"),
+        ],
+    )
+    .await;
+    let said = game.next_of("chatLine").await;
+    assert_eq!(
+        (&said["username"], &said["room"]),
+        (&json!("Botty"), &json!("spectator")),
+        "{said}"
+    );
+
+    // 3. A draw agreed as lichess-bot agrees: the human offers with a
+    // move, the bot answers with a move and `offeringDraw=true`.
+    let (s, v) = alice
+        .post_empty(&format!("/api/board/game/{id}/move/e2e4?offeringDraw=true"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let st = game.next_of("gameState").await;
+    assert_eq!(
+        (&st["moves"], &st["wdraw"]),
+        (&json!("e2e4"), &json!(true)),
+        "{st}"
+    );
+    let (s, v) = bot
+        .post_empty(&format!("/api/bot/game/{id}/move/e7e5?offeringDraw=true"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let end = game.next_of("gameState").await;
+    assert_eq!(
+        (&end["moves"], &end["status"], &end["reason"]),
+        (&json!("e2e4 e7e5"), &json!("draw"), &json!("agreement")),
+        "{end}"
+    );
+    assert!(end.get("winner").is_none(), "{end}");
+    assert_eq!(
+        (&end["wdraw"], &end["bdraw"]),
+        (&json!(false), &json!(false))
+    );
+    assert!(game.next().await.is_none(), "the stream ends with the game");
+    let finish = events.next_of("gameFinish").await;
+    assert_eq!(
+        finish["game"]["status"],
+        json!({"id": 34, "name": "draw"}),
+        "{finish}"
+    );
+
+    // Its exports: From Position, lichess's Termination, casual ratings.
+    let (_, export) = alice.get(&format!("/game/export/{id}")).await;
+    let pgn = export["raw"].as_str().unwrap();
+    for tag in [
+        "[Variant \"From Position\"]",
+        "[SetUp \"1\"]",
+        &format!("[FEN \"{PAWNS_FEN}\"]"),
+        "[Termination \"Normal\"]",
+        "[Result \"1/2-1/2\"]",
+    ] {
+        assert!(pgn.contains(tag), "{tag} in\n{pgn}");
+    }
+    let resp = http()
+        .get(format!("{base}/game/export/{id}"))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    let (s, v) = json_of(resp).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        (&v["variant"], &v["rated"]),
+        (&json!("fromPosition"), &json!(false))
+    );
+    for side in ["white", "black"] {
+        assert!(
+            v["players"][side]["rating"].is_i64(),
+            "casual game's {side}: {v}"
+        );
+    }
+
+    // 4. A rematch offered to the bot reaches it as a challenge, colours
+    // swapped, from the same position.
+    let (s, v) = alice
+        .post_empty(&format!("/api/board/game/{id}/rematch"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let rematch = v["challenge"]["id"]
+        .as_str()
+        .expect("a challenge")
+        .to_owned();
+    assert_eq!(v["challenge"]["color"], "black", "{v}");
+    let c = events.next_of("challenge").await;
+    let c = &c["challenge"];
+    assert_eq!(c["id"], rematch.as_str());
+    assert_eq!(
+        (
+            &c["variant"]["key"],
+            &c["initialFen"],
+            &c["destUser"]["name"]
+        ),
+        (&json!("fromPosition"), &json!(PAWNS_FEN), &json!("Botty")),
+        "{c}"
+    );
+    form_ok(&bot, &format!("/api/challenge/{rematch}/accept"), &[]).await;
+    let start = events.next_of("gameStart").await;
+    assert_eq!(start["game"]["id"], rematch.as_str());
+    assert_eq!(
+        start["game"]["color"], "white",
+        "the bot is white now: {start}"
+    );
+    assert_eq!(start["game"]["isMyTurn"], true, "{start}");
+    let (s, v) = bot
+        .post_empty(&format!("/api/bot/game/{rematch}/abort"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+
+    // 5. finalColor: a random challenge's colour once its game has begun.
+    let (_, v) = alice
+        .post("/api/challenge/botty", json!({"variant": "standard"}))
+        .await;
+    let random = v["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        (&v["color"], &v["finalColor"]),
+        (&json!("random"), &json!("random"))
+    );
+    form_ok(&bot, &format!("/api/challenge/{random}/accept"), &[]).await;
+    let (_, shown) = alice.get(&format!("/api/challenge/{random}/show")).await;
+    let (_, g) = alice.get(&format!("/api/game/{random}")).await;
+    assert_eq!(shown["finalColor"], g["you"], "{shown}\n{g}");
+    assert!(["white", "black"].contains(&shown["finalColor"].as_str().unwrap()));
+    let (s, v) = alice
+        .post_empty(&format!("/api/board/game/{random}/abort"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+}
+
+#[tokio::test]
+async fn challenge_bodies_as_lichess_clients_send_them() {
+    let env = fresh("bot-lichess-bodies");
+    let base = env.server.base.as_str();
+    let alice = register(base, "Alice").await;
+    let _bob = register(base, "Bob").await;
+
+    // berserk's `challenges.create_open`: every field, unset ones null.
+    let (s, v) = alice
+        .post(
+            "/api/challenge/open",
+            json!({"clock.limit": null, "clock.increment": null, "variant": "standard",
+                   "fen": null, "rated": false, "name": null}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        (&v["kind"], &v["rated"]),
+        (&json!("open"), &json!(false)),
+        "{v}"
+    );
+    // berserk's `challenges.create` (JSON, `rated` a boolean, the rest null).
+    let (s, v) = alice
+        .post(
+            "/api/challenge/bob",
+            json!({"rated": true, "clock.limit": null, "clock.increment": null, "days": null,
+                   "color": "white", "variant": "standard", "fen": null, "keepAliveStream": false,
+                   "rules": "noAbort", "message": "hi {opponent}"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["rated"], true, "{v}");
+    let cancel = |v: Value| {
+        let alice = &alice;
+        async move {
+            let id = v["id"].as_str().unwrap().to_owned();
+            let (s, v) = alice
+                .post_empty(&format!("/api/challenge/{id}/cancel"))
+                .await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+        }
+    };
+    cancel(v).await;
+
+    // Forms with Python's and lila's boolean words.
+    for (word, rated) in [
+        ("False", false),
+        ("false", false),
+        ("True", true),
+        ("0", false),
+    ] {
+        let (s, v) = post_form(
+            &alice,
+            "/api/challenge/bob",
+            &[("rated", word), ("variant", "standard")],
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "rated={word}: {v}");
+        assert_eq!(v["rated"], rated, "rated={word}: {v}");
+        cancel(v).await;
+    }
+
+    // What is still refused names the fault: a misspelled field of ours,
+    // a word that is no boolean, lichess's fields that cannot be honoured.
+    for (body, names) in [
+        (json!({"varient": "standard"}), "varient"),
+        (json!({"rated": "maybe"}), "rated"),
+        (json!({"acceptByToken": "lip_x"}), "acceptByToken"),
+        (json!({"clock.limit": 300}), "clock.limit"),
+    ] {
+        let (s, v) = alice.post("/api/challenge/bob", body.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        assert!(v["error"].as_str().unwrap().contains(names), "{body}: {v}");
+    }
+    let (s, v) = post_form(&alice, "/api/challenge/open", &[("nmae", "x")]).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("nmae"), "{v}");
+}
+
+/// The berserk release the test runs (PyPI).
+const BERSERK: &str = "berserk==0.14.0";
+
+/// A Python with berserk: a venv under the target directory, made once
+/// (pip needs PyPI then) and reused by later runs.
+fn berserk_python() -> std::path::PathBuf {
+    use std::process::Command;
+    let venv = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("berserk-venv");
+    let python = venv.join("bin").join("python");
+    let installed = venv.join(BERSERK);
+    if installed.exists() {
+        return python;
+    }
+    let s = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .expect("python3 -m venv: this test needs python3 with venv");
+    assert!(s.success(), "python3 -m venv {venv:?} failed");
+    let out = Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            BERSERK,
+        ])
+        .output()
+        .expect("pip");
+    assert!(
+        out.status.success(),
+        "pip install {BERSERK} failed (is PyPI reachable?):\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(&installed, "").unwrap();
+    python
+}
+
+#[tokio::test]
+async fn berserk_s_challenge_board_bot_account_and_export_calls_work() {
+    let python = berserk_python();
+    let env = fresh("bot-berserk");
+    let base = env.server.base.as_str();
+    let human = register(base, "Bea").await;
+    // Made a bot by berserk's `account.upgrade_to_bot`.
+    let bot = register(base, "Bert").await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/berserk_calls.py");
+    let started = Instant::now();
+    let mut child = std::process::Command::new(&python)
+        .args([script, base, &human.token, &bot.token, "Bert", "Bea"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The server is another process: waiting here blocks only the test.
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("berserk's calls took over 60 s");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "no report ({e}):\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let results = report["results"].as_object().unwrap();
+    let failed: Vec<_> = results.iter().filter(|(_, v)| *v != "ok").collect();
+    assert!(
+        failed.is_empty() && out.status.success(),
+        "{failed:?}\n{report}"
+    );
+    assert_eq!(results.len(), 21, "every call ran: {report}");
+    assert_eq!(
+        report["seen"],
+        json!({"gameFull.variant": "standard", "export.status": "resign",
+               "pgn.termination": ["[Termination \"Normal\"]"]}),
+        "{report}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+}

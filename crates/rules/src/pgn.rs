@@ -69,8 +69,14 @@ pub fn write_annotated(
         out.push_str(&tag_line(name, given(name).unwrap_or(fallback)));
     }
     out.push_str(&tag_line("Result", result));
-    out.push_str(&tag_line("Variant", game.variant().name()));
     let start_fen = game.start().fen();
+    // lichess's name of standard rules from a custom position.
+    let variant_name = if game.variant() == Variant::Standard && start_fen != START_FEN {
+        "From Position"
+    } else {
+        game.variant().name()
+    };
+    out.push_str(&tag_line("Variant", variant_name));
     if start_fen != START_FEN {
         out.push_str(&tag_line("SetUp", "1"));
         out.push_str(&tag_line("FEN", &start_fen));

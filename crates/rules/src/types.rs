@@ -470,7 +470,11 @@ impl FromStr for Variant {
             .into_iter()
             .find(|v| v.id() == t || v.name().to_ascii_lowercase() == t)
             .or(match t.as_str() {
-                "chess" | "orthodox" | "fide" => Some(Variant::Standard),
+                // lichess's `fromPosition` ("From Position"): standard
+                // rules from a custom position.
+                "chess" | "orthodox" | "fide" | "fromposition" | "from position" => {
+                    Some(Variant::Standard)
+                }
                 "fusion chess" | "fusionchess" => Some(Variant::Fusion),
                 _ => None,
             })

@@ -9,11 +9,11 @@ use crate::model::{Color, GameStatus};
 use crate::store;
 
 pub use chessmerge_wire::{
-    AnalysisCompleteJson, AnalysisProgressJson, ChallengeJson, ClientFrame, ErrorFrame, Event,
-    GameEvent, GameFullJson, GameStateJson, LegalMoveJson, LegalMoves, LightUser, LobbyEvent,
-    LobbyKind, LobbyNews, NameJson, NowPlayingJson, OpenChallengesJson, OpponentJson, PerfJson,
-    PlayerJson, RatingDiffJson, RematchJson, ServerFrame, StatusJson, TimeControlJson,
-    UNLIMITED_TIME, UserEvent, VariantJson, Word, Words,
+    AnalysisCompleteJson, AnalysisProgressJson, ChallengeJson, ChatLineJson, ClientFrame,
+    CompatJson, ErrorFrame, Event, GameEvent, GameFullJson, GameStateJson, LegalMoveJson,
+    LegalMoves, LightUser, LobbyEvent, LobbyKind, LobbyNews, NameJson, NowPlayingJson,
+    OpenChallengesJson, OpponentJson, PerfJson, PlayerJson, RatingDiffJson, RematchJson,
+    ServerFrame, StatusJson, TimeControlJson, UNLIMITED_TIME, UserEvent, VariantJson, Word, Words,
 };
 
 /// `{"ok": true}`.
@@ -146,6 +146,42 @@ pub fn variant_json(v: Variant) -> VariantJson {
     }
 }
 
+/// Whether a game or challenge of `variant` from `initial_fen` is what
+/// lichess calls `fromPosition`: standard rules from a position other
+/// than the usual start (`None`: the usual start).
+pub fn is_from_position(variant: Variant, initial_fen: Option<&str>) -> bool {
+    variant == Variant::Standard
+        && initial_fen.is_some_and(|f| f != chessmerge_rules::START_FEN && f != "startpos")
+}
+
+/// lichess's variant key of a game: `fromPosition` for standard rules
+/// from a custom position ([`is_from_position`]), else the variant's id.
+pub fn variant_key(variant: Variant, initial_fen: Option<&str>) -> &'static str {
+    if is_from_position(variant, initial_fen) {
+        FROM_POSITION
+    } else {
+        variant.id()
+    }
+}
+
+/// lichess's key of standard rules from a custom position.
+pub const FROM_POSITION: &str = "fromPosition";
+
+/// A variant in brief as lichess shows a game or challenge from
+/// `initial_fen`: standard from a custom position is `fromPosition`
+/// ("From Position").
+pub fn variant_json_at(v: Variant, initial_fen: Option<&str>) -> VariantJson {
+    if is_from_position(v, initial_fen) {
+        VariantJson {
+            key: Word::of(FROM_POSITION),
+            name: Word::of("From Position"),
+            short: Word::of("FEN"),
+        }
+    } else {
+        variant_json(v)
+    }
+}
+
 /// Builds the JSON of a challenge.
 pub fn challenge_of(
     c: &store::Challenge,
@@ -159,7 +195,7 @@ pub fn challenge_of(
         status: Word::of(c.status.as_str()),
         challenger: challenger.map(light_user),
         dest_user: dest.map(light_user),
-        variant: variant_json(c.variant),
+        variant: variant_json_at(c.variant, c.initial_fen.as_deref()),
         rated: c.rated,
         speed: Word::of("correspondence"),
         time_control: TimeControlJson {
@@ -172,6 +208,11 @@ pub fn challenge_of(
         initial_fen: c.initial_fen.clone(),
         kind: Word::of(c.kind.as_str()),
         decline_reason_key: c.decline_reason.clone(),
+        decline_reason: c.decline_reason.as_deref().map(|k| {
+            chessmerge_wire::decline_reason_text(k)
+                .unwrap_or(k)
+                .to_owned()
+        }),
         created_at: c.created_at,
     }
 }
@@ -457,8 +498,10 @@ pub struct ExportJson {
     pub players: ExportPlayersJson,
     /// `import`, `ai` or `friend`.
     pub source: &'static str,
-    /// The start position (Merge-FEN).
-    pub initial_fen: String,
+    /// The start position (Merge-FEN), when not the usual one (as lichess
+    /// writes it only for games from a position).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_fen: Option<String>,
     /// The current position (Merge-FEN).
     pub fen: String,
     /// Space-separated Merge-UCI moves.
@@ -622,7 +665,7 @@ pub fn game_full(game: &store::Game, players: &Players, state: GameStateJson) ->
     GameFullJson {
         kind: Default::default(),
         id: game.id.to_string(),
-        variant: variant_json(game.variant),
+        variant: variant_json_at(game.variant, Some(game.initial_fen.as_str())),
         speed: Word::of("correspondence"),
         perf: PerfJson::CORRESPONDENCE,
         rated: game.rated,
@@ -682,11 +725,13 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
         rated: game.rated,
         source: Word::of(source_of(game)),
         speed: Word::of("correspondence"),
-        status: StatusJson {
-            name: status_json(game.status),
-        },
+        status: StatusJson::of(status_json(game.status)),
         winner: game.winner.map(|c| Word::of(c.name())),
-        variant: variant_json(game.variant),
+        variant: variant_json_at(game.variant, Some(game.initial_fen.as_str())),
+        compat: Some(CompatJson {
+            bot: true,
+            board: true,
+        }),
     }
 }
 

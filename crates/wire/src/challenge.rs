@@ -27,7 +27,8 @@ pub struct LightUser {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct VariantJson {
-    /// `chessmerge`, `chessplus`, `fusion` or `standard`.
+    /// `chessmerge`, `chessplus`, `fusion` or `standard`; `fromPosition`
+    /// for a standard game from a custom position (lichess's name).
     pub key: Word,
     /// Its name for players.
     pub name: Word,
@@ -86,6 +87,59 @@ pub struct ChallengeJson {
     /// The reason key when declined.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decline_reason_key: Option<String>,
+    /// The reason in lichess's English words when declined
+    /// ([`decline_reason_text`]); lichess-bot reads this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decline_reason: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
+}
+
+/// lichess's English text of a decline reason key (lila's `challenge`
+/// translations), `None` for a key lichess does not know.
+pub fn decline_reason_text(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "generic" => "I'm not accepting challenges at the moment.",
+        "later" => "This is not the right time for me, please ask again later.",
+        "tooFast" => {
+            "This time control is too fast for me, please challenge again with a slower game."
+        }
+        "tooSlow" => {
+            "This time control is too slow for me, please challenge again with a faster game."
+        }
+        "timeControl" => "I'm not accepting challenges with this time control.",
+        "rated" => "Please send me a rated challenge instead.",
+        "casual" => "Please send me a casual challenge instead.",
+        "standard" => "I'm not accepting variant challenges right now.",
+        "variant" => "I'm not willing to play this variant right now.",
+        "noBot" => "I'm not accepting challenges from bots.",
+        "onlyBot" => "I'm only accepting challenges from bots.",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_decline_key_has_lichess_s_text() {
+        for key in [
+            "generic",
+            "later",
+            "tooFast",
+            "tooSlow",
+            "timeControl",
+            "rated",
+            "casual",
+            "standard",
+            "variant",
+            "noBot",
+            "onlyBot",
+        ] {
+            let text = decline_reason_text(key).unwrap();
+            assert!(text.ends_with('.'), "{key}: {text}");
+        }
+        assert_eq!(decline_reason_text("nope"), None);
+    }
 }

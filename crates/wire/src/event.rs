@@ -144,6 +144,7 @@ impl<'de> Deserialize<'de> for GameEvent {
         match GameLine::deserialize(de)? {
             GameLine::Event(event) => Ok(event),
             GameLine::Full(_) => Err(serde::de::Error::unknown_variant("gameFull", EVENT_KINDS)),
+            GameLine::Chat(_) => Err(serde::de::Error::unknown_variant("chatLine", EVENT_KINDS)),
         }
     }
 }
@@ -160,6 +161,8 @@ pub enum GameLine {
     Full(Box<GameFullJson>),
     /// An event.
     Event(GameEvent),
+    /// A line of the game's chat (the bot game stream's `chatLine`).
+    Chat(ChatLineJson),
 }
 
 /// Read as [`GameEvent`] is: `type` first, then the rest by kind.
@@ -179,6 +182,20 @@ impl<'de> Deserialize<'de> for GameLine {
                 if kind == "gameFull" {
                     let full = GameFullJson::deserialize(MapAccessDeserializer::new(map))?;
                     return Ok(GameLine::Full(Box::new(full)));
+                }
+                if kind == "chatLine" {
+                    #[derive(Deserialize)]
+                    struct Fields {
+                        username: String,
+                        text: String,
+                        room: Word,
+                    }
+                    let f = Fields::deserialize(MapAccessDeserializer::new(map))?;
+                    return Ok(GameLine::Chat(ChatLineJson {
+                        username: f.username,
+                        text: f.text,
+                        room: f.room,
+                    }));
                 }
                 game_event(&kind, map).map(GameLine::Event)
             }
@@ -231,6 +248,20 @@ fn game_event<'de, M: serde::de::MapAccess<'de>>(
         }
         other => Err(serde::de::Error::unknown_variant(other, EVENT_KINDS)),
     }
+}
+
+/// A line of a game's chat as lichess's game streams carry it
+/// (`{"type":"chatLine","username","text","room"}`): the bot game stream
+/// sends each line said after it opened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "chatLine")]
+pub struct ChatLineJson {
+    /// Who said it (the name as registered).
+    pub username: String,
+    /// What was said.
+    pub text: String,
+    /// `player` or `spectator`.
+    pub room: Word,
 }
 
 /// `{"name": ...}`: who did something, by name.

@@ -46,6 +46,21 @@ pub enum GameStatus {
 }
 
 impl GameStatus {
+    /// lichess's numeric id of the status (`status.id` of its game
+    /// objects): started 20, aborted 25, mate 30, resign 31, stalemate
+    /// 32, draw 34 (lichess's others, such as created 10 or outoftime 35,
+    /// do not happen here).
+    pub const fn id(self) -> u16 {
+        match self {
+            GameStatus::Started => 20,
+            GameStatus::Aborted => 25,
+            GameStatus::Mate => 30,
+            GameStatus::Resign => 31,
+            GameStatus::Stalemate => 32,
+            GameStatus::Draw => 34,
+        }
+    }
+
     /// Whether the game is still being played.
     pub const fn is_ongoing(self) -> bool {
         matches!(self, GameStatus::Started)
@@ -279,6 +294,10 @@ impl<'de> Deserialize<'de> for LegalMoves {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct PerfJson {
+    /// lichess's icon of the perf (a glyph of its font): `;` for
+    /// correspondence. Absent from events stored before it was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon: Option<Word>,
     /// Always `Correspondence`.
     pub name: Word,
 }
@@ -286,6 +305,7 @@ pub struct PerfJson {
 impl PerfJson {
     /// The only perf.
     pub const CORRESPONDENCE: PerfJson = PerfJson {
+        icon: Some(Word::of(";")),
         name: Word::of("Correspondence"),
     };
 }
@@ -372,8 +392,32 @@ pub struct OpponentJson {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct StatusJson {
+    /// lichess's numeric id of the status ([`GameStatus::id`]); 0 in
+    /// events stored before it was written.
+    #[serde(default)]
+    pub id: u16,
     /// The status word.
     pub name: GameStatus,
+}
+
+impl StatusJson {
+    /// The status with its id.
+    pub const fn of(name: GameStatus) -> StatusJson {
+        StatusJson {
+            id: name.id(),
+            name,
+        }
+    }
+}
+
+/// Which of lichess's APIs may play a game (`compat` of `gameStart`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+pub struct CompatJson {
+    /// Playable through the bot API (by a bot account).
+    pub bot: bool,
+    /// Playable through the board API (by a human account).
+    pub board: bool,
 }
 
 /// A game seen by one of its players (`/api/account/playing`, `gameStart`, `gameFinish`).
@@ -419,4 +463,8 @@ pub struct NowPlayingJson {
     pub winner: Option<Word>,
     /// The variant.
     pub variant: VariantJson,
+    /// Which APIs may play it: both (bots play every variant here).
+    /// Absent from events stored before it was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compat: Option<CompatJson>,
 }

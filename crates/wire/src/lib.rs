@@ -17,14 +17,14 @@ pub mod event;
 pub mod frame;
 pub mod game;
 
-pub use challenge::{ChallengeJson, LightUser, TimeControlJson, VariantJson};
+pub use challenge::{ChallengeJson, LightUser, TimeControlJson, VariantJson, decline_reason_text};
 pub use event::{
-    AnalysisCompleteJson, AnalysisProgressJson, Event, GameEvent, GameLine, LobbyEvent, LobbyKind,
-    LobbyNews, NameJson, OpenChallengesJson, UserEvent,
+    AnalysisCompleteJson, AnalysisProgressJson, ChatLineJson, Event, GameEvent, GameLine,
+    LobbyEvent, LobbyKind, LobbyNews, NameJson, OpenChallengesJson, UserEvent,
 };
 pub use frame::{ClientFrame, ErrorFrame, ServerFrame};
 pub use game::{
-    GameFullJson, GameStateJson, GameStatus, LegalMoveJson, LegalMoves, NowPlayingJson,
+    CompatJson, GameFullJson, GameStateJson, GameStatus, LegalMoveJson, LegalMoves, NowPlayingJson,
     OpponentJson, PerfJson, PlayerJson, RatingDiffJson, RematchJson, StatusJson, Words,
 };
 

@@ -274,14 +274,16 @@ fn pgn_of(
     players: &Players,
     notes: &[chessmerge_rules::pgn::Annotation],
 ) -> String {
+    // lichess's words: every ending by the rules or by the players
+    // (mate, stalemate, resignation, agreement) is `Normal`.
     let termination = match g.status {
-        GameStatus::Started => "Unterminated".to_owned(),
-        GameStatus::Aborted => "Abandoned".to_owned(),
-        other => g
-            .status_reason
-            .clone()
-            .unwrap_or_else(|| other.as_str().to_owned()),
-    };
+        GameStatus::Started => "Unterminated",
+        GameStatus::Aborted => "Abandoned",
+        GameStatus::Mate | GameStatus::Resign | GameStatus::Stalemate | GameStatus::Draw => {
+            "Normal"
+        }
+    }
+    .to_owned();
     let kind = if g.rated { "Rated" } else { "Casual" };
     let mut tags: Vec<(String, String)> = vec![
         ("Event".into(), format!("{kind} {} game", g.variant.name())),
@@ -310,6 +312,13 @@ fn side_rating(g: &store::Game, color: Color) -> Option<store::SideRating> {
 }
 
 async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> ApiResult<ExportJson> {
+    // A casual game's players show their rating in its variant (as lichess
+    // shows theirs at the game's time; ours is the current one).
+    let shown = if g.is_imported() || g.rated {
+        None
+    } else {
+        Some(games.players(g).await?)
+    };
     let mut sides = Vec::with_capacity(2);
     for color in Color::ALL {
         sides.push(match g.player_id(color) {
@@ -321,7 +330,9 @@ async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> Api
                     .map(crate::views::light_user),
                 ai_level: None,
                 name: None,
-                rating: side_rating(g, color).map(|r| r.rating),
+                rating: side_rating(g, color)
+                    .map(|r| r.rating)
+                    .or_else(|| shown.as_ref().and_then(|p| p.get(color).rating)),
                 rating_diff: side_rating(g, color).map(|r| r.diff),
             },
             None => ExportPlayerJson {
@@ -343,7 +354,7 @@ async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> Api
     Ok(ExportJson {
         id: g.id.to_string(),
         rated: g.rated,
-        variant: g.variant.id(),
+        variant: views::variant_key(g.variant, Some(g.initial_fen.as_str())),
         speed: "correspondence",
         perf: "correspondence",
         created_at: g.created_at,
@@ -352,18 +363,29 @@ async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> Api
         winner: g.winner.map(Color::name),
         players: ExportPlayersJson { white, black },
         source: views::source_of(g),
-        initial_fen: g.initial_fen.clone(),
+        initial_fen: (g.initial_fen != chessmerge_rules::START_FEN).then(|| g.initial_fen.clone()),
         fen: g.fen.clone(),
         moves: g.moves.clone(),
         analysis: None,
     })
 }
 
-/// PGN of a stored game that is not kept live (lists): one replay.
-async fn pgn_of_row(games: &Games, base_url: &str, g: &store::Game) -> ApiResult<String> {
+/// PGN of a stored game that is not kept live (lists): one replay; an
+/// analysed game carries its evaluations and marks, as the single game's
+/// export does.
+async fn pgn_of_row(
+    games: &Games,
+    analyses: &Analyses,
+    base_url: &str,
+    g: &store::Game,
+) -> ApiResult<String> {
     let players = games.players(g).await?;
     let rules = games.rebuild_uncached(g)?;
-    Ok(pgn_of(base_url, g, &rules, &players, &[]))
+    let analysis = super::analysis::export_analysis(analyses, &rules, &g.id).await?;
+    let notes = analysis.map_or_else(Vec::new, |(stored, judged)| {
+        crate::review::pgn_notes(&stored, &judged)
+    });
+    Ok(pgn_of(base_url, g, &rules, &players, &notes))
 }
 
 fn accepts(headers: &HeaderMap, mime: &str) -> bool {
@@ -436,6 +458,7 @@ pub async fn export(
 pub async fn user_games(
     State(accounts): State<Arc<Accounts>>,
     State(games): State<Arc<Games>>,
+    State(analyses): State<Arc<Analyses>>,
     State(site): State<Arc<Site>>,
     headers: HeaderMap,
     Path(username): Path<String>,
@@ -465,7 +488,7 @@ pub async fn user_games(
     } else {
         let mut body = String::new();
         for g in &finished {
-            body.push_str(&pgn_of_row(&games, &site.base_url, g).await?);
+            body.push_str(&pgn_of_row(&games, &analyses, &site.base_url, g).await?);
             body.push_str("\n\n");
         }
         Ok(with_type(body, "application/x-chess-pgn"))

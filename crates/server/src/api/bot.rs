@@ -154,15 +154,68 @@ pub async fn game_stream(
     if !plays {
         return Err(ApiError::Forbidden(format!("you do not play in game {id}")));
     }
+    let (feed_tx, feed_rx) = mpsc::channel(16);
     let (tx, rx) = mpsc::channel(16);
     let online = presence.connect(bot.id);
+    // The chat as of now: only lines said after the stream opened are sent.
+    let seen = games.chat_lines(&id).await?.len();
+    tokio::spawn(with_chat(games, id.clone(), seen, feed_rx, tx));
     tokio::spawn(async move {
         let _online = online;
-        if let Err(e) = feeds.game(id.clone(), None, tx).await {
+        if let Err(e) = feeds.game(id.clone(), None, feed_tx).await {
             tracing::warn!(game = %id, error = %e, "bot game stream failed");
         }
     });
     Ok(super::stream::ndjson(rx))
+}
+
+/// How often a bot's game stream looks for new chat lines.
+const CHAT_POLL: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Passes a game feed's items on, adding a `chatLine` for each line of the
+/// game's chat after the first `seen` (lichess's bot game stream carries
+/// the chat; lichess-bot answers commands such as `!help` from it). The
+/// lines are read from the store, so a line said through any node reaches
+/// the bot; ends with the feed or when the follower leaves.
+async fn with_chat(
+    games: Arc<Games>,
+    id: GameId,
+    mut seen: usize,
+    mut feed: mpsc::Receiver<crate::live::FeedItem>,
+    tx: mpsc::Sender<crate::live::FeedItem>,
+) {
+    let mut tick = tokio::time::interval(CHAT_POLL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            item = feed.recv() => {
+                let Some(item) = item else { return };
+                if tx.send(item).await.is_err() {
+                    return;
+                }
+            }
+            _ = tick.tick() => {
+                let lines = match games.chat_lines(&id).await {
+                    Ok(lines) => lines,
+                    Err(e) => {
+                        tracing::warn!(game = %id, error = %e, "cannot read the chat");
+                        continue;
+                    }
+                };
+                for l in lines.iter().skip(seen) {
+                    let chat = crate::views::ChatLineJson {
+                        username: l.username.clone(),
+                        text: l.text.clone(),
+                        room: crate::views::Word::of(l.room.as_str()),
+                    };
+                    if tx.send(crate::live::FeedItem::Chat(chat)).await.is_err() {
+                        return;
+                    }
+                }
+                seen = seen.max(lines.len());
+            }
+        }
+    }
 }
 
 /// Play a move as a bot (Merge-UCI); the same answers as the board API's.

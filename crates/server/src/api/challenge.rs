@@ -7,7 +7,7 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::params::optional;
+use super::params::{ChallengeVariant, LooseBool, optional};
 use crate::auth::AuthUser;
 use crate::challenges::{Challenges, DECLINE_REASONS, OPEN_LIST_LIMIT, Terms, direction_for};
 use crate::error::{ApiError, ApiResult, ErrorBody};
@@ -17,15 +17,18 @@ use crate::model::{ChallengeId, ColorRequest, Variant};
 use crate::store::Challenge;
 use crate::views::{ChallengeJson, ChallengeListJson, GameJson, OkJson};
 
-/// Parameters of a new challenge (JSON or form). Unknown fields are refused.
+/// Parameters of a new challenge (JSON or form). Fields lichess's
+/// clients send that have no meaning here are read and ignored (listed
+/// last); any other unknown field is refused, naming it.
 #[derive(Debug, Default, Deserialize, ToSchema, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct ChallengeParams {
-    /// `chessmerge` (default), `chessplus`, `fusion` or `standard`.
+    /// `chessmerge` (default), `chessplus`, `fusion` or `standard`;
+    /// `fromPosition` (lichess's name) is `standard` from `fen`.
     #[serde(default, deserialize_with = "optional")]
     #[schema(value_type = Option<String>)]
     #[param(value_type = Option<String>)]
-    pub variant: Option<Variant>,
+    pub variant: Option<ChallengeVariant>,
     /// Your colour: `white`, `black` or `random` (default).
     #[serde(default, deserialize_with = "optional")]
     #[schema(value_type = Option<String>)]
@@ -38,9 +41,12 @@ pub struct ChallengeParams {
     pub level: Option<i64>,
     /// lichess's `rated` (default false): a rated game changes both
     /// players' ratings. Refused for games against the computer and from
-    /// custom positions (those are casual).
+    /// custom positions (those are casual). `true`/`false` in any case
+    /// (`True`, `False`), `1`/`0`, `yes`/`no`, `on`/`off`.
     #[serde(default, deserialize_with = "optional")]
-    pub rated: Option<bool>,
+    #[schema(value_type = Option<bool>)]
+    #[param(value_type = Option<bool>)]
+    pub rated: Option<LooseBool>,
     /// lichess's days per move of a correspondence game: accepted and
     /// ignored (games here are untimed).
     #[serde(default, deserialize_with = "optional")]
@@ -51,6 +57,43 @@ pub struct ChallengeParams {
     /// lichess's clock increment: refused (games here are untimed).
     #[serde(rename = "clock.increment", default, deserialize_with = "optional")]
     pub clock_increment: Option<i64>,
+    /// lichess's name of an open challenge (berserk's `create_open` sends
+    /// it, often `null`): ignored.
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    #[param(value_type = Option<String>)]
+    pub name: Option<serde::de::IgnoredAny>,
+    /// lichess's extra rules (`noAbort`, `noRematch`, ...): ignored.
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    #[param(value_type = Option<String>)]
+    pub rules: Option<serde::de::IgnoredAny>,
+    /// lichess's players allowed to accept an open challenge: ignored
+    /// (anyone may accept).
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    #[param(value_type = Option<String>)]
+    pub users: Option<serde::de::IgnoredAny>,
+    /// lichess's expiry of an open challenge: ignored.
+    #[serde(rename = "expiresAt", default)]
+    #[schema(value_type = Option<i64>)]
+    #[param(value_type = Option<i64>)]
+    pub expires_at: Option<serde::de::IgnoredAny>,
+    /// lichess's `keepAliveStream` (stream until answered): ignored, the
+    /// challenge is answered at once.
+    #[serde(rename = "keepAliveStream", default)]
+    #[schema(value_type = Option<bool>)]
+    #[param(value_type = Option<bool>)]
+    pub keep_alive_stream: Option<serde::de::IgnoredAny>,
+    /// lichess's message to the challenged player: ignored.
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    #[param(value_type = Option<String>)]
+    pub message: Option<serde::de::IgnoredAny>,
+    /// lichess's `acceptByToken` (accept at once with the opponent's
+    /// token): refused unless left empty, since it is not offered.
+    #[serde(rename = "acceptByToken", default)]
+    pub accept_by_token: Option<String>,
 }
 
 /// The answer to a declined challenge.
@@ -63,14 +106,28 @@ pub struct DeclineParams {
 }
 
 fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
-    let rated = p.rated.unwrap_or(false);
+    let rated = p.rated.is_some_and(|r| r.0);
     if p.clock_limit.is_some() || p.clock_increment.is_some() {
         return Err(ApiError::bad(
             "timed games are not offered: games here are untimed; leave out clock.limit and clock.increment",
         ));
     }
+    if p.accept_by_token
+        .as_deref()
+        .is_some_and(|t| !t.trim().is_empty())
+    {
+        return Err(ApiError::bad(
+            "acceptByToken is not offered: challenge the player and let them accept",
+        ));
+    }
+    let from_position = p.variant.is_some_and(|v| v.from_position);
+    if from_position && p.fen.as_deref().is_none_or(|f| f.trim().is_empty()) {
+        return Err(ApiError::bad(
+            "variant fromPosition needs a fen: send the start position in fen",
+        ));
+    }
     let mut terms = Terms::new(
-        p.variant.unwrap_or(Variant::ChessMerge),
+        p.variant.map_or(Variant::ChessMerge, |v| v.variant),
         p.color.unwrap_or(ColorRequest::Random),
         p.fen.as_deref(),
     )?;

@@ -69,6 +69,11 @@ pub struct RematchAnswerJson {
     pub ok: bool,
     /// Where the rematch stands now (`gameId` once accepted).
     pub rematch: Option<RematchJson>,
+    /// A rematch offered to a bot: the challenge it was sent (lichess
+    /// delivers rematches to bots as challenges; its game, once the bot
+    /// accepts, has the challenge's id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<crate::views::ChallengeJson>,
 }
 
 async fn answer_rematch(
@@ -77,16 +82,26 @@ async fn answer_rematch(
     id: &GameId,
     yes: bool,
 ) -> ApiResult<Json<RematchAnswerJson>> {
-    let g = challenges.rematch(user.human()?, id, yes).await?;
+    let me = user.human()?;
+    if yes && let Some(c) = challenges.rematch_bot(me, id).await? {
+        return Ok(Json(RematchAnswerJson {
+            ok: true,
+            rematch: None,
+            challenge: Some(challenges.json(&c).await?),
+        }));
+    }
+    let g = challenges.rematch(me, id, yes).await?;
     Ok(Json(RematchAnswerJson {
         ok: true,
         rematch: g.rematch.as_ref().map(crate::views::rematch_json),
+        challenge: None,
     }))
 }
 
 /// Offer a rematch of a finished game, or accept the opponent's offer (the
 /// new game starts: colours swapped, same variant and start position).
-/// Against the computer the new game starts at once.
+/// Against the computer the new game starts at once; to a bot the offer is
+/// a new challenge (`challenge`), which the bot accepts or declines.
 #[utoipa::path(post, path = "/api/board/game/{id}/rematch", tag = "board",
     params(("id" = String, Path, description = "the finished game's id")),
     responses(
@@ -95,7 +110,7 @@ async fn answer_rematch(
         (status = 401, description = "not authenticated", body = ErrorBody),
         (status = 403, description = "not your game, or a bot account", body = ErrorBody),
         (status = 404, description = "no such game", body = ErrorBody),
-        (status = 409, description = "the game is not over, already rematched or declined, or the opponent is a bot", body = ErrorBody),
+        (status = 409, description = "the game is not over, already rematched or declined", body = ErrorBody),
         (status = 429, description = "the most games against the computer are under way", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn rematch(

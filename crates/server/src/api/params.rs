@@ -58,6 +58,60 @@ impl Param for bool {
     }
 }
 
+/// A boolean as lila's forms and lichess's clients write it: `true` or
+/// `false` in any case (Python's `True`/`False`, as berserk sends them in
+/// forms), and `1`/`0`, `yes`/`no`, `on`/`off`; any other word is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LooseBool(pub bool);
+
+impl Param for LooseBool {
+    const EXPECTED: &'static str = "true or false";
+
+    fn from_text(text: &str) -> Option<LooseBool> {
+        let t = text.to_ascii_lowercase();
+        match t.as_str() {
+            "true" | "1" | "yes" | "on" => Some(LooseBool(true)),
+            "false" | "0" | "no" | "off" => Some(LooseBool(false)),
+            _ => None,
+        }
+    }
+
+    fn from_bool(b: bool) -> Option<LooseBool> {
+        Some(LooseBool(b))
+    }
+
+    fn from_number(n: i64) -> Option<LooseBool> {
+        match n {
+            0 => Some(LooseBool(false)),
+            1 => Some(LooseBool(true)),
+            _ => None,
+        }
+    }
+}
+
+/// A challenge's variant: a rule set, or lichess's `fromPosition`
+/// (standard rules from the challenge's `fen`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChallengeVariant {
+    /// The rules.
+    pub variant: Variant,
+    /// Named `fromPosition` (a `fen` is then required).
+    pub from_position: bool,
+}
+
+impl Param for ChallengeVariant {
+    const EXPECTED: &'static str = "chessmerge, chessplus, fusion, standard or fromPosition";
+
+    fn from_text(text: &str) -> Option<ChallengeVariant> {
+        let from_position =
+            text.eq_ignore_ascii_case("fromPosition") || text.eq_ignore_ascii_case("from position");
+        Some(ChallengeVariant {
+            variant: text.parse().ok()?,
+            from_position,
+        })
+    }
+}
+
 /// A whole number (ranges are the endpoints' to check, with their words).
 impl Param for i64 {
     const EXPECTED: &'static str = "a whole number";
@@ -263,6 +317,30 @@ mod tests {
             assert!(e.contains("true or false"), "{bad}: {e}");
         }
         assert!(json(serde_json::json!({"flag": 1})).is_err());
+    }
+
+    #[test]
+    fn lila_s_boolean_words_and_from_position() {
+        #[derive(Debug, Deserialize)]
+        struct Loose {
+            #[serde(default, deserialize_with = "optional")]
+            rated: Option<LooseBool>,
+            #[serde(default, deserialize_with = "optional")]
+            variant: Option<ChallengeVariant>,
+        }
+        let read = |q: &str| serde_urlencoded::from_str::<Loose>(q).map_err(|e| e.to_string());
+        for (word, want) in [("False", false), ("TRUE", true), ("0", false), ("on", true)] {
+            assert_eq!(
+                read(&format!("rated={word}")).unwrap().rated,
+                Some(LooseBool(want))
+            );
+        }
+        assert!(read("rated=maybe").unwrap_err().contains("true or false"));
+        let v = read("variant=fromPosition").unwrap().variant.unwrap();
+        assert_eq!((v.variant, v.from_position), (Variant::Standard, true));
+        let v = read("variant=standard").unwrap().variant.unwrap();
+        assert_eq!((v.variant, v.from_position), (Variant::Standard, false));
+        assert!(read("variant=crazyhouse").is_err());
     }
 
     #[test]

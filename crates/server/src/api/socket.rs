@@ -121,7 +121,7 @@ fn spawn_game(
                 let text = match &item {
                     FeedItem::Full(v, d) => ServerFrame::GameFull { id, v: *v, d },
                     FeedItem::State(v, d) => ServerFrame::GameState { id, v: *v, d },
-                    FeedItem::Event(_) | FeedItem::KeepAlive => continue,
+                    FeedItem::Event(_) | FeedItem::Chat(_) | FeedItem::KeepAlive => continue,
                 }
                 .text();
                 if out.send(text).await.is_err() {

@@ -28,6 +28,7 @@ pub(crate) fn ndjson(rx: mpsc::Receiver<FeedItem>) -> Response {
             FeedItem::Full(_, full) => line(&full),
             FeedItem::State(_, event) => line(&event),
             FeedItem::Event(event) => line(&event),
+            FeedItem::Chat(chat) => line(&chat),
             FeedItem::KeepAlive => keep_alive(),
         };
         Some((Ok::<_, Infallible>(bytes), rx))

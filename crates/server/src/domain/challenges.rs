@@ -134,6 +134,15 @@ pub async fn challenge_json(
     };
     let mut j = views::challenge_of(c, challenger.as_ref(), dest.as_ref(), base_url);
     with_ratings(store, c, &mut j).await?;
+    if c.status == ChallengeStatus::Accepted && c.color == ColorRequest::Random {
+        // The colours were drawn when the game started: the challenger's
+        // is its `finalColor`, as lichess shows it.
+        if let Some(g) = store.game(&c.id.clone().into()).await?
+            && let Some(color) = g.color_of(c.challenger_id)
+        {
+            j.final_color = views::Word::of(color.name());
+        }
+    }
     Ok(j)
 }
 
@@ -653,7 +662,7 @@ impl Challenges {
         };
         if yes && other.as_ref().is_some_and(|u| u.bot) {
             return Err(ChallengeError::Game(GameError::Refused(
-                "bots do not answer rematch offers: challenge the bot again instead".into(),
+                "a rematch with a bot is a challenge: see rematch_bot".into(),
             )));
         }
         let players: Vec<&User> = std::iter::once(me).chain(other.as_ref()).collect();
@@ -682,6 +691,45 @@ impl Challenges {
             }
         }
         Err(ChallengeError::NoFreeId)
+    }
+
+    /// A rematch offer to a bot, as lichess delivers it: a new challenge
+    /// from `me` to the bot (colours swapped, same variant, start and
+    /// mode), which the bot answers on its event stream. `None` when the
+    /// opponent of the finished game `id` is not a bot (the rematch is then
+    /// the game's own, [`Challenges::rematch`]).
+    pub async fn rematch_bot(
+        &self,
+        me: &User,
+        id: &crate::model::GameId,
+    ) -> ChallengeResult<Option<Challenge>> {
+        let old = self.games.get(id).await?.row;
+        let mine = old.color_of(me.id).ok_or(GameError::NotAPlayer)?;
+        let Some(uid) = old.player_id(mine.other()) else {
+            return Ok(None);
+        };
+        let bot =
+            self.store.user_by_id(uid).await?.ok_or_else(|| {
+                StoreError::Corrupt(format!("game {}: player {uid} missing", old.id))
+            })?;
+        if !bot.bot {
+            return Ok(None);
+        }
+        if old.is_ongoing() {
+            return Err(ChallengeError::Game(GameError::Refused(
+                "the game is not over: a rematch is offered after it ends".into(),
+            )));
+        }
+        let mut terms = Terms::new(
+            old.variant,
+            match mine.other() {
+                Color::White => ColorRequest::White,
+                Color::Black => ColorRequest::Black,
+            },
+            Some(old.initial_fen.as_str()),
+        )?;
+        terms.rated = old.rated && terms.fen.is_none();
+        self.create(me, Some(&bot.username), terms).await.map(Some)
     }
 
     /// The new game of a rematch of `live` between `me` and `other` (`None`:

@@ -287,6 +287,8 @@ fn apply_move(
     row.fen = rules.position().fen();
     row.ply += 1;
     row.takeback_offer = None;
+    // lichess's `offeringDraw`: "offer (or agree to) a draw" with the move.
+    let agreed = offering_draw && row.draw_offer == Some(color.other());
     row.draw_offer = if offering_draw {
         Some(color)
     } else if row.draw_offer == Some(color.other()) {
@@ -298,6 +300,11 @@ fn apply_move(
         row.status = GameStatus::of_outcome(outcome);
         row.winner = outcome.winner();
         row.status_reason = Some(outcome.reason().to_owned());
+        row.draw_offer = None;
+    } else if agreed {
+        row.status = GameStatus::Draw;
+        row.winner = None;
+        row.status_reason = Some("agreement".into());
         row.draw_offer = None;
     }
     Ok(())
@@ -676,6 +683,49 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(games.replays(), 0);
+    }
+
+    /// lichess's `offeringDraw`: with the opponent's offer pending, the
+    /// move agrees to it; without one it offers, and a plain move declines.
+    #[tokio::test]
+    async fn a_move_offering_a_draw_agrees_to_the_pending_offer() {
+        let (games, row, _rx, _dir) = setup("drawagree").await;
+        let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
+        let g = games
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), true)
+            .await
+            .unwrap();
+        assert_eq!(
+            (g.status, g.draw_offer),
+            (GameStatus::Started, Some(Color::White))
+        );
+        let g = games
+            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false)
+            .await
+            .unwrap();
+        assert_eq!(
+            (g.status, g.draw_offer),
+            (GameStatus::Started, None),
+            "declined"
+        );
+        games
+            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), true)
+            .await
+            .unwrap();
+        let g = games
+            .play_move(&row.id, Actor::User(b), &uci("d7d6"), Some(3), true)
+            .await
+            .unwrap();
+        assert_eq!(
+            (
+                g.status,
+                g.winner,
+                g.draw_offer,
+                g.status_reason.as_deref(),
+                g.ply
+            ),
+            (GameStatus::Draw, None, None, Some("agreement"), 4)
+        );
     }
 
     /// Another process's moves: the copy it outdated is brought up to date

@@ -386,6 +386,8 @@ pub enum FeedItem {
     State(i64, Event<GameEvent>),
     /// A user-level event.
     Event(Event<UserEvent>),
+    /// A line of the game's chat (the bot game stream's `chatLine`).
+    Chat(views::ChatLineJson),
     /// Nothing happened for a while.
     KeepAlive,
 }
