@@ -24,7 +24,7 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 fi
 
 cd "$here"
-if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ ! -d node_modules/axe-core ]; then
   npm ci --no-audit --no-fund
 fi
 # A type error in web/js fails here, before anything is built.

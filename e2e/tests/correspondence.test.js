@@ -63,6 +63,12 @@ test('a conditional line built on the scratch board plays itself', async () => {
   const panel = carol.locator('#forecasts');
   await panel.locator('[data-act=fc-open]').click();
   await carol.locator('#fc-line', { hasText: 'Play their move first' }).waitFor();
+  // The scratch board fits the side column (it was 600 px in a 420 px column).
+  const col = await carol.locator('aside.side').boundingBox();
+  const fcBox = await carol.locator('#fc-board .board').boundingBox();
+  assert.ok(fcBox.x >= col.x - 1 && fcBox.x + fcBox.width <= col.x + col.width + 1,
+    `the conditional-moves board (${fcBox.x}+${fcBox.width}) stays in its column (${col.x}+${col.width})`);
+  assert.ok(await carol.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling');
   const fc = (s) => carol.locator(`#fc-board [data-square="${s}"]`);
   await fc('b8').click();
   await carol.locator('#fc-board [data-square="b8"].selected').waitFor();
@@ -73,7 +79,9 @@ test('a conditional line built on the scratch board plays itself', async () => {
   await fc('c3').click();
   await carol.locator('#fc-line', { hasText: 'then you Nc3' }).waitFor();
   await carol.click('[data-act=fc-save]');
-  await panel.locator('.fc-saved', { hasText: 'b8c6 b1c3' }).waitFor();
+  // The saved line reads as the move list does, not in Merge-UCI.
+  await panel.locator('.fc-saved code', { hasText: 'Nc6 Nc3' }).waitFor();
+  assert.doesNotMatch(await panel.locator('.fc-saved').innerText(), /b8c6|b1c3/);
   await shot(carol, 'corr-03-carol-conditional-line');
   // Dave sees nothing of it, and plays Nc6: Nc3 follows at once.
   assert.equal(await dave.locator('#forecasts .fc-saved').count(), 0);

@@ -5,6 +5,7 @@
 // A player's own ongoing game is not analysed (no engine help during play).
 
 import { api, esc, failure, failureOf } from './api.js';
+import { notFound } from './app.js';
 import { Board } from './board.js';
 import { finder, showPositionResult } from './common.js';
 import { knownVariant } from './fen.js';
@@ -288,7 +289,10 @@ export function mount(root, gameId) {
         await show(last);
       }
     } catch (e) {
-      $('#error').textContent = failure(e).message;
+      const err = failure(e);
+      // No game at that id: the site's not-found view.
+      if (gameId && err.code === 'not_found') { notFound(root); return; }
+      $('#error').textContent = err.message;
     }
   })();
 

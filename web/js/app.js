@@ -35,7 +35,7 @@ async function renderWho() {
   followUser(me);
   loadPrefs(me);
   if (me) {
-    who.innerHTML = `<span>Signed in as <strong id="me-name"><a href="/@/${encodeURIComponent(me.username)}" data-link title="your profile">${esc(me.username)}</a></strong>${me.guest ? ' <span class="tag">guest</span>' : ''}</span>${me.guest ? '<a href="/signup" data-link id="keep-account">Keep this account</a>' : ''}<a href="/settings" data-link id="settings-link">Settings</a><button type="button" id="signout">Sign out</button>`;
+    who.innerHTML = `<span><span class="signed-as">Signed in as </span><strong id="me-name"><a href="/@/${encodeURIComponent(me.username)}" data-link title="your profile">${esc(me.username)}</a></strong>${me.guest ? ' <span class="tag">guest</span>' : ''}</span>${me.guest ? '<a href="/signup" data-link id="keep-account">Keep this account</a>' : ''}<a href="/settings" data-link id="settings-link">Settings</a><button type="button" id="signout">Sign out</button>`;
     /** @type {HTMLElement} */ (who.querySelector('#signout')).onclick = async () => {
       if (me.guest && !confirm('A guest account has no password: once signed out, it and its games cannot be signed in to again. Sign out?')) return;
       try { await api('POST', '/api/account/logout'); } catch (e) { toast(failure(e).message); }
@@ -102,6 +102,9 @@ async function route() {
 
 document.addEventListener('click', (e) => {
   const a = /** @type {Element} */ (e.target).closest('a[data-link]');
+  // The header's tools menu closes on any click but one on its own button.
+  const tools = document.getElementById('tools');
+  if (tools instanceof HTMLDetailsElement && tools.open && !/** @type {Element} */ (e.target).closest('#tools summary')) tools.open = false;
   if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
   e.preventDefault();
   navigate(a.getAttribute('href') || '/');

@@ -3,6 +3,7 @@
 import { api, currentUser, esc, failure, setCurrentUser } from './api.js';
 import { navigate, refreshWho } from './app.js';
 import { finder } from './common.js';
+import { carryLocalPrefs } from './site.js';
 
 /** @param {HTMLElement} root @param {string} mode `signup` or `login` */
 export async function mount(root, mode) {
@@ -23,7 +24,7 @@ export async function mount(root, mode) {
         <p class="error-text" id="auth-error" role="alert"></p>
         <div class="row"><button class="primary" type="submit">${keep ? 'Keep my account' : signup ? 'Sign up' : 'Sign in'}</button>
         ${keep ? '' : signup ? '<a href="/login" data-link>I have an account</a>' : '<a href="/signup" data-link>Create an account</a>'}</div>
-        ${signup ? '<p class="muted">2-20 letters, digits, _ or -. Passwords: at least 8 characters.</p>' : ''}
+        ${signup ? '<p class="muted">2-20 letters, digits, _ or -, with at least one letter or digit. Passwords: at least 8 characters.</p>' : ''}
       </form>
     </div>`;
   const $ = finder(root);
@@ -34,6 +35,8 @@ export async function mount(root, mode) {
     try {
       const path = keep ? '/api/account/guest/claim' : signup ? '/api/account/register' : '/api/account/login';
       setCurrentUser(await api('POST', path, body));
+      // A new account starts with the settings chosen here while signed out.
+      if (signup && !keep) await carryLocalPrefs();
       await refreshWho();
       const next = new URLSearchParams(location.search).get('next');
       navigate(next && next.startsWith('/') ? next : '/');

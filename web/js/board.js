@@ -7,6 +7,57 @@
 import { FILES, ROLE_NAMES, arrowStep, sq, fileOf, rankOf, parseFen, describeUnit, parseUci, royalSquare } from './fen.js';
 import { unitHtml, pieceSvg, compoundOf } from './pieces.js';
 import { cap } from './common.js';
+import { toast } from './api.js';
+
+/**
+ * Whether a unit of `roles` could go from `from` to `to` by the pattern of
+ * one of its pieces, the squares between left aside (what a player who
+ * tries a merge has in mind). Pawns: one step straight ahead.
+ * @param {string[]} roles @param {'w' | 'b'} color @param {string} from @param {string} to
+ */
+function patternReaches(roles, color, from, to) {
+  const df = fileOf(to) - fileOf(from), dr = rankOf(to) - rankOf(from);
+  const af = Math.abs(df), ar = Math.abs(dr);
+  if (!af && !ar) return false;
+  return roles.some((r) => {
+    if (r === 'N') return (af === 1 && ar === 2) || (af === 2 && ar === 1);
+    if (r === 'K') return af <= 1 && ar <= 1;
+    if (r === 'R') return !af || !ar;
+    if (r === 'B') return af === ar;
+    if (r === 'Q') return !af || !ar || af === ar;
+    if (r === 'P') return !df && dr === (color === 'w' ? 1 : -1);
+    return false;
+  });
+}
+
+/** "knight", "rook + pawn pair". @param {Unit} u */
+const unitName = (u) => (u.roles.length === 2 ? `${u.roles.map((r) => ROLE_NAMES[r]).join(' + ')} pair` : ROLE_NAMES[u.roles[0]]);
+
+/**
+ * Why the unit on `from` may not join the friendly unit on `to`, by the
+ * variant's rules, when the move looks like a merge (its pattern reaches
+ * there) but is not a legal one; null when that is not the reason (a
+ * pin, a path blocked, or simply another unit picked).
+ * @param {string} variant @param {Record<string, Unit>} units @param {string} from @param {string} to
+ */
+export function mergeRefusal(variant, units, from, to) {
+  const u = units[from], t = units[to];
+  if (!u || !t || u.color !== t.color || !patternReaches(u.roles, u.color, from, to)) return null;
+  const mover = unitName(u), target = unitName(t);
+  if (variant === 'standard') return `In standard chess two pieces never share a square: the ${mover} cannot move onto your ${target}.`;
+  if (variant === 'fusion') {
+    if (t.roles.length === 2 || t.roles[0] === 'Q') return `A compound takes no third piece: the ${mover} cannot fuse with your ${t.roles[0] === 'Q' && t.roles.length === 1 ? 'queen (already a rook + bishop compound)' : target} on ${to}.`;
+    if (u.roles.length === 2) return `A compound does not fuse with another piece: the ${mover} cannot move onto your ${target}.`;
+    if (u.roles.includes('P') || t.roles.includes('P')) return 'Pawns never fuse.';
+    if (u.roles[0] === t.roles[0]) return `Only pieces of different types fuse: two ${ROLE_NAMES[u.roles[0]]}s cannot.`;
+    return null;
+  }
+  if (u.roles.includes('K')) return `Kings never merge: the king cannot move onto your ${target}.`;
+  if (t.roles.includes('K')) return `Kings never merge: the ${mover} cannot join your king.`;
+  if (t.roles.length === 2) return `A square holds at most two pieces: the ${mover} cannot join the ${target} on ${to}.`;
+  if (u.roles.length === 2) return `A pair never takes a third piece: only one of its pieces may leave it (a split) and join the ${target} on ${to}.`;
+  return null;
+}
 
 /** @typedef {import('./fen.js').Unit} Unit */
 /** @typedef {import('./types.js').Color} Color */
@@ -68,6 +119,9 @@ export class Board {
         if (opts.interactive) {
           d.setAttribute('role', 'button');
           d.tabIndex = -1;
+        } else {
+          // A square of a picture: named by its label ("e4, white pawn").
+          d.setAttribute('role', 'img');
         }
         this.squares[s] = d;
       }
@@ -129,8 +183,9 @@ export class Board {
     for (const [s, d] of Object.entries(this.squares)) {
       const u = this.units[s];
       const lbl = this.opts.small ? '' :
-        (d.dataset.fileLabel ? `<i class="cf" aria-hidden="true">${d.dataset.fileLabel}</i>` : '') +
-        (d.dataset.rankLabel ? `<i class="cr" aria-hidden="true">${d.dataset.rankLabel}</i>` : '');
+        // The coordinates are drawn by CSS (no text in the square): the square's name is its label.
+        (d.dataset.fileLabel ? `<i class="cf" aria-hidden="true" data-c="${d.dataset.fileLabel}"></i>` : '') +
+        (d.dataset.rankLabel ? `<i class="cr" aria-hidden="true" data-c="${d.dataset.rankLabel}"></i>` : '');
       const html = unitHtml(u, this.variant) + lbl;
       if (this.drawn[s] !== html) { d.innerHTML = html; this.drawn[s] = html; }
       const cls = ['sq', (fileOf(s) + rankOf(s)) % 2 ? 'light' : 'dark'];
@@ -207,6 +262,20 @@ export class Board {
     return this.movesFrom(s).length > 0;
   }
 
+  /**
+   * Explains a merge the rules forbid (the unit on `from` onto the friendly
+   * unit on `to`), keeping the pick; whether it did.
+   * @param {string} from @param {string} to
+   */
+  explainMerge(from, to) {
+    if (this.legal.some((m) => m.from === from && m.to === to)) return false;
+    const why = mergeRefusal(this.variant, this.units, from, to);
+    if (!why) return false;
+    this.el.dataset.refusedMerge = `${from}${to}`;
+    toast(why, 'info', 6000);
+    return true;
+  }
+
   /** A click (or Enter) on a square. @param {string} s */
   activate(s) {
     if (this.chooser) this.closeChooser();
@@ -215,7 +284,9 @@ export class Board {
       if (s === from) { this.selected = null; this.render(); return; }
       const cands = this.legal.filter((m) => m.from === from && m.to === s);
       if (cands.length) { this.choose(from, s, cands); return; }
-      // Not a destination: pick another of one's own units, or ask why not.
+      // Not a destination: a merge the rules forbid is explained (the
+      // pick stays); else pick another of one's own units, or ask why not.
+      if (this.explainMerge(from, s)) return;
       if (this.canPick(s) && this.units[s] && this.units[from] && this.units[s].color === this.units[from].color) {
         this.selected = s; this.render(); return;
       }
@@ -238,6 +309,7 @@ export class Board {
     const wasSelected = this.selected;
     const isDest = wasSelected && this.legal.some((m) => m.from === wasSelected && m.to === s);
     if (wasSelected && (isDest || !this.canPick(s))) { this.activate(s); return; }
+    if (wasSelected && wasSelected !== s && this.explainMerge(wasSelected, s)) return;
     if (!this.canPick(s)) { this.activate(s); return; }
     if (wasSelected !== s) { this.selected = s; this.render(); }
     // Drag: follow the pointer with a copy of the unit.

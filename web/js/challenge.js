@@ -52,7 +52,7 @@ export async function mountChallenge(root, id, me) {
   const fen = c.initialFen ? `${diagramHtml(c.initialFen, c.variant.key)}<span class="muted">from <code>${esc(c.initialFen)}</code></span>` : '';
   const p = document.createElement('p');
   p.id = 'ch-info';
-  p.innerHTML = `${mine ? 'Your' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>'s`} ${c.kind === 'open' ? 'open ' : ''}challenge · ${esc(c.variant.name)} · ${colour}${fen}`;
+  p.innerHTML = `${mine ? 'Your' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>'s`} ${c.kind === 'open' ? 'open ' : ''}challenge · ${esc(c.variant.name)} · <span id="ch-rated">${c.rated ? 'rated' : 'casual'}</span> · ${colour}${fen}`;
   actions.before(p);
   if (c.status !== 'created') {
     error.textContent = `This challenge was ${c.status}.`;
@@ -76,5 +76,22 @@ export async function mountChallenge(root, id, me) {
     }
   };
   actions.append(b);
+  // A challenge addressed to the viewer may be declined here too.
+  if (c.destUser && me && c.destUser.id === me.id) {
+    const no = document.createElement('button');
+    no.type = 'button';
+    no.textContent = 'Decline';
+    no.dataset.act = 'decline';
+    no.onclick = async () => {
+      try {
+        await api('POST', `/api/challenge/${id}/decline`);
+        actions.innerHTML = '';
+        error.textContent = 'You declined this challenge.';
+      } catch (thrown) {
+        error.textContent = failure(thrown).message;
+      }
+    };
+    actions.append(no);
+  }
   return () => {};
 }

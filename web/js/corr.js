@@ -108,6 +108,8 @@ export class ForecastPanel {
     /** @type {Board | null} */
     this.board = null;
     this.opened = false;
+    /** @type {Map<string, string>} a line from a position -> its moves in the game's notation */
+    this.sanCache = new Map();
   }
 
   /** Shows the panel for `g` when `g.you` waits for a person's move; hides it otherwise. @param {import('./types.js').Game} g */
@@ -224,11 +226,38 @@ export class ForecastPanel {
     }
   }
 
-  renderLines() {
+  /**
+   * A stored line (Merge-UCI, from the game's position) in the game's
+   * notation, as the move list writes it: `NPc6 a3`; as stored when the
+   * server cannot read it.
+   * @param {string[]} line
+   */
+  async sanOf(line) {
+    const g = this.g;
+    if (!g) return line.join(' ');
+    const key = `${g.fen}|${line.join(' ')}`;
+    const known = this.sanCache.get(key);
+    if (known) return known;
+    try {
+      /** @type {import('./types.js').AnalysisView} */
+      const v = await api('POST', '/api/analysis', { variant: g.variant.key, fen: g.fen, moves: line });
+      const text = v.san.join(' ');
+      this.sanCache.set(key, text);
+      return text;
+    } catch {
+      return line.join(' ');
+    }
+  }
+
+  async renderLines() {
+    const lines = this.lines;
+    const sans = await Promise.all(lines.map((l) => this.sanOf(l)));
+    // A newer list (or none) was drawn meanwhile.
+    if (lines !== this.lines) return;
     const ul = this.el.querySelector('#fc-lines');
     if (!ul) return;
-    ul.innerHTML = this.lines.length
-      ? this.lines.map((l, i) => `<li class="fc-saved" data-line="${i}"><code>${esc(l.join(' '))}</code> <button type="button" data-act="fc-delete" data-line="${i}">Delete</button></li>`).join('')
+    ul.innerHTML = lines.length
+      ? lines.map((l, i) => `<li class="fc-saved" data-line="${i}"><code title="${esc(l.join(' '))}">${esc(sans[i])}</code> <button type="button" data-act="fc-delete" data-line="${i}">Delete</button></li>`).join('')
       : '<li class="muted">No conditional moves saved.</li>';
     for (const b of ul.querySelectorAll('button[data-act=fc-delete]')) {
       if (!(b instanceof HTMLButtonElement)) continue;

@@ -13,7 +13,7 @@ import { Board } from './board.js';
 import { mountChallenge } from './challenge.js';
 import { finder, oneAtATime, otherColor } from './common.js';
 import { ForecastPanel, renderAfterGame, takebackNews } from './corr.js';
-import { layoutHtml, renderActions, renderAnalysis, renderChat, renderPlayer, renderReviewing, renderStatus } from './gamepanels.js';
+import { layoutHtml, renderActions, renderAnalysis, renderChat, renderPlayer, renderReviewing, renderStatus, renderVariantLine } from './gamepanels.js';
 import { Live } from './live.js';
 import { GLYPHS, renderMoves } from './movelist.js';
 import { Review, bindKeys, plyFromHash } from './review.js';
@@ -192,7 +192,7 @@ class GamePage {
     const judged = review.analysis && review.analysis.analysis;
     const glyphs = judged ? judged.map((e) => (e.judgment ? GLYPHS[e.judgment.name] : '')) : [];
     renderMoves(this.el('#moves'), g.initialFen, g.san, { current: review.shown(g.ply), clickable: true, glyphs });
-    this.el('#variant-line').textContent = `${g.variant.name} · ${g.rated ? 'rated' : 'casual'} · game ${g.id}`;
+    renderVariantLine(root, g);
     this.renderActions();
     renderAfterGame(this.el('#after-game'), g, (what) => this.rematchAct(what));
     this.forecasts.update(g);
@@ -254,6 +254,8 @@ class GamePage {
     // A rated game ended while we look: read it again for the players' new
     // ratings as stored (and whether they are still provisional).
     if (old.status === 'started' && n.status !== 'started' && n.rated) this.refresh();
+    // A game that ended while we look: whether its analysis may be asked for now.
+    if (old.status === 'started' && n.status !== 'started') this.review.load();
     // A rematch accepted while we look: both players go to the new game.
     const next = n.rematch && n.rematch.gameId;
     if (next && n.you && !(old.rematch && old.rematch.gameId)) navigate(`/${next}`);

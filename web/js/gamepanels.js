@@ -31,6 +31,16 @@ export function layoutHtml(id) {
         <div class="actions" id="actions"></div>
         <section class="forecasts hidden" id="forecasts" aria-label="conditional moves"></section>
         <div class="moves" id="moves" aria-label="moves"></div>
+        <details class="legend" id="notation-legend">
+          <summary>How moves are written</summary>
+          <ul>
+            <li><code>N&amp;d2</code>: a knight joins the piece on d2 (a merge)</li>
+            <li><code>RNe4</code>: a rook+knight pair moves together</li>
+            <li><code>N/d4f5</code>: the knight leaves the pair on d4 (a split)</li>
+            <li><code>NPe8=Q</code>: a pair with a pawn reaches the last rank and becomes one queen</li>
+          </ul>
+          <p><a href="/rules" data-link id="legend-rules">The rules of this variant</a></p>
+        </details>
         ${NAV_HTML}
         <div id="analysis-panel"></div>
         <div class="chat hidden" id="chat" aria-label="chat"></div>
@@ -58,6 +68,19 @@ export function renderPlayer(el, g, color) {
   el.dataset.color = color;
   const r = shownRating(p);
   el.innerHTML = `<span class="dot ${color}" aria-hidden="true"></span><span>${name}${botTag(p)}${g.you === color ? ' (you)' : ''}${ratingHtml(r.rating, r.provisional)}${diffHtml(p.ratingDiff)}</span>`;
+}
+
+/**
+ * The line under the side panel: the variant (a link to its rules), rated
+ * or casual, the game's id; and the notation legend's link to those rules.
+ * @param {HTMLElement} root @param {Game} g
+ */
+export function renderVariantLine(root, g) {
+  const rules = `/rules/${encodeURIComponent(g.variant.key)}`;
+  /** @type {HTMLElement} */ (root.querySelector('#variant-line')).innerHTML = `<a href="${rules}" data-link id="variant-rules" title="the rules of ${esc(g.variant.name)}">${esc(g.variant.name)}</a> · ${g.rated ? 'rated' : 'casual'} · game ${esc(g.id)}`;
+  const legend = /** @type {HTMLAnchorElement} */ (root.querySelector('#legend-rules'));
+  legend.href = rules;
+  legend.textContent = `The rules of ${g.variant.name}`;
 }
 
 /**
@@ -99,7 +122,10 @@ export function renderReviewing(root, g, review) {
   box.classList.toggle('hidden', review.cursor === null);
   if (review.cursor === null) return;
   const p = review.position;
-  const what = shown === 0 ? 'the start position' : `move ${shown} of ${g.ply}${p && p.san ? ` (${p.san})` : ''}`;
+  // Counted as the move list counts: "3… NPc6" (full moves, Black's with "…").
+  const { number, white } = moveNumber(g.initialFen, shown);
+  const san = (p && p.san) || g.san[shown - 1] || '';
+  const what = shown === 0 ? 'the start position' : `${number}${white ? '.' : '…'} ${san}`;
   /** @type {HTMLElement} */ (root.querySelector('#reviewing-text')).textContent = `Viewing ${what}.`;
 }
 

@@ -6,7 +6,7 @@ import { api, esc, failure, setCurrentUser, toast } from './api.js';
 import { navigate, refreshWho } from './app.js';
 import { Board } from './board.js';
 import { finder } from './common.js';
-import { notice } from './site.js';
+import { carryLocalPrefs, notice } from './site.js';
 
 // Merge-UCI: a knight and a bishop join on e2 (a pair), then the knight
 // leaves the pair for g3 (a split), and the pair's moves go on.
@@ -82,6 +82,7 @@ export async function mount(root) {
       /** @type {import('./types.js').Account} */
       const me = await api('POST', '/api/account/guest');
       setCurrentUser(me);
+      await carryLocalPrefs();
       await refreshWho();
       /** @type {import('./types.js').Game} */
       const g = await api('POST', '/api/challenge/ai', { level: 1, color: 'white' });

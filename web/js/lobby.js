@@ -107,10 +107,15 @@ export async function mount(root) {
   syncKind();
   // Each level's approximate rating in standard chess ("about 1850", "below 1350").
   api('GET', '/api/levels').then((/** @type {{ levels: { level: number, text: string }[] }} */ { levels }) => {
-    for (const { level, text } of levels) {
+    // Levels that share a rating ("below 1350") are told apart by strength.
+    levels.forEach(({ level, text }, i) => {
       const o = levelIn.querySelector(`option[value="${level}"]`);
-      if (o) o.textContent = `Level ${level} (${text})`;
-    }
+      if (!o) return;
+      const shared = levels.filter((l) => l.text === text).length > 1;
+      const prev = levels[i - 1];
+      const how = !shared ? '' : prev && prev.text === text ? `; stronger than level ${prev.level}` : i === 0 ? '; the easiest' : '';
+      o.textContent = `Level ${level} (${text}${how})`;
+    });
   }).catch(() => {});
   const newCard = $('#new-card');
   const playButtons = [...root.querySelectorAll('button[data-play]')].filter((b) => b instanceof HTMLButtonElement);

@@ -1,5 +1,6 @@
 // The rules, one page per variant, with diagrams drawn by the board code.
 
+import { notFound } from './app.js';
 import { Board } from './board.js';
 import { finder } from './common.js';
 import { VARIANTS, variantName } from './fen.js';
@@ -84,7 +85,7 @@ const RULES = {
 
 /** @param {HTMLElement} root @param {string} variant */
 export function mount(root, variant) {
-  if (!RULES[variant]) variant = 'chessmerge';
+  if (!RULES[variant]) { notFound(root); return () => {}; }
   const r = RULES[variant];
   const name = variantName(variant);
   root.innerHTML = `

@@ -49,6 +49,19 @@ export async function loadPrefs(me) {
   return prefs;
 }
 
+/**
+ * Gives a new account (a guest's, or one just signed up) the settings
+ * chosen on this browser while signed out, so that starting to play does
+ * not lose them.
+ */
+export async function carryLocalPrefs() {
+  /** @type {Partial<Prefs> | null} */
+  let p = null;
+  try { p = JSON.parse(localStorage.getItem(LOCAL) || 'null'); } catch { p = null; }
+  if (!p) return;
+  try { await api('POST', '/api/account/preferences', p); } catch { /* the account keeps its own */ }
+}
+
 /** Saves some settings (the account's when signed in, else this browser's); answers all of them. @param {Account | null} me @param {Partial<Prefs>} changes */
 export async function savePrefs(me, changes) {
   /** @type {Partial<Prefs>} */
@@ -90,13 +103,19 @@ export function tone() {
 
 // ---- notices ----
 
-/** Shows a site-wide notice (HTML); `kind` names it for styling and tests. @param {string} html @param {string} [kind] */
-export function notice(html, kind = 'info') {
+/**
+ * Shows a site-wide notice (HTML) in the page's flow under the header
+ * (never over a control); `kind` names it for styling and tests, `gameId`
+ * the game it is about (its offers' notices go when the game ends).
+ * @param {string} html @param {string} [kind] @param {string} [gameId]
+ */
+export function notice(html, kind = 'info', gameId = '') {
   const box = document.getElementById('notices');
   if (!box) return;
   const n = document.createElement('div');
   n.className = 'notice';
   n.dataset.kind = kind;
+  if (gameId) n.dataset.game = gameId;
   n.setAttribute('role', 'status');
   n.innerHTML = `<span class="notice-text">${html}</span><button type="button" class="notice-close" aria-label="Dismiss">×</button>`;
   /** @type {HTMLElement} */ (n.querySelector('.notice-close')).onclick = () => n.remove();
@@ -106,9 +125,17 @@ export function notice(html, kind = 'info') {
   setTimeout(() => n.remove(), 30000);
 }
 
-/** A notice that also sounds and, in a background tab, notifies. @param {string} html @param {string} text the notification's words @param {string} kind */
-function alert(html, text, kind) {
-  notice(html, kind);
+/** Removes the notices about a game (of these kinds, or all). @param {string} gameId @param {string[]} [kinds] */
+export function dropNotices(gameId, kinds) {
+  for (const n of document.querySelectorAll('#notices .notice[data-game]')) {
+    if (!(n instanceof HTMLElement) || n.dataset.game !== gameId) continue;
+    if (!kinds || kinds.includes(n.dataset.kind || '')) n.remove();
+  }
+}
+
+/** A notice that also sounds and, in a background tab, notifies. @param {string} html @param {string} text the notification's words @param {string} kind @param {string} [gameId] */
+function alert(html, text, kind, gameId) {
+  notice(html, kind, gameId);
   if (prefs.sound) tone();
   if (prefs.notifications && document.hidden && 'Notification' in window && Notification.permission === 'granted') {
     try { new Notification('ChessMerge', { body: text, tag: kind }); } catch { /* not allowed here */ }
@@ -184,6 +211,8 @@ function follow(id, colour) {
 
 /** @param {string} id */
 function forget(id) {
+  // The game is over (or no longer followed): offers about it are moot.
+  dropNotices(id, ['drawOffer', 'takebackOffer', 'yourMove']);
   colours.delete(id);
   myTurn.delete(id);
   if (live && live.subs.has(id)) live.unsubscribe(id);
@@ -210,8 +239,23 @@ async function refreshPlaying() {
 function onGame(id, type, v, st) {
   if (!colours.has(id)) return;
   if (st.status && st.status !== 'started') { forget(id); return; }
+  // An offer answered or withdrawn: its notice is old news.
+  if (!st.wdraw && !st.bdraw) dropNotices(id, ['drawOffer']);
+  if (!st.wtakeback && !st.btakeback) dropNotices(id, ['takebackOffer']);
   if (st.turn === colours.get(id)) myTurn.add(id); else myTurn.delete(id);
   applyTitle();
+}
+
+/** The name of the player of `color` in a game (read from the game), or "Your opponent". @param {string} gameId @param {import('./types.js').Color} color */
+async function opponentName(gameId, color) {
+  try {
+    /** @type {import('./types.js').Game} */
+    const g = await api('GET', `/api/game/${encodeURIComponent(gameId)}`);
+    const p = g[color];
+    return p.aiLevel ? `Computer (level ${p.aiLevel})` : p.name || 'Your opponent';
+  } catch {
+    return 'Your opponent';
+  }
 }
 
 /** @param {UserEvent} ev */
@@ -239,16 +283,19 @@ function onEvent(ev) {
       applyTitle();
       if (!onGamePage(g.gameId)) {
         const opp = g.opponent && g.opponent.username;
+        dropNotices(g.gameId, ['yourMove']);
         alert(`Your move against ${who({ name: opp })} (${esc(g.variant.name)}). ${gameLink(g.gameId)}`,
-          `Your move against ${opp}`, 'yourMove');
+          `Your move against ${opp}`, 'yourMove', g.gameId);
       }
       return;
     }
     case 'drawOffer':
-      if (!onGamePage(ev.gameId)) alert(`${who(ev.by)} offers a draw. ${gameLink(ev.gameId, 'Answer')}`, `${ev.by.name} offers a draw`, 'drawOffer');
+      if (!onGamePage(ev.gameId)) alert(`${who(ev.by)} offers a draw. ${gameLink(ev.gameId, 'Answer')}`, `${ev.by.name} offers a draw`, 'drawOffer', ev.gameId);
       return;
     case 'drawDeclined':
-      alert(`${who(ev.by)} declined your draw offer. ${gameLink(ev.gameId)}`, `${ev.by.name} declined your draw offer`, 'drawDeclined');
+      dropNotices(ev.gameId, ['drawOffer']);
+      // The game page says it itself (once): no notice there.
+      if (!onGamePage(ev.gameId)) alert(`${who(ev.by)} declined your draw offer. ${gameLink(ev.gameId)}`, `${ev.by.name} declined your draw offer`, 'drawDeclined', ev.gameId);
       return;
     case 'challenge': {
       const c = ev.challenge;
@@ -270,12 +317,17 @@ function onEvent(ev) {
     }
     case 'takebackOffer':
     case 'takebackDeclined': {
-      // `by` is the side that acted, and the other side is this player: the opponent.
+      // `by` is the side that acted (the opponent); the game page says it itself.
+      if (onGamePage(ev.gameId)) return;
       const declined = ev.type === 'takebackDeclined';
-      if (declined || !onGamePage(ev.gameId)) {
-        alert(`Your opponent ${declined ? 'declined your takeback' : 'proposes a takeback'}. ${gameLink(ev.gameId)}`,
-          declined ? 'Takeback declined' : 'Takeback proposed', ev.type);
-      }
+      const gameId = ev.gameId;
+      const by = ev.by;
+      if (declined) dropNotices(gameId, ['takebackOffer']);
+      opponentName(gameId, by).then((name) => {
+        if (onGamePage(gameId)) return;
+        alert(`${who({ name })} ${declined ? 'declined your takeback' : 'proposes a takeback'}. ${gameLink(gameId)}`,
+          `${name} ${declined ? 'declined your takeback' : 'proposes a takeback'}`, ev.type, gameId);
+      });
     }
   }
 }

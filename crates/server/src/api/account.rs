@@ -27,7 +27,8 @@ use crate::views::{AccountJson, EndedJson, OkJson, TokenEntryJson, TokenJson, To
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
-    /// 2-20 letters, digits, `_` or `-`; unique without regard to case.
+    /// 2-20 letters, digits, `_` or `-` (at least one letter or digit); unique
+    /// without regard to case.
     pub username: String,
     /// 8 to 256 characters.
     pub password: String,
@@ -46,6 +47,13 @@ fn valid_username(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Whether a new name has a letter or a digit: `--` or `_` alone names no
+/// one (such names are refused for new accounts; one that exists can still
+/// sign in).
+fn readable_username(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_alphanumeric())
 }
 
 /// Passwords too common to accept (`data/common-passwords.txt`).
@@ -186,6 +194,11 @@ async fn new_credentials(login: &Login, username: &str, password: String) -> Api
     if !valid_username(username) {
         return Err(ApiError::bad(
             "invalid username: 2-20 letters, digits, '_' or '-' (and not 'open', 'ai' or starting with 'guest-')",
+        ));
+    }
+    if !readable_username(username) {
+        return Err(ApiError::bad(
+            "invalid username: it needs at least one letter or digit, not only '_' or '-'",
         ));
     }
     if let Some(problem) = weak_password(username, &password) {
@@ -523,7 +536,7 @@ pub async fn account(user: AuthUser) -> Json<AccountJson> {
 
 #[cfg(test)]
 mod tests {
-    use super::{valid_username, weak_password};
+    use super::{readable_username, valid_username, weak_password};
 
     #[test]
     fn weak_passwords_are_refused_with_the_reason() {
@@ -569,6 +582,13 @@ mod tests {
             "a.b",
         ] {
             assert!(!valid_username(bad), "{bad}");
+        }
+        // Punctuation only: a valid form, but no name for a new account.
+        for bad in ["--", "__", "-_-"] {
+            assert!(valid_username(bad) && !readable_username(bad), "{bad}");
+        }
+        for ok in ["a-", "_1", "x-y"] {
+            assert!(readable_username(ok), "{ok}");
         }
     }
 }
