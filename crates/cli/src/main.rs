@@ -44,6 +44,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run the ChessMerge server (HTTP API, live streams, web page).
     Serve(chessmerge_server::ServeArgs),
+    /// Accounts, for the server's operator: reset a password.
+    User(chessmerge_server::UserArgs),
     /// Load a running server: simulated players playing random games.
     Loadtest(loadtest::LoadtestArgs),
     /// Play on a ChessMerge server as a bot account with a UCI engine.
@@ -87,6 +89,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Match(args) => matches::run_match(args)?,
         Command::Bench(args) => bench::run(args)?,
         Command::Serve(args) => chessmerge_server::run(args)?,
+        Command::User(args) => chessmerge_server::run_user(args)?,
         Command::Loadtest(args) => return loadtest::run(args),
         Command::Bot(args) => bot::run(args)?,
         Command::Datagen(args) => datagen::run(args)?,

@@ -124,6 +124,12 @@ fn dark_theme(_: &Fixture) -> Value {
     json!({"dark": true})
 }
 
+/// A password change whose current password is wrong: it changes nothing,
+/// so that the rows after it still sign in.
+fn wrong_current_password(_: &Fixture) -> Value {
+    json!({"currentPassword": "not the password", "newPassword": "a new password 7"})
+}
+
 fn empty(_: &Fixture) -> Value {
     json!({})
 }
@@ -370,6 +376,11 @@ const MATRIX: &[Row] = &[
         "/api/bot/account/upgrade",
         Nothing,
         [401, 400, 400, 400, 400, 400],
+    ),
+    // A password change needs the current one: wrong, it is a 401.
+    with_body(
+        row("POST", "/api/account/password", Nothing, [401; 6]),
+        wrong_current_password,
     ),
     // Sessions and tokens: each user sees and ends only their own.
     row("GET", "/api/tokens", Nothing, USERS_200),

@@ -31,6 +31,10 @@ mod server_authz;
 mod server_bot;
 /// Takebacks, rematches and conditional moves (issue 15).
 mod server_correspondence;
+/// Issue 45: anonymous streams and requests in their share, rates per
+/// address and account, fair engine lanes, password changes, the accept
+/// loop's answers and clock.
+mod server_fair_share;
 /// PGN import: every variant, Merge-UCI, refusals, the cap, analysis; the
 /// editor's position check.
 mod server_import;

@@ -124,7 +124,11 @@ pub fn write_annotated(
 }
 
 fn tag_line(name: &str, value: &str) -> String {
-    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+    // A tag value is one line of text: control characters (a newline that
+    // would start a forged tag or move text, an escape sequence for a
+    // terminal) are dropped, whatever a game imported from elsewhere held.
+    let printable: String = value.chars().filter(|c| !c.is_control()).collect();
+    let escaped = printable.replace('\\', "\\\\").replace('"', "\\\"");
     format!("[{name} \"{escaped}\"]\n")
 }
 
@@ -372,6 +376,12 @@ mod tests {
         let t = movetext_tokens("1. e4 {best} e5 (1... c5 2. Nf3) 2.Nf3 $1 ; note\n2... N&d7 *")
             .unwrap();
         assert_eq!(t, ["e4", "e5", "Nf3", "N&d7", "*"]);
+    }
+
+    #[test]
+    fn tag_values_lose_their_control_characters() {
+        let line = tag_line("Event", "a\nb\r\u{1b}[31mc\u{7f}\td");
+        assert_eq!(line, "[Event \"ab[31mcd\"]\n");
     }
 
     #[test]

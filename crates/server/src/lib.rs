@@ -159,6 +159,89 @@ pub fn init_logging() {
         .try_init();
 }
 
+/// `chessmerge user`: an operator's account commands, run against the
+/// configured database (the server may be running: SQLite's writes wait
+/// for each other, PostgreSQL's nodes see the change at once).
+#[derive(Debug, clap::Args)]
+pub struct UserArgs {
+    /// Database: a SQLite file path or `sqlite://` URL, or a `postgres://` URL.
+    #[arg(long, env = "CHESSMERGE_DATABASE", default_value = "chessmerge.db")]
+    pub database: String,
+    /// What to do.
+    #[command(subcommand)]
+    pub action: UserAction,
+}
+
+/// An operator's account command.
+#[derive(Debug, clap::Subcommand)]
+pub enum UserAction {
+    /// Give an account a new password and end every session and API token
+    /// of it (its sockets and streams close). Prints the new password,
+    /// chosen at random, unless `--password-stdin` gives one.
+    ResetPassword {
+        /// The account's name (any case).
+        name: String,
+        /// Read the new password from the first line of standard input
+        /// (it must pass the same checks as a password chosen on the site).
+        #[arg(long)]
+        password_stdin: bool,
+    },
+}
+
+/// Runs an operator's account command; what it prints goes to standard output.
+pub fn run_user(args: UserArgs) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let store = open_store(&args.database, 2).await?;
+        match args.action {
+            UserAction::ResetPassword {
+                name,
+                password_stdin,
+            } => {
+                let user = store
+                    .user_by_name(&name)
+                    .await?
+                    .ok_or_else(|| anyhow::anyhow!("no account named {name:?}"))?;
+                let (password, print) = if password_stdin {
+                    let mut line = String::new();
+                    std::io::stdin()
+                        .read_line(&mut line)
+                        .context("cannot read the password from standard input")?;
+                    let password = line.trim_end_matches(['\r', '\n']).to_owned();
+                    if let Some(problem) = api::account::weak_password(&user.username, &password) {
+                        anyhow::bail!("invalid password: {problem}");
+                    }
+                    (password, false)
+                } else {
+                    let bytes: [u8; 12] = store::random_bytes();
+                    let password: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                    (password, true)
+                };
+                let lane = blocking::Bounded::new("password hashing", 1, Duration::from_secs(60));
+                let hash = auth::hash_password(&lane, password.clone())
+                    .await
+                    .map_err(|e| anyhow::anyhow!("cannot hash the password: {e}"))?;
+                let ended = store
+                    .change_password(user.id, &hash, "", now_ms())
+                    .await?
+                    .ok_or_else(|| anyhow::anyhow!("the account {name:?} is gone"))?;
+                if print {
+                    println!("{password}");
+                }
+                eprintln!(
+                    "the password of {} was reset; {} sessions and tokens ended",
+                    user.username,
+                    ended.len()
+                );
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Runs the server on a new multi-threaded tokio runtime (for the CLI).
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -228,12 +311,15 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let app = api::router(state);
     tracing::info!(database = %args.database, ai_threads, "listening on http://{addr}");
     let limits = &args.limits;
+    let max_connections = connections::fit_file_limit(limits.max_connections.max(1));
     let connection_limits = connections::ConnectionLimits {
         header_timeout: Duration::from_secs(limits.header_timeout_secs.max(1)),
         body_timeout: Duration::from_secs(limits.body_timeout_secs.max(1)),
         idle_timeout: Duration::from_secs(limits.idle_timeout_secs.max(1)),
         per_address: limits.connections_per_address.max(1),
-        max_connections: connections::fit_file_limit(limits.max_connections.max(1)),
+        max_connections,
+        anonymous_max: (max_connections * usize::from(limits.anonymous_connections_percent) / 100)
+            .max(1),
         shutdown_grace: Duration::from_secs(limits.shutdown_grace_secs),
         max_body: api::BODY_LIMIT,
         large_bodies: api::LARGE_BODIES,

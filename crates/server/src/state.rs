@@ -52,6 +52,10 @@ pub struct Inner {
     pub sockets: connections::AddressSlots,
     /// Games one WebSocket may follow at once (`--subscriptions-per-socket`).
     pub subscriptions_per_socket: usize,
+    /// Signed-out clients' game streams: their cap per address and idle end.
+    pub anonymous_streams: Arc<AnonymousStreams>,
+    /// Request rates per address and per account.
+    pub rates: Arc<crate::edge::rates::Rates>,
     /// Becomes true when the server shuts down (ends streams and sockets).
     pub shutdown: watch::Receiver<bool>,
 }
@@ -72,6 +76,18 @@ pub struct Site {
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// The `Host` names requests may be addressed to.
     pub allowed_hosts: edge::AllowedHosts,
+}
+
+/// Signed-out clients' game streams (`/api/board/game/stream/{id}`): held
+/// per address up to a cap, and ended when their game has not changed for
+/// a while (the page's spectators follow games on the WebSocket).
+#[derive(Debug)]
+pub struct AnonymousStreams {
+    /// Streams per address (`--anonymous-streams-per-address`).
+    pub per_address: connections::AddressSlots,
+    /// A stream whose game has not changed this long ends
+    /// (`--anonymous-stream-idle-secs`).
+    pub idle: Duration,
 }
 
 /// The lane of the analysis endpoints' engine searches (a game's computer
@@ -146,6 +162,8 @@ sub_states! {
     AnalysisLane => analysis,
     Arc<Login> => login,
     Arc<Site> => site,
+    Arc<AnonymousStreams> => anonymous_streams,
+    Arc<crate::edge::rates::Rates> => rates,
 }
 
 /// The server's settings, from [`ServeArgs`].
@@ -258,6 +276,13 @@ impl AppState {
             }),
             sockets: connections::AddressSlots::new(settings.limits.sockets_per_address),
             subscriptions_per_socket: settings.limits.subscriptions_per_socket.max(1),
+            anonymous_streams: Arc::new(AnonymousStreams {
+                per_address: connections::AddressSlots::new(
+                    settings.limits.anonymous_streams_per_address,
+                ),
+                idle: Duration::from_secs(settings.limits.anonymous_stream_idle_secs.max(1)),
+            }),
+            rates: Arc::new(crate::edge::rates::Rates::new(&settings.limits)),
             shutdown,
         }))
     }
@@ -286,6 +311,32 @@ pub struct LimitArgs {
     /// Connections held at once in total (lowered to fit the open-file limit).
     #[arg(long, env = "CHESSMERGE_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub max_connections: usize,
+    /// Percent of `--max-connections` that signed-out clients (connections
+    /// without credentials, anonymous requests and streams) may hold; the
+    /// rest is kept for signed-in players.
+    #[arg(
+        long,
+        env = "CHESSMERGE_ANONYMOUS_CONNECTIONS_PERCENT",
+        default_value_t = 50,
+        value_parser = clap::value_parser!(u8).range(1..=100)
+    )]
+    pub anonymous_connections_percent: u8,
+    /// Game streams (`/api/board/game/stream/{id}`) held at once by signed-out
+    /// clients from one address (an IPv6 address: its /64).
+    #[arg(
+        long,
+        env = "CHESSMERGE_ANONYMOUS_STREAMS_PER_ADDRESS",
+        default_value_t = 8
+    )]
+    pub anonymous_streams_per_address: usize,
+    /// Seconds a signed-out client's game stream stays open with no change
+    /// of its game (keep-alive lines do not count); then it ends.
+    #[arg(
+        long,
+        env = "CHESSMERGE_ANONYMOUS_STREAM_IDLE_SECS",
+        default_value_t = 300
+    )]
+    pub anonymous_stream_idle_secs: u64,
     /// Seconds requests under way may take to finish after SIGTERM; then
     /// what is left is dropped and the server exits.
     #[arg(long, env = "CHESSMERGE_SHUTDOWN_GRACE_SECS", default_value_t = 10)]
@@ -301,6 +352,24 @@ pub struct LimitArgs {
         default_value_t = 64
     )]
     pub subscriptions_per_socket: usize,
+    /// Signed-out API requests per second from one address (an IPv6
+    /// address: its /64), a token bucket; `--anonymous-burst` at once.
+    #[arg(long, env = "CHESSMERGE_ANONYMOUS_RATE", default_value_t = 20)]
+    pub anonymous_rate: u32,
+    /// Signed-out API requests one address may send at once.
+    #[arg(long, env = "CHESSMERGE_ANONYMOUS_BURST", default_value_t = 60)]
+    pub anonymous_burst: u32,
+    /// Signed-in API requests per second of one account (the WebSocket's
+    /// frames are not counted); `--user-burst` at once.
+    #[arg(long, env = "CHESSMERGE_USER_RATE", default_value_t = 20)]
+    pub user_rate: u32,
+    /// Signed-in API requests one account may send at once.
+    #[arg(long, env = "CHESSMERGE_USER_BURST", default_value_t = 100)]
+    pub user_burst: u32,
+    /// Accounts registered per hour from one address (the whole number at
+    /// once, then one every 60/N minutes).
+    #[arg(long, env = "CHESSMERGE_REGISTRATIONS_PER_HOUR", default_value_t = 10)]
+    pub registrations_per_hour: u32,
     /// Ongoing games against the computer per user.
     #[arg(long, env = "CHESSMERGE_COMPUTER_GAMES_PER_USER", default_value_t = 5)]
     pub computer_games_per_user: usize,

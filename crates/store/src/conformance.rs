@@ -757,6 +757,67 @@ async fn users_and_tokens(s: &Store) {
             .unwrap()
             .is_some()
     );
+    // A new password ends every other session and token, keeps the one
+    // named and the device cookie.
+    let keep = "c3".repeat(32);
+    let other = "c4".repeat(32);
+    for (hash, kind) in [
+        (keep.as_str(), TokenKind::Session),
+        (other.as_str(), TokenKind::Api),
+    ] {
+        s.create_token(NewToken {
+            hash,
+            user_id: u.id,
+            kind,
+            created_at: 170,
+            expires_at: None,
+            description: None,
+        })
+        .await
+        .unwrap();
+    }
+    let ended = s
+        .change_password(u.id, "new hash", &keep, 171)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ended, vec![super::token_id(&other).to_owned()]);
+    assert_eq!(
+        s.user_by_id(u.id).await.unwrap().unwrap().password_hash,
+        "new hash"
+    );
+    assert!(
+        s.user_by_token(&keep, TokenKind::Session, 172)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        s.user_by_token(&other, TokenKind::Api, 172)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        s.user_by_token("d1", TokenKind::Device, 172)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    // Ending them all (an operator's reset); no such user: None.
+    assert_eq!(
+        s.change_password(u.id, "reset", "", 173)
+            .await
+            .unwrap()
+            .unwrap(),
+        vec![super::token_id(&keep).to_owned()]
+    );
+    assert!(
+        s.change_password(crate::model::UserId(i64::MAX), "h", "", 174)
+            .await
+            .unwrap()
+            .is_none()
+    );
 }
 
 async fn open_challenges_are_the_pending_open_ones_newest_first(s: &Store) {

@@ -255,7 +255,8 @@ impl Conn {
     /// Closes politely (a WebSocket close frame), without waiting long.
     pub(super) async fn close(self) {
         if let Conn::Ws(mut ws) = self {
-            let _ = tokio::time::timeout(Duration::from_secs(1), ws.close(None)).await;
+            let _ =
+                tokio::time::timeout(Duration::from_secs(1), WsStream::close(&mut ws, None)).await;
         }
     }
 }

@@ -152,6 +152,16 @@ pub fn database_arg(db: &std::path::Path) -> std::ffi::OsString {
 const KEPT_LOG_LINES: usize = 1000;
 
 /// A running `chessmerge serve`.
+/// Request rates far above what any test sends (docs/security.md,
+/// "Limits"); the rate tests set their own with arguments.
+const LIFTED_RATES: [(&str, &str); 5] = [
+    ("CHESSMERGE_ANONYMOUS_RATE", "1000000"),
+    ("CHESSMERGE_ANONYMOUS_BURST", "1000000"),
+    ("CHESSMERGE_USER_RATE", "1000000"),
+    ("CHESSMERGE_USER_BURST", "1000000"),
+    ("CHESSMERGE_REGISTRATIONS_PER_HOUR", "1000000"),
+];
+
 pub struct Server {
     child: Child,
     pub base: String,
@@ -185,6 +195,9 @@ impl Server {
             .arg(database)
             .args(extra)
             .env("RUST_LOG", "info")
+            // Every test client is on loopback: the request rates are
+            // lifted unless a test names them (arguments beat these).
+            .envs(LIFTED_RATES)
             .env_remove("CHESSMERGE_LISTEN")
             .env_remove("CHESSMERGE_DATABASE")
             .stdin(Stdio::null())

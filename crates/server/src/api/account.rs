@@ -63,7 +63,7 @@ const COMMON_PASSWORDS: &str = include_str!("../../data/common-passwords.txt");
 /// length, control characters, a place on the list of common passwords,
 /// the username inside it, too few different characters, or a plain run
 /// of consecutive characters (`12345678`, `hgfedcba`).
-fn weak_password(username: &str, password: &str) -> Option<String> {
+pub fn weak_password(username: &str, password: &str) -> Option<String> {
     let len = password.chars().count();
     if !(MIN_PASSWORD..=MAX_PASSWORD).contains(&len) {
         return Some(format!("{MIN_PASSWORD} to {MAX_PASSWORD} characters"));
@@ -168,11 +168,17 @@ async fn new_device(login: &Login, user: &User) -> ApiResult<HeaderValue> {
     responses(
         (status = 200, description = "registered; a session cookie is set", body = AccountJson),
         (status = 400, description = "bad username or password", body = ErrorBody),
-        (status = 409, description = "the username is taken", body = ErrorBody)))]
+        (status = 409, description = "the username is taken", body = ErrorBody),
+        (status = 429, description = "too many registrations from your address", body = ErrorBody)))]
 pub async fn register(
     State(login): State<Arc<Login>>,
+    State(site): State<Arc<Site>>,
+    State(rates): State<Arc<crate::edge::rates::Rates>>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
+    rates.registration(auth::client_ip(addr.ip(), &headers, &site.trusted_proxies))?;
     let hash = new_credentials(&login, &c.username, c.password).await?;
     let user = match login.accounts.create(&c.username, &hash).await {
         Ok(u) => u,
@@ -265,7 +271,9 @@ async fn check_credentials(
     addr: SocketAddr,
     headers: &HeaderMap,
 ) -> ApiResult<(User, bool)> {
-    let ip = auth::client_ip(addr.ip(), headers, &site.trusted_proxies).to_string();
+    let ip =
+        crate::connections::address_key(auth::client_ip(addr.ip(), headers, &site.trusted_proxies))
+            .to_string();
     let known = valid_username(username) && known_device(login, headers, username).await?;
     login.limiter.try_attempt(username, &ip, known).await?;
     let user = if valid_username(username) && password.len() <= 4 * MAX_PASSWORD {
@@ -336,6 +344,63 @@ pub async fn logout(
     }
     let cookie = session_cookie_header(&login, "", 0)?;
     Ok(([(header::SET_COOKIE, cookie)], Json(OkJson::yes())).into_response())
+}
+
+/// The current password and the new one.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordChange {
+    /// The password the account has now.
+    #[serde(rename = "currentPassword")]
+    pub current_password: String,
+    /// The new password (8 to 256 characters, not a common one).
+    #[serde(rename = "newPassword")]
+    pub new_password: String,
+}
+
+/// Change your password: the current one is required (checked under the
+/// login limits). Every other session and API token of the account ends
+/// (their sockets and streams close, on every node); the one this request
+/// came with stays.
+#[utoipa::path(post, path = "/api/account/password", tag = "account",
+    request_body(content = PasswordChange, description = "JSON or form", content_type = "application/json"),
+    responses(
+        (status = 200, description = "changed; how many other sessions and tokens ended", body = EndedJson),
+        (status = 400, description = "a malformed body, or the new password is refused (with the reason)", body = ErrorBody),
+        (status = 401, description = "not authenticated, or the current password is wrong", body = ErrorBody),
+        (status = 409, description = "a guest account has no password: keep it first (/api/account/guest/claim)", body = ErrorBody),
+        (status = 429, description = "too many failed attempts", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn change_password(
+    State(login): State<Arc<Login>>,
+    State(site): State<Arc<Site>>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    user: AuthUser,
+    Input(p): Input<PasswordChange>,
+) -> ApiResult<Json<EndedJson>> {
+    let name = user.user.username.clone();
+    if crate::model::is_guest(&name) {
+        return Err(ApiError::Conflict(
+            "a guest account has no password: keep it first (POST /api/account/guest/claim)".into(),
+        ));
+    }
+    let (checked, _) =
+        check_credentials(&login, &site, &name, &p.current_password, addr, &headers).await?;
+    if checked.id != user.user.id {
+        return Err(ApiError::Unauthorized("wrong password".into()));
+    }
+    if let Some(problem) = weak_password(&name, &p.new_password) {
+        return Err(ApiError::bad(format!("invalid password: {problem}")));
+    }
+    let hash = auth::hash_password(&login.hashing, p.new_password).await?;
+    let ended = login
+        .accounts
+        .change_password(user.user.id, &hash, &user.token_hash)
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("the account is gone".into()))?;
+    tracing::info!(user = %name, ended = ended.len(), "password changed");
+    Ok(Json(EndedJson { ended: ended.len() }))
 }
 
 /// What "sign out everywhere" ends.

@@ -288,6 +288,10 @@ fn search_limits(p: &AnalysisParams) -> ApiResult<Limits> {
     })
 }
 
+/// "Best move" searches one user (signed out: one address) may have
+/// waiting for the analysis lane at once; one more is refused as busy.
+pub const BEST_WAITING_PER_SHARE: usize = 4;
+
 /// The engine's best move and evaluation after a line.
 #[utoipa::path(post, path = "/api/analysis/best", tag = "analysis",
     request_body(content = AnalysisParams, description = "JSON or form", content_type = "application/json"),
@@ -298,6 +302,7 @@ fn search_limits(p: &AnalysisParams) -> ApiResult<Limits> {
         (status = 503, description = "the engine is busy; try again", body = ErrorBody)))]
 pub async fn best(
     State(lane): State<AnalysisLane>,
+    who: crate::api::live_analysis::LiveOwner,
     Input(p): Input<AnalysisParams>,
 ) -> ApiResult<Json<BestMoveJson>> {
     let game = replay(&p)?;
@@ -310,9 +315,13 @@ pub async fn best(
     }
     let pos = *game.position();
     let keys = game.repetition_keys().to_vec();
+    // In turn by user (signed out: by address), and a few waiting each.
     let result = lane
         .0
-        .run(move || chessmerge_engine::search::search_once(&pos, &keys, &limits))
+        .per_share(BEST_WAITING_PER_SHARE)
+        .run_for(who.share(), move || {
+            chessmerge_engine::search::search_once(&pos, &keys, &limits)
+        })
         .await?;
     let pos = game.position();
     let best = result

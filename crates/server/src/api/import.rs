@@ -74,7 +74,12 @@ fn ending(
         return (status, o.winner(), Some(o.reason().to_owned()));
     }
     let reason = termination
-        .map(|t| t.chars().take(MAX_TAG_CHARS).collect::<String>())
+        .map(|t| {
+            t.chars()
+                .filter(|c| !c.is_control())
+                .take(MAX_TAG_CHARS)
+                .collect::<String>()
+        })
         .filter(|t| !t.trim().is_empty());
     match result {
         "1-0" => (GameStatus::Resign, Some(Color::White), reason),
@@ -157,7 +162,11 @@ pub async fn import_game(
         .tags
         .iter()
         .take(MAX_TAGS)
-        .map(|(k, v)| (k.clone(), v.chars().take(MAX_TAG_CHARS).collect()))
+        .map(|(k, v)| {
+            // Control characters are not kept (the export drops them too).
+            let v = v.chars().filter(|c| !c.is_control());
+            (k.clone(), v.take(MAX_TAG_CHARS).collect())
+        })
         .collect();
     let tags = serde_json::to_string(&tags)
         .map_err(|e| ApiError::Internal(format!("cannot encode tags: {e}")))?;

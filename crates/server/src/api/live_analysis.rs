@@ -115,6 +115,16 @@ pub struct LiveOwner {
     signed_in: bool,
 }
 
+impl LiveOwner {
+    /// Its share of the analysis lane (the lane takes turns by it).
+    pub fn share(&self) -> crate::blocking::Share {
+        match self.owner {
+            Owner::User(id) => crate::blocking::Share::User(id),
+            Owner::Address(ip) => crate::blocking::Share::Address(ip),
+        }
+    }
+}
+
 impl FromRequestParts<AppState> for LiveOwner {
     type Rejection = ApiError;
 
@@ -130,7 +140,11 @@ impl FromRequestParts<AppState> for LiveOwner {
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
-        let address = crate::auth::client_ip(peer, &parts.headers, &state.site.trusted_proxies);
+        let address = crate::connections::address_key(crate::auth::client_ip(
+            peer,
+            &parts.headers,
+            &state.site.trusted_proxies,
+        ));
         Ok(LiveOwner {
             owner: Owner::Address(address),
             signed_in: false,
@@ -189,6 +203,7 @@ pub async fn stream(
     Input(p): Input<LiveAnalysisParams>,
 ) -> ApiResult<Response> {
     let budget = request_budget(&p, who.signed_in)?;
+    let share = who.share();
     let game = replay(&AnalysisParams {
         variant: p.variant,
         fen: p.fen,
@@ -229,7 +244,8 @@ pub async fn stream(
         }
     };
     tokio::spawn(async move {
-        if let Err(e) = lane.run(job).await {
+        // In turn with other users' and addresses' searches.
+        if let Err(e) = lane.run_for(share, job).await {
             let _ = tx.send(Out::Line(error_line(&ApiError::from(e))));
         }
     });

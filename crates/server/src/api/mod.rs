@@ -44,6 +44,7 @@ pub const LARGE_BODIES: &[(&str, usize)] = &[("/api/import", import::BODY_LIMIT)
     info(title = "ChessMerge API", description = "Merge chess server; lichess-compatible shapes where they fit. See docs/api.md."),
     paths(
         account::register, account::login, account::logout, account::logout_everywhere,
+        account::change_password,
         account::list_tokens, account::end_token, account::create_token,
         account::revoke_token, account::account,
         challenge::challenge_user, challenge::challenge_open, challenge::challenge_ai,
@@ -172,6 +173,7 @@ pub fn router(state: AppState) -> Router {
             "/api/account/logout-everywhere",
             post(account::logout_everywhere),
         )
+        .route("/api/account/password", post(account::change_password))
         .route("/api/tokens", get(account::list_tokens))
         .route("/api/tokens/{id}", delete(account::end_token))
         .route("/api/account", get(account::account))
@@ -263,7 +265,14 @@ pub fn router(state: AppState) -> Router {
         .fallback(web::fallback)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn(auth::cross_site_guard))
+        .layer(axum::middleware::from_fn_with_state(
+            state.site.clone(),
+            auth::cross_site_guard,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            (state.rates.clone(), state.site.clone()),
+            crate::edge::rates::rate_limit,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::edge::guard,

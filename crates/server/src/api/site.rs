@@ -264,17 +264,24 @@ pub async fn create_guest(
             u.user.username
         )));
     }
-    let ip = auth::client_ip(addr.ip(), &headers, &site.trusted_proxies);
+    let ip = crate::connections::address_key(auth::client_ip(
+        addr.ip(),
+        &headers,
+        &site.trusted_proxies,
+    ));
     if let Err(r) = login
         .accounts
         .take_allowance(&[guest_allowance(ip)])
         .await?
     {
-        return Err(ApiError::TooManyRequests(format!(
-            "at most {GUESTS_PER_ADDRESS_PER_HOUR} guest accounts per hour from one address: \
-             try again in {} min",
-            (r.retry_ms + 59_999) / 60_000
-        )));
+        return Err(ApiError::RateLimited(
+            format!(
+                "at most {GUESTS_PER_ADDRESS_PER_HOUR} guest accounts per hour from one address: \
+                 try again in {} min",
+                (r.retry_ms + 59_999) / 60_000
+            ),
+            (r.retry_ms.max(0) as u64).div_ceil(1000),
+        ));
     }
     let mut tries = 0;
     let user = loop {

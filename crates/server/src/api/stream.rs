@@ -11,28 +11,59 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use crate::auth::AuthUser;
-use crate::error::{ApiResult, ErrorBody};
+use std::net::SocketAddr;
+
+use axum::extract::ConnectInfo;
+use axum::http::HeaderMap;
+
+use crate::auth::{AuthUser, MaybeUser, client_ip};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Path;
 use crate::games::Games;
 use crate::live::FeedItem;
 use crate::live::Feeds;
 use crate::model::GameId;
 use crate::presence::Presence;
+use crate::state::{AnonymousStreams, Site};
 use crate::views::{GameFullJson, GameStateJson};
 
 /// An ndjson response fed by a feed task.
 pub(crate) fn ndjson(rx: mpsc::Receiver<FeedItem>) -> Response {
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        let bytes = match rx.recv().await? {
-            FeedItem::Full(_, full) => line(&full),
-            FeedItem::State(_, event) => line(&event),
-            FeedItem::Event(event) => line(&event),
-            FeedItem::Chat(chat) => line(&chat),
-            FeedItem::KeepAlive => keep_alive(),
-        };
-        Some((Ok::<_, Infallible>(bytes), rx))
-    });
+    ndjson_until_idle(rx, None, ())
+}
+
+/// An ndjson response fed by a feed task, which ends once `idle` passes
+/// with nothing but keep-alive lines; `held` (a place the stream takes)
+/// is given back when the response ends.
+fn ndjson_until_idle<H: Send + 'static>(
+    rx: mpsc::Receiver<FeedItem>,
+    idle: Option<std::time::Duration>,
+    held: H,
+) -> Response {
+    let last_news = tokio::time::Instant::now();
+    let stream = futures_util::stream::unfold(
+        (rx, last_news, held),
+        move |(mut rx, mut last_news, held)| async move {
+            let item = match idle {
+                Some(idle) => tokio::time::timeout_at(last_news + idle, rx.recv())
+                    .await
+                    .ok()?,
+                None => rx.recv().await,
+            }?;
+            let news = !matches!(item, FeedItem::KeepAlive);
+            let bytes = match item {
+                FeedItem::Full(_, full) => line(&full),
+                FeedItem::State(_, event) => line(&event),
+                FeedItem::Event(event) => line(&event),
+                FeedItem::Chat(chat) => line(&chat),
+                FeedItem::KeepAlive => keep_alive(),
+            };
+            if news {
+                last_news = tokio::time::Instant::now();
+            }
+            Some((Ok::<_, Infallible>(bytes), (rx, last_news, held)))
+        },
+    );
     ndjson_response(Body::from_stream(stream))
 }
 
@@ -80,12 +111,34 @@ pub(crate) fn ndjson_response(body: Body) -> Response {
         (status = 400, description = "malformed id", body = ErrorBody),
         (status = 200, description = "ndjson: one gameFull line, then gameState lines; empty lines keep the connection alive",
             content((GameFullJson = "application/x-ndjson"), (GameStateJson = "application/x-ndjson"))),
-        (status = 404, description = "no such game", body = ErrorBody)))]
+        (status = 404, description = "no such game", body = ErrorBody),
+        (status = 429, description = "too many game streams from your address without signing in", body = ErrorBody)))]
 pub async fn game_stream(
     State(games): State<Arc<Games>>,
     State(feeds): State<Feeds>,
+    State(site): State<Arc<Site>>,
+    State(anonymous): State<Arc<AnonymousStreams>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    MaybeUser(user): MaybeUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Response> {
+    // A signed-out client holds a few streams per address, each ending
+    // when its game stays quiet (the page's spectators use the socket).
+    let held = match user {
+        Some(_) => None,
+        None => {
+            let address = client_ip(peer.ip(), &headers, &site.trusted_proxies);
+            let slot = anonymous.per_address.take(address).ok_or_else(|| {
+                ApiError::TooManyRequests(format!(
+                    "at most {} game streams at once from one address without signing in: \
+                     close one, or sign in",
+                    anonymous.per_address.cap()
+                ))
+            })?;
+            Some(slot)
+        }
+    };
     // Unknown games are a 404 before the stream starts.
     games.read(&id, |_| ()).await?;
     let (tx, rx) = mpsc::channel(16);
@@ -94,7 +147,8 @@ pub async fn game_stream(
             tracing::warn!(game = %id, error = %e, "game stream failed");
         }
     });
-    Ok(ndjson(rx))
+    let idle = held.is_some().then_some(anonymous.idle);
+    Ok(ndjson_until_idle(rx, idle, held))
 }
 
 /// Stream your events (ndjson): `gameStart`, `gameFinish`, `challenge`,

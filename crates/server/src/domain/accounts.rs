@@ -48,6 +48,21 @@ impl Accounts {
         self.store.claim_guest(guest, name, password_hash).await
     }
 
+    /// Sets a new password hash and ends every session and API token of
+    /// the account but the one whose hash is `keep` (`""`: all of them),
+    /// in one transaction with the `tokensEnded` event, so that their
+    /// sockets and streams close on every node. `None`: no such account.
+    pub async fn change_password(
+        &self,
+        id: UserId,
+        password_hash: &str,
+        keep: &str,
+    ) -> StoreResult<Option<Vec<String>>> {
+        self.store
+            .change_password(id, password_hash, keep, now_ms())
+            .await
+    }
+
     /// Takes one of each allowance, or none and says when to retry.
     pub async fn take_allowance(&self, keys: &[Allowance]) -> StoreResult<Result<(), Refused>> {
         self.store.take_allowance(keys).await

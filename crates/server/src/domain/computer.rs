@@ -3,7 +3,9 @@
 //! bounded blocking lane for games (apart from analyses, so that they never
 //! delay a game), and the move takes the same path as a human's
 //! ([`Games::play_move`], guarded by the ply it was computed for). The
-//! lane's slot is held only while the engine searches.
+//! lane's slot is held only while the engine searches, and slots are
+//! handed out in turn by human player ([`Share::User`]), not first come
+//! first served.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 use chessmerge_rules::UciMove;
 use tokio::sync::mpsc;
 
-use crate::blocking::{BlockingError, Bounded};
+use crate::blocking::{BlockingError, Bounded, Share};
 use crate::games::{self, Actor, GameError, Games};
 use crate::model::GameId;
 use crate::store::{Store, StoreResult};
@@ -106,7 +108,7 @@ impl Computer {
     /// (moved, or had nothing to do), false when it gave up.
     async fn run(&self, id: &GameId) -> Result<bool, GameError> {
         for _ in 0..MAX_TRIES {
-            let Some((rules, ply, level)) = self.games.computer_turn(id).await? else {
+            let Some((rules, ply, level, human)) = self.games.computer_turn(id).await? else {
                 return Ok(true);
             };
             // Several nodes: only the one holding the claim computes.
@@ -114,9 +116,12 @@ impl Computer {
                 return Ok(true);
             }
             let started = Instant::now();
+            // The lane takes turns by player: one player's many games wait
+            // behind each other, not in front of everyone else's.
+            let share = human.map_or(Share::Server, Share::User);
             let search = self
                 .lane
-                .run(move || chessmerge_engine::choose_move(&rules, level));
+                .run_for(share, move || chessmerge_engine::choose_move(&rules, level));
             let chosen = self.renewing(id, ply, search).await;
             let mv = match chosen {
                 Ok(Some(mv)) => mv,

@@ -593,13 +593,18 @@ impl Games {
 
     /// What the computer needs to choose its move: the rules' game, the
     /// ply it is for and the level; `None` when the computer is not to move.
-    pub async fn computer_turn(&self, id: &GameId) -> GameResult<Option<(RulesGame, i64, u8)>> {
+    pub async fn computer_turn(
+        &self,
+        id: &GameId,
+    ) -> GameResult<Option<(RulesGame, i64, u8, Option<UserId>)>> {
         self.read(id, |live| {
             computer_to_move(&live.row).then(|| {
                 (
                     live.rules.clone(),
                     live.row.ply,
                     live.row.ai_level.unwrap_or(1).clamp(1, 8),
+                    // The human player: the computer's searches take turns by them.
+                    live.row.white_id.or(live.row.black_id),
                 )
             })
         })

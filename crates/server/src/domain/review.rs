@@ -4,10 +4,14 @@
 //! An analysis evaluates every position of the game with the engine at a
 //! fixed node budget ([`ANALYSIS_NODES`] by default), so the same build
 //! gives the same evaluations whatever the machine's load. Requests go into
-//! a bounded queue ([`QUEUE_LIMIT`]) worked by one task, whose searches run
-//! one at a time on the server's analysis lane (`blocking.rs`), never on
-//! the computer player's: games' computer moves are not delayed. A user
-//! has at most one analysis queued or running at a time.
+//! a bounded queue, measured by what it costs: at most [`QUEUE_LIMIT`]
+//! analyses and [`QUEUE_POSITIONS`] positions together, so that a few long
+//! games cannot keep a short one out. Every queued analysis runs at once,
+//! position by position, on the server's analysis lane (`blocking.rs`),
+//! never on the computer player's: games' computer moves are not delayed.
+//! The lane takes turns by user, one position each, so a 4-ply game is not
+//! kept waiting behind a 1,000-ply one. A user has at most one analysis
+//! queued or running at a time.
 //!
 //! Progress is told on the game's live channels: each step is an event the
 //! store commits on the game's topic (the game's version goes up by one,
@@ -28,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use utoipa::ToSchema;
 
-use crate::blocking::{BlockingError, Bounded};
+use crate::blocking::{BlockingError, Bounded, Share};
 use crate::games::{self, GameError, Games};
 use crate::model::{GameId, UserId};
 use crate::store::{Store, StoreError};
@@ -38,7 +42,11 @@ pub use crate::views::{JudgmentJson, PlyAnalysisJson};
 /// Positions searched per position of the game, by default.
 pub const ANALYSIS_NODES: u64 = 200_000;
 /// Analyses waiting or running at once, on this node.
-pub const QUEUE_LIMIT: usize = 8;
+pub const QUEUE_LIMIT: usize = 16;
+/// Positions of the analyses waiting or running at once, on this node: an
+/// analysis is queued when its own positions fit beside those queued (a
+/// game of the longest import, 1,000 plies, takes a quarter).
+pub const QUEUE_POSITIONS: usize = 4_000;
 /// Progress events per analysis, at most (plus the first and the last).
 const PROGRESS_STEPS: usize = 20;
 
@@ -52,7 +60,9 @@ pub enum ReviewError {
     #[error("you already have an analysis queued or running (game {0}); wait for it to finish")]
     OnePerUser(GameId),
     /// The queue is full.
-    #[error("busy: {QUEUE_LIMIT} analyses are queued; try again in a few minutes")]
+    #[error(
+        "busy: the analysis queue is full ({QUEUE_LIMIT} analyses or {QUEUE_POSITIONS} positions); try again in a few minutes"
+    )]
     Busy,
     /// The game could not be read.
     #[error(transparent)]
@@ -529,7 +539,7 @@ pub enum Requested {
 impl Analyses {
     /// Starts the queue's worker; searches run on `lane` with `nodes` per position.
     pub fn start(store: Arc<Store>, games: Arc<Games>, lane: Bounded, nodes: u64) -> Arc<Analyses> {
-        let (tx, rx) = mpsc::channel(QUEUE_LIMIT);
+        let (tx, rx) = mpsc::channel(QUEUE_LIMIT + 1);
         let me = Arc::new(Analyses {
             store,
             games,
@@ -595,7 +605,8 @@ impl Analyses {
             if let Some((game, _)) = pending.iter().find(|(_, p)| p.by == user) {
                 return Err(ReviewError::OnePerUser(game.clone()));
             }
-            if pending.len() >= QUEUE_LIMIT {
+            let queued: usize = pending.values().map(|p| p.progress.total).sum();
+            if pending.len() >= QUEUE_LIMIT || queued + total > QUEUE_POSITIONS {
                 return Err(ReviewError::Busy);
             }
             pending.insert(
@@ -623,6 +634,10 @@ impl Analyses {
         let row = self.store.game(id).await?.ok_or(GameError::NotFound)?;
         let game = Arc::new(games::rebuild(&row)?);
         let total = game.positions().len();
+        let share = self
+            .pending()
+            .get(id)
+            .map_or(Share::Server, |p| Share::User(p.by));
         let every = total.div_ceil(PROGRESS_STEPS).max(1);
         let mut evals = Vec::with_capacity(total);
         let mut time = Duration::ZERO;
@@ -633,7 +648,11 @@ impl Analyses {
             let started = std::time::Instant::now();
             let eval = loop {
                 let (game, nodes) = (game.clone(), self.nodes);
-                match self.lane.run(move || evaluate(&game, index, nodes)).await {
+                match self
+                    .lane
+                    .run_for(share.clone(), move || evaluate(&game, index, nodes))
+                    .await
+                {
                     Ok(e) => break e,
                     // The lane is full of practice-board searches: wait our turn.
                     Err(BlockingError::Busy { .. }) => continue,
@@ -683,17 +702,21 @@ fn complete_event(failed: bool) -> String {
     }))
 }
 
+/// Starts every queued analysis as it comes: they run side by side, and
+/// the lane takes turns among their users (the queue's bounds bound them).
 async fn work(me: std::sync::Weak<Analyses>, mut rx: mpsc::Receiver<GameId>) {
     while let Some(id) = rx.recv().await {
         let Some(me) = me.upgrade() else { return };
-        if let Err(e) = me.run(&id).await {
-            tracing::warn!(game = %id, error = %e, "analysis failed");
-            // Followers stop waiting; a new request may try again.
-            if let Err(e) = me.commit(&id, &complete_event(true), None).await {
-                tracing::warn!(game = %id, error = %e, "cannot tell that an analysis failed");
+        tokio::spawn(async move {
+            if let Err(e) = me.run(&id).await {
+                tracing::warn!(game = %id, error = %e, "analysis failed");
+                // Followers stop waiting; a new request may try again.
+                if let Err(e) = me.commit(&id, &complete_event(true), None).await {
+                    tracing::warn!(game = %id, error = %e, "cannot tell that an analysis failed");
+                }
             }
-        }
-        me.pending().remove(&id);
+            me.pending().remove(&id);
+        });
     }
 }
 

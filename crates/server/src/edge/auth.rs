@@ -220,11 +220,31 @@ async fn authenticate(parts: &Parts, accounts: &Accounts) -> Result<Option<AuthU
     Ok(None)
 }
 
+/// [`authenticate`], then the request's rate: the account's bucket, or,
+/// when a session cookie turned out not to be valid, the address's
+/// signed-out bucket (so a made-up cookie buys no rate of its own).
+async fn authenticate_rated(parts: &Parts, state: &AppState) -> Result<Option<AuthUser>, ApiError> {
+    let user = authenticate(parts, &state.accounts).await?;
+    match &user {
+        Some(u) => state.rates.user_request(u.user.id)?,
+        None if session_cookie(&parts.headers).is_some() => {
+            let peer = parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
+            let address = client_ip(peer, &parts.headers, &state.site.trusted_proxies);
+            state.rates.anonymous_request(address)?;
+        }
+        None => {}
+    }
+    Ok(user)
+}
+
 impl FromRequestParts<AppState> for AuthUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        authenticate(parts, &state.accounts).await?.ok_or_else(|| {
+        authenticate_rated(parts, state).await?.ok_or_else(|| {
             ApiError::Unauthorized(
                 "authentication required: log in, or send Authorization: Bearer TOKEN".into(),
             )
@@ -236,7 +256,7 @@ impl FromRequestParts<AppState> for MaybeUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        authenticate(parts, &state.accounts).await.map(MaybeUser)
+        authenticate_rated(parts, state).await.map(MaybeUser)
     }
 }
 
@@ -245,17 +265,27 @@ impl FromRequestParts<AppState> for MaybeUser {
 /// is not this host or whose `Sec-Fetch-Site` says `cross-site`. Requests
 /// with an `Authorization` header are exempt (browsers never add one on
 /// their own).
-pub async fn cross_site_guard(req: Request, next: Next) -> Response {
+pub async fn cross_site_guard(
+    axum::extract::State(site): axum::extract::State<std::sync::Arc<crate::state::Site>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let headers = req.headers();
     let is_upgrade = headers.contains_key(header::UPGRADE);
     let safe = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) && !is_upgrade;
-    if !safe && !headers.contains_key(header::AUTHORIZATION) && is_cross_site(headers) {
+    let https = site.base_url.starts_with("https:");
+    if !safe && !headers.contains_key(header::AUTHORIZATION) && is_cross_site(headers, https) {
         return ApiError::Forbidden("cross-site request refused".into()).into_response();
     }
     next.run(req).await
 }
 
-fn is_cross_site(headers: &HeaderMap) -> bool {
+/// Whether a request comes from another site: `Sec-Fetch-Site` says so,
+/// or its `Origin` is not this host, or not by this site's scheme (`https`
+/// when the site is served over https: a page from the same host over
+/// plain http is another origin, one a network attacker can write; else
+/// `http` or `https`).
+fn is_cross_site(headers: &HeaderMap, https: bool) -> bool {
     if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok())
         && site.eq_ignore_ascii_case("cross-site")
     {
@@ -268,7 +298,18 @@ fn is_cross_site(headers: &HeaderMap) -> bool {
         return true;
     };
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    let origin_host = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
+    let Some((scheme, origin_host)) = origin.split_once("://") else {
+        // `null` (a sandboxed frame, a file) and anything else.
+        return true;
+    };
+    let scheme_ok = if https {
+        scheme.eq_ignore_ascii_case("https")
+    } else {
+        scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    };
+    if !scheme_ok {
+        return true;
+    }
     match host {
         Some(host) => !origin_host.eq_ignore_ascii_case(host),
         None => true,
@@ -397,14 +438,18 @@ impl LoginLimiter {
         match self.store.take_allowance(&keys).await? {
             Ok(()) => Ok(()),
             Err(r) if matches!(keys[r.index].limit, Limit::Spaced { .. }) => {
-                Err(ApiError::TooManyRequests(format!(
-                    "this account had many failed sign-ins: try again in {} s \
-                     (a browser that signed in to it before is not held up)",
-                    (r.retry_ms + 999) / 1000
-                )))
+                let secs = (r.retry_ms.max(0) as u64).div_ceil(1000);
+                Err(ApiError::RateLimited(
+                    format!(
+                        "this account had many failed sign-ins: try again in {secs} s \
+                         (a browser that signed in to it before is not held up)"
+                    ),
+                    secs,
+                ))
             }
-            Err(_) => Err(ApiError::TooManyRequests(
+            Err(r) => Err(ApiError::RateLimited(
                 "too many failed sign-ins from your address: try again later".into(),
+                (r.retry_ms.max(0) as u64).div_ceil(1000),
             )),
         }
     }
@@ -562,13 +607,23 @@ mod tests {
     fn cross_site_detection() {
         let mut h = HeaderMap::new();
         h.insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
-        assert!(!is_cross_site(&h), "no Origin: a non-browser client");
+        assert!(!is_cross_site(&h, false), "no Origin: a non-browser client");
         h.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
-        assert!(!is_cross_site(&h));
+        assert!(!is_cross_site(&h, false));
+        assert!(
+            is_cross_site(&h, true),
+            "an https site: the same host over plain http is another origin"
+        );
+        h.insert(header::ORIGIN, "https://127.0.0.1:8080".parse().unwrap());
+        assert!(!is_cross_site(&h, true));
+        for other in ["ftp://127.0.0.1:8080", "null", "127.0.0.1:8080"] {
+            h.insert(header::ORIGIN, other.parse().unwrap());
+            assert!(is_cross_site(&h, false), "{other}");
+        }
         h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
-        assert!(is_cross_site(&h));
+        assert!(is_cross_site(&h, false));
         h.remove(header::ORIGIN);
         h.insert("sec-fetch-site", "cross-site".parse().unwrap());
-        assert!(is_cross_site(&h));
+        assert!(is_cross_site(&h, false));
     }
 }

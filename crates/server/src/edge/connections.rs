@@ -15,6 +15,15 @@
 //!   its request and close, and whatever is left after the grace period is
 //!   dropped.
 //!
+//! - Connections that have not shown credentials (no `Authorization`
+//!   header, no session cookie), and the anonymous requests and streams
+//!   they carry, hold a place of the anonymous share
+//!   ([`ConnectionLimits::anonymous_max`]); past it a new connection is
+//!   still accepted (it may be a signed-in player's), but an anonymous
+//!   request on it is answered 503 with `Retry-After`, so that signed-in
+//!   players always have room.
+//! - Addresses are counted by [`address_key`]: an IPv6 address by its /64.
+//!
 //! hyper's own header timeout also starts while a keep-alive connection
 //! waits for its next request, which would make the idle and the header
 //! timeouts one number; this module keeps one clock per connection
@@ -58,6 +67,9 @@ pub struct ConnectionLimits {
     pub per_address: usize,
     /// Connections held at once in total (keep it under the file limit).
     pub max_connections: usize,
+    /// Of those, how many may be anonymous at once (connections that have
+    /// shown no credentials yet, or whose last request had none).
+    pub anonymous_max: usize,
     /// On shutdown, how long requests under way may take to finish.
     pub shutdown_grace: Duration,
     /// The largest request body read (larger: 413).
@@ -96,6 +108,23 @@ pub fn fit_file_limit(wanted: usize) -> usize {
     }
 }
 
+/// The key an address is counted by: an IPv4 address as it is (an
+/// IPv4-mapped IPv6 address as its IPv4 address), an IPv6 address by its
+/// /64 prefix (one subscriber's network: a host there can use any of its
+/// 2^64 addresses).
+pub fn address_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let bits = u128::from(v6) & !((1u128 << 64) - 1);
+                IpAddr::V6(std::net::Ipv6Addr::from(bits))
+            }
+        },
+    }
+}
+
 /// Counts held things (connections, sockets) per client address, up to a
 /// cap each; a [`Slot`] gives its place back when dropped.
 #[derive(Debug, Clone)]
@@ -125,8 +154,10 @@ impl AddressSlots {
         self.cap
     }
 
-    /// A place for `address`, or `None` when it already holds `cap`.
+    /// A place for `address` (counted by its [`address_key`]), or `None`
+    /// when it already holds `cap`.
     pub fn take(&self, address: IpAddr) -> Option<Slot> {
+        let address = address_key(address);
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         let n = held.entry(address).or_insert(0);
         if *n >= self.cap {
@@ -141,6 +172,7 @@ impl AddressSlots {
 
     /// Places held by `address` now.
     pub fn held_by(&self, address: IpAddr) -> usize {
+        let address = address_key(address);
         let held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         held.get(&address).copied().unwrap_or(0)
     }
@@ -159,6 +191,59 @@ impl Drop for Slot {
     }
 }
 
+/// The anonymous share of the connections: a counter up to a cap.
+#[derive(Debug)]
+struct AnonymousPlaces {
+    cap: usize,
+    held: AtomicUsize,
+}
+
+/// One anonymous place, given back on drop.
+#[derive(Debug)]
+struct AnonymousPlace(Arc<AnonymousPlaces>);
+
+impl AnonymousPlaces {
+    fn take(self: &Arc<Self>) -> Option<AnonymousPlace> {
+        self.held
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < self.cap).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| AnonymousPlace(self.clone()))
+    }
+}
+
+impl Drop for AnonymousPlace {
+    fn drop(&mut self) {
+        self.0.held.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Whether a connection counts as anonymous now: it holds an anonymous
+/// place until a request shows credentials, and takes one again for an
+/// anonymous request.
+#[derive(Debug)]
+struct Standing {
+    places: Arc<AnonymousPlaces>,
+    place: Mutex<Option<AnonymousPlace>>,
+}
+
+impl Standing {
+    /// A request arrived: `signed_in` when it carries credentials. False
+    /// when it is anonymous and the anonymous share is full.
+    fn admit(&self, signed_in: bool) -> bool {
+        let mut place = self.place.lock().unwrap_or_else(|e| e.into_inner());
+        if signed_in {
+            *place = None;
+            return true;
+        }
+        if place.is_none() {
+            *place = self.places.take();
+        }
+        place.is_some()
+    }
+}
+
 /// Serves `app` on `listener` until `shutdown` resolves, then lets
 /// requests finish for `limits.shutdown_grace` and returns.
 pub async fn serve(
@@ -171,6 +256,10 @@ pub async fn serve(
     let limits = Arc::new(limits);
     let per_address = AddressSlots::new(limits.per_address);
     let total = Arc::new(AtomicUsize::new(0));
+    let anonymous = Arc::new(AnonymousPlaces {
+        cap: limits.anonymous_max.clamp(1, limits.max_connections.max(1)),
+        held: AtomicUsize::new(0),
+    });
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
     tokio::pin!(shutdown);
@@ -190,7 +279,7 @@ pub async fn serve(
                         continue;
                     }
                 };
-                let Some(admitted) = admit(&tcp, peer, &per_address, &total, &limits, &trusted_proxies) else {
+                let Some(admitted) = admit(&tcp, peer, &per_address, &total, &anonymous, &limits, &trusted_proxies) else {
                     continue;
                 };
                 // Small frames (a move's ack, a pushed state) must leave at
@@ -225,6 +314,7 @@ pub async fn serve(
 struct Admitted {
     _per_address: Option<Slot>,
     _total: TotalSlot,
+    standing: Arc<Standing>,
 }
 
 struct TotalSlot(Arc<AtomicUsize>);
@@ -241,6 +331,7 @@ fn admit(
     peer: SocketAddr,
     per_address: &AddressSlots,
     total: &Arc<AtomicUsize>,
+    anonymous: &Arc<AnonymousPlaces>,
     limits: &ConnectionLimits,
     trusted_proxies: &[IpAddr],
 ) -> Option<Admitted> {
@@ -271,16 +362,37 @@ fn admit(
             }
         }
     };
+    // Anonymous until a request shows credentials; past the anonymous
+    // share the connection is still held, for a signed-in request.
+    let standing = Arc::new(Standing {
+        places: anonymous.clone(),
+        place: Mutex::new(anonymous.take()),
+    });
     Some(Admitted {
         _per_address: slot,
         _total: total,
+        standing,
     })
 }
 
+/// How long a client refused for a full server or address is asked to
+/// wait (`Retry-After`, seconds).
+pub const RETRY_AFTER_SECS: u64 = 5;
+
 /// One best-effort write of a short HTTP answer; never waits on the peer.
+/// It carries the security headers and `Retry-After` like any answer.
 fn refuse(tcp: &TcpStream, status: &str, why: &str) {
+    let mut headers = axum::http::HeaderMap::new();
+    crate::edge::guard::add_security_headers(&mut headers, false);
+    let mut security = String::new();
+    for (name, value) in &headers {
+        security.push_str(name.as_str());
+        security.push_str(": ");
+        security.push_str(value.to_str().unwrap_or(""));
+        security.push_str("\r\n");
+    }
     let text = format!(
-        "HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{why}\n",
+        "HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nretry-after: {RETRY_AFTER_SECS}\r\n{security}connection: close\r\n\r\n{why}\n",
         why.len() + 1
     );
     let _ = tcp.try_write(text.as_bytes());
@@ -296,6 +408,7 @@ async fn connection(
     mut stop: watch::Receiver<bool>,
 ) {
     let clock = Arc::new(ConnectionClock::new());
+    let standing = admitted.standing.clone();
     let io = TokioIo::new(Watched {
         inner: tcp,
         clock: clock.clone(),
@@ -308,8 +421,21 @@ async fn connection(
             let mut app = app.clone();
             let clock = clock.clone();
             let limits = limits.clone();
+            let standing = standing.clone();
             async move {
                 let in_flight = clock.request_started();
+                if !standing.admit(crate::edge::rates::shows_credentials(req.headers())) {
+                    tracing::debug!(%peer, "anonymous request refused: the anonymous share is full");
+                    let mut refusal = plain(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "the server is busy with signed-out clients: sign in, or try again shortly"
+                            .into(),
+                    );
+                    refusal
+                        .headers_mut()
+                        .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+                    return Ok::<_, Infallible>(refusal.map(|b| in_flight.wrap(b)));
+                }
                 let mut req = match read_body(req, &limits).await {
                     Ok(req) => req,
                     Err(refusal) => return Ok::<_, Infallible>(refusal.map(|b| in_flight.wrap(b))),
@@ -340,6 +466,9 @@ async fn connection(
                 }
                 return;
             }
+            // The first byte of a request starts the header clock, which
+            // is shorter than the idle wait begun before it: look again.
+            () = clock.first_byte.notified() => {}
             _ = sleep_until(wake) => {
                 if clock.expired(&limits) {
                     tracing::debug!(%peer, "connection closed: header or idle timeout");
@@ -411,6 +540,7 @@ fn plain(status: StatusCode, error: String) -> Response<Body> {
         HeaderValue::from_static("application/json"),
     );
     h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    crate::edge::guard::add_security_headers(h, true);
     resp
 }
 
@@ -423,6 +553,8 @@ struct ConnectionClock {
     idle_since: AtomicU64,
     /// When the first byte of the next request arrived, or [`NOT_YET`].
     head_started: AtomicU64,
+    /// Told when a request's first byte arrives.
+    first_byte: tokio::sync::Notify,
 }
 
 const NOT_YET: u64 = u64::MAX;
@@ -434,6 +566,7 @@ impl ConnectionClock {
             in_flight: AtomicUsize::new(0),
             idle_since: AtomicU64::new(0),
             head_started: AtomicU64::new(NOT_YET),
+            first_byte: tokio::sync::Notify::new(),
         }
     }
 
@@ -450,12 +583,13 @@ impl ConnectionClock {
         if self.in_flight.load(Ordering::SeqCst) == 0
             && self.head_started.load(Ordering::SeqCst) == NOT_YET
         {
-            let _ = self.head_started.compare_exchange(
-                NOT_YET,
-                self.now(),
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            );
+            if self
+                .head_started
+                .compare_exchange(NOT_YET, self.now(), Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                self.first_byte.notify_one();
+            }
         }
     }
 
@@ -622,6 +756,7 @@ mod tests {
             idle_timeout: Duration::from_secs(60),
             per_address: 1,
             max_connections: 1,
+            anonymous_max: 1,
             shutdown_grace: Duration::from_secs(1),
             max_body: 1,
             large_bodies: &[],

@@ -43,6 +43,8 @@ pub enum ApiError {
     Unprocessable(String),
     /// 429: too many attempts.
     TooManyRequests(String),
+    /// 429: over a rate; may try again after this many seconds.
+    RateLimited(String, u64),
     /// 500: our fault; the detail is logged, not sent.
     Internal(String),
     /// 503: shutting down or overloaded.
@@ -56,6 +58,11 @@ pub enum ApiError {
     /// Bounded blocking work could not run.
     Blocking(BlockingError),
 }
+
+/// `Retry-After` of a 429 for a cap (something held must end first).
+pub const CAP_RETRY_SECS: u64 = 10;
+/// `Retry-After` of a 503 (a lane or the database busy, shutting down).
+pub const BUSY_RETRY_SECS: u64 = 5;
 
 impl ApiError {
     /// The HTTP status of this error: the one place where it is decided.
@@ -71,7 +78,9 @@ impl ApiError {
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyRequests(_) | ApiError::RateLimited(..) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Game(e) => game_status(e),
@@ -92,6 +101,19 @@ impl ApiError {
             ApiError::Store(e) => store_status(e),
             ApiError::Blocking(BlockingError::Busy { .. }) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Blocking(BlockingError::Failed { .. }) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// Seconds a refused client should wait before asking again
+    /// (`Retry-After`): every 429 and 503 says it; a rate's refusal gives
+    /// the bucket's own wait, a cap (held streams, pending challenges)
+    /// [`CAP_RETRY_SECS`], a busy server [`BUSY_RETRY_SECS`].
+    pub fn retry_after(&self) -> Option<u64> {
+        match (self, self.status()) {
+            (ApiError::RateLimited(_, secs), _) => Some((*secs).max(1)),
+            (_, StatusCode::TOO_MANY_REQUESTS) => Some(CAP_RETRY_SECS),
+            (_, StatusCode::SERVICE_UNAVAILABLE) => Some(BUSY_RETRY_SECS),
+            _ => None,
         }
     }
 
@@ -217,6 +239,7 @@ impl std::fmt::Display for ApiError {
             | ApiError::UnsupportedMediaType(m)
             | ApiError::Unprocessable(m)
             | ApiError::TooManyRequests(m)
+            | ApiError::RateLimited(m, _)
             | ApiError::Internal(m)
             | ApiError::Unavailable(m) => f.write_str(m),
             ApiError::MethodNotAllowed => f.write_str("method not allowed"),
@@ -285,7 +308,13 @@ impl IntoResponse for ApiError {
             error: self.to_string(),
             code: self.code(),
         };
-        (status, Json(body)).into_response()
+        let mut response = (status, Json(body)).into_response();
+        if let Some(secs) = self.retry_after() {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        response
     }
 }
 

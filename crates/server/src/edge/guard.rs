@@ -94,7 +94,9 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
      style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
      object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-fn add_security_headers(h: &mut HeaderMap, is_api: bool) {
+/// Adds the security headers (and, for API answers, `no-store`) that
+/// `h` does not set itself; the accept loop's own answers carry them too.
+pub(crate) fn add_security_headers(h: &mut HeaderMap, is_api: bool) {
     let set = |h: &mut HeaderMap, name: &'static str, value: &'static str| {
         if !h.contains_key(name) {
             h.insert(name, HeaderValue::from_static(value));

@@ -9,6 +9,7 @@ pub mod connections;
 pub mod error;
 pub mod extract;
 pub mod guard;
+pub mod rates;
 pub(crate) mod web;
 
 pub use guard::{AllowedHosts, guard};

@@ -118,6 +118,53 @@ written_once! {
         Ok(ended)
     }
 
+    /// Sets a user's password hash and, in the same transaction, ends
+    /// every session and API token of the user except the one whose hash
+    /// is `keep` (give `""` to end them all), storing the
+    /// [`tokens_ended_event`] when any went; device cookies stay. Returns
+    /// the ended tokens' ids, or `None` when there is no such user.
+    pub async fn change_password<'a>(
+        &'a self,
+        user_id: UserId,
+        password_hash: &'a str,
+        keep: &'a str,
+        now: i64,
+    ) -> StoreResult<Option<Vec<String>>> {
+        let mut tx = self.begin().await?;
+        let changed = sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+            .bind(user_id.0)
+            .bind(password_hash)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if changed == 0 {
+            self.finish(tx, Vec::new(), 1).await?;
+            return Ok(None);
+        }
+        let ended: Vec<String> = sqlx::query(
+            "DELETE FROM tokens WHERE user_id = $1 AND kind <> 'device' AND token_hash <> $2
+             RETURNING token_hash",
+        )
+        .bind(user_id.0)
+        .bind(keep)
+        .fetch_all(&mut *tx)
+        .await?
+        .iter()
+        .map(|r| r.text("token_hash").map(|h| token_id(&h).to_owned()))
+        .collect::<StoreResult<_>>()?;
+        let mut out = Vec::new();
+        let mut n = 0;
+        if !ended.is_empty() {
+            let events = NewEvents {
+                user: vec![(user_id, tokens_ended_event(&ended))],
+                lobby: Vec::new(),
+            };
+            n = dialect::insert_events(&mut tx, &events, now, &mut out).await?;
+        }
+        self.finish(tx, out, 2 + n).await?;
+        Ok(Some(ended))
+    }
+
     /// Deletes tokens that expired before `now`; returns how many.
     pub async fn prune_tokens(&self, now: i64) -> StoreResult<u64> {
         self.read(1);
