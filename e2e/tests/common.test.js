@@ -95,3 +95,16 @@ test('oneAtATime runs a task once at a time, once more for the calls meanwhile',
   await Promise.all([stopping(), stopping()]);
   assert.equal(stops, 1);
 });
+
+test('a FEN reads only piece letters, so an address cannot put markup on the board', () => {
+  for (const bad of [
+    '8/8/8/8/8/8/8/(<img src=x onerror=alert(1)>)7 w - - 0 1',
+    '8/8/8/8/8/8/8/<b>hi</b>4 w - - 0 1',
+    '8/8/8/8/8/8/8/(Np)7 w - - 0 1',
+    '8/8/8/8/8/8/8/(NP7 w - - 0 1',
+    '8/8/8/8/8/8/8/8K w - - 0 1',
+  ]) assert.throws(() => parseFen(bad), /bad FEN/, bad);
+  const { units } = parseFen('8/8/8/8/8/8/8/(NP)6k w - - 0 1');
+  assert.deepEqual(units.a1, { color: 'w', roles: ['N', 'P'] });
+  assert.deepEqual(units.h1, { color: 'b', roles: ['K'] });
+});

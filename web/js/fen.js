@@ -70,9 +70,13 @@ export function parseFen(fen) {
       let letters = c;
       if (c === '(') {
         const end = row.indexOf(')', k);
+        if (end < 0) throw new Error('bad FEN');
         letters = row.slice(k + 1, end);
         k = end;
       }
+      // Piece letters only (a FEN may come from the address bar: nothing
+      // else may reach the markup the board draws from it).
+      if (!/^(?:[PNBRQK]{1,2}|[pnbrqk]{1,2})$/.test(letters) || f > 7) throw new Error('bad FEN');
       const color = letters[0] === letters[0].toUpperCase() ? 'w' : 'b';
       units[sq(f, r)] = { color, roles: [...letters.toUpperCase()] };
       f++;

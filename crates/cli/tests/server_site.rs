@@ -196,6 +196,17 @@ async fn a_guest_plays_the_computer_by_its_cookie_and_cannot_sign_in_by_name() {
     .await;
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
 
+    // Nor can it make itself a bot: as one, its name could never be reached.
+    let (s, v) = json_of(
+        with_cookie(client.post(format!("{base}/api/bot/account/upgrade")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("guest"), "{v}");
+
     // A game against the computer, kept by its link.
     let (s, g) = json_of(
         with_cookie(client.post(format!("{base}/api/challenge/ai")))

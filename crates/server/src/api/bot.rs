@@ -52,13 +52,20 @@ pub const TOKEN_SCOPES: &str = "bot:play,board:play,challenge:read,challenge:wri
 #[utoipa::path(post, path = "/api/bot/account/upgrade", tag = "bot",
     responses(
         (status = 200, description = "the account is a bot (or already was)", body = OkJson),
-        (status = 400, description = "the account has games", body = ErrorBody),
+        (status = 400, description = "the account has games, or is a guest's", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn upgrade(
     State(accounts): State<Arc<Accounts>>,
     user: AuthUser,
 ) -> ApiResult<Json<OkJson>> {
+    // A guest's name cannot be challenged, looked up or signed in to again:
+    // as a bot it would be unreachable.
+    if crate::model::is_guest(&user.user.username) {
+        return Err(ApiError::bad(
+            "a guest account cannot become a bot: sign up for an account first",
+        ));
+    }
     match accounts.upgrade_to_bot(user.user.id).await? {
         BotUpgrade::Upgraded => {
             tracing::info!(user = %user.user.username, "upgraded to a bot account");
