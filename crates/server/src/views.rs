@@ -10,10 +10,11 @@ use crate::store;
 
 pub use chessmerge_wire::{
     AnalysisCompleteJson, AnalysisProgressJson, ChallengeJson, ChatLineJson, ClientFrame,
-    CompatJson, ErrorFrame, Event, GameEvent, GameFullJson, GameStateJson, LegalMoveJson,
-    LegalMoves, LightUser, LobbyEvent, LobbyKind, LobbyNews, NameJson, NowPlayingJson,
-    OpenChallengesJson, OpponentJson, PerfJson, PlayerJson, RatingDiffJson, RematchJson,
-    ServerFrame, StatusJson, TimeControlJson, UNLIMITED_TIME, UserEvent, VariantJson, Word, Words,
+    CompatJson, DECLINE_REASONS, ErrorFrame, Event, GameEvent, GameFullJson, GameStateJson,
+    LegalMoveJson, LegalMoves, LightUser, LobbyEvent, LobbyKind, LobbyNews, NameJson,
+    NowPlayingJson, OpenChallengesJson, OpponentJson, PerfJson, PlayerJson, RatingDiffJson,
+    RematchJson, ServerFrame, StatusJson, TimeControlJson, UNLIMITED_TIME, UserEvent, VariantJson,
+    Word, Words,
 };
 
 /// `{"ok": true}`.

@@ -95,27 +95,44 @@ pub struct ChallengeJson {
     pub created_at: i64,
 }
 
-/// lichess's English text of a decline reason key (lila's `challenge`
-/// translations), `None` for a key lichess does not know.
+/// The decline reasons lichess knows: each key and lichess's English text
+/// of it (lila's `challenge` translations).
+pub const DECLINE_REASONS: [(&str, &str); 11] = [
+    ("generic", "I'm not accepting challenges at the moment."),
+    (
+        "later",
+        "This is not the right time for me, please ask again later.",
+    ),
+    (
+        "tooFast",
+        "This time control is too fast for me, please challenge again with a slower game.",
+    ),
+    (
+        "tooSlow",
+        "This time control is too slow for me, please challenge again with a faster game.",
+    ),
+    (
+        "timeControl",
+        "I'm not accepting challenges with this time control.",
+    ),
+    ("rated", "Please send me a rated challenge instead."),
+    ("casual", "Please send me a casual challenge instead."),
+    (
+        "standard",
+        "I'm not accepting variant challenges right now.",
+    ),
+    ("variant", "I'm not willing to play this variant right now."),
+    ("noBot", "I'm not accepting challenges from bots."),
+    ("onlyBot", "I'm only accepting challenges from bots."),
+];
+
+/// lichess's English text of a decline reason key, `None` for a key
+/// lichess does not know.
 pub fn decline_reason_text(key: &str) -> Option<&'static str> {
-    Some(match key {
-        "generic" => "I'm not accepting challenges at the moment.",
-        "later" => "This is not the right time for me, please ask again later.",
-        "tooFast" => {
-            "This time control is too fast for me, please challenge again with a slower game."
-        }
-        "tooSlow" => {
-            "This time control is too slow for me, please challenge again with a faster game."
-        }
-        "timeControl" => "I'm not accepting challenges with this time control.",
-        "rated" => "Please send me a rated challenge instead.",
-        "casual" => "Please send me a casual challenge instead.",
-        "standard" => "I'm not accepting variant challenges right now.",
-        "variant" => "I'm not willing to play this variant right now.",
-        "noBot" => "I'm not accepting challenges from bots.",
-        "onlyBot" => "I'm only accepting challenges from bots.",
-        _ => return None,
-    })
+    DECLINE_REASONS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, text)| *text)
 }
 
 #[cfg(test)]
@@ -124,20 +141,8 @@ mod tests {
 
     #[test]
     fn every_decline_key_has_lichess_s_text() {
-        for key in [
-            "generic",
-            "later",
-            "tooFast",
-            "tooSlow",
-            "timeControl",
-            "rated",
-            "casual",
-            "standard",
-            "variant",
-            "noBot",
-            "onlyBot",
-        ] {
-            let text = decline_reason_text(key).unwrap();
+        for (key, text) in DECLINE_REASONS {
+            assert_eq!(decline_reason_text(key), Some(text));
             assert!(text.ends_with('.'), "{key}: {text}");
         }
         assert_eq!(decline_reason_text("nope"), None);

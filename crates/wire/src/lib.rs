@@ -17,7 +17,9 @@ pub mod event;
 pub mod frame;
 pub mod game;
 
-pub use challenge::{ChallengeJson, LightUser, TimeControlJson, VariantJson, decline_reason_text};
+pub use challenge::{
+    ChallengeJson, DECLINE_REASONS, LightUser, TimeControlJson, VariantJson, decline_reason_text,
+};
 pub use event::{
     AnalysisCompleteJson, AnalysisProgressJson, ChatLineJson, Event, GameEvent, GameLine,
     LobbyEvent, LobbyKind, LobbyNews, NameJson, OpenChallengesJson, UserEvent,

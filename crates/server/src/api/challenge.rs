@@ -9,12 +9,13 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::params::{ChallengeVariant, LooseBool, optional};
 use crate::auth::AuthUser;
-use crate::challenges::{Challenges, DECLINE_REASONS, OPEN_LIST_LIMIT, Terms, direction_for};
+use crate::challenges::{Challenges, OPEN_LIST_LIMIT, Terms, direction_for};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path, Query};
 use crate::games::Games;
 use crate::model::{ChallengeId, ColorRequest, Variant};
 use crate::store::Challenge;
+use crate::views::DECLINE_REASONS;
 use crate::views::{ChallengeJson, ChallengeListJson, GameJson, OkJson};
 
 /// Parameters of a new challenge (JSON or form). Fields lichess's
@@ -395,12 +396,13 @@ pub async fn decline(
         None | Some("") => "generic",
         Some(r) => DECLINE_REASONS
             .iter()
+            .map(|(key, _)| *key)
             .find(|k| k.eq_ignore_ascii_case(r))
-            .copied()
             .ok_or_else(|| {
+                let keys: Vec<&str> = DECLINE_REASONS.iter().map(|(key, _)| *key).collect();
                 ApiError::bad(format!(
                     "invalid reason {r:?}: expected one of {}",
-                    DECLINE_REASONS.join(", ")
+                    keys.join(", ")
                 ))
             })?,
     };

@@ -11,12 +11,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use std::net::SocketAddr;
-
-use axum::extract::ConnectInfo;
-use axum::http::HeaderMap;
-
-use crate::auth::{AuthUser, MaybeUser, client_ip};
+use crate::auth::{AuthUser, ClientIp, MaybeUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Path;
 use crate::games::Games;
@@ -24,7 +19,7 @@ use crate::live::FeedItem;
 use crate::live::Feeds;
 use crate::model::GameId;
 use crate::presence::Presence;
-use crate::state::{AnonymousStreams, Site};
+use crate::state::AnonymousStreams;
 use crate::views::{GameFullJson, GameStateJson};
 
 /// An ndjson response fed by a feed task.
@@ -116,10 +111,8 @@ pub(crate) fn ndjson_response(body: Body) -> Response {
 pub async fn game_stream(
     State(games): State<Arc<Games>>,
     State(feeds): State<Feeds>,
-    State(site): State<Arc<Site>>,
     State(anonymous): State<Arc<AnonymousStreams>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    ClientIp(address): ClientIp,
     MaybeUser(user): MaybeUser,
     Path(id): Path<GameId>,
 ) -> ApiResult<Response> {
@@ -128,7 +121,6 @@ pub async fn game_stream(
     let held = match user {
         Some(_) => None,
         None => {
-            let address = client_ip(peer.ip(), &headers, &site.trusted_proxies);
             let slot = anonymous.per_address.take(address).ok_or_else(|| {
                 ApiError::TooManyRequests(format!(
                     "at most {} game streams at once from one address without signing in: \

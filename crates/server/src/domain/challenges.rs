@@ -19,21 +19,6 @@ use crate::views::{self, ChallengeJson, LobbyEvent, LobbyKind, LobbyNews, Player
 /// How many open challenges the lobby list holds at most (and by default).
 pub const OPEN_LIST_LIMIT: i64 = 50;
 
-/// The decline reasons lichess knows.
-pub const DECLINE_REASONS: [&str; 11] = [
-    "generic",
-    "later",
-    "tooFast",
-    "tooSlow",
-    "timeControl",
-    "rated",
-    "casual",
-    "standard",
-    "variant",
-    "noBot",
-    "onlyBot",
-];
-
 /// Why a challenge action was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ChallengeError {
@@ -562,7 +547,7 @@ impl Challenges {
     }
 
     /// Declines a challenge addressed to `me` with one of
-    /// [`DECLINE_REASONS`].
+    /// [`views::DECLINE_REASONS`]' keys.
     pub async fn decline(
         &self,
         me: UserId,

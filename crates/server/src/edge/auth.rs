@@ -316,6 +316,33 @@ fn is_cross_site(headers: &HeaderMap, https: bool) -> bool {
     }
 }
 
+/// The request's client address ([`client_ip`]: the peer, or what a
+/// trusted proxy saw), for the limits that count by address.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIp(pub std::net::IpAddr);
+
+impl<S> FromRequestParts<S> for ClientIp
+where
+    std::sync::Arc<crate::state::Site>: axum::extract::FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        use axum::extract::FromRef;
+        let site = std::sync::Arc::<crate::state::Site>::from_ref(state);
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
+        Ok(ClientIp(client_ip(
+            peer,
+            &parts.headers,
+            &site.trusted_proxies,
+        )))
+    }
+}
+
 /// The client's address: the connection's peer, or, when the peer is one
 /// of the `trusted` proxies, the rightmost address in `X-Forwarded-For`
 /// that is not itself a trusted proxy (what the proxy saw). A header from

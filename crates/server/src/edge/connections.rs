@@ -582,14 +582,12 @@ impl ConnectionClock {
     fn read_some(&self) {
         if self.in_flight.load(Ordering::SeqCst) == 0
             && self.head_started.load(Ordering::SeqCst) == NOT_YET
-        {
-            if self
+            && self
                 .head_started
                 .compare_exchange(NOT_YET, self.now(), Ordering::SeqCst, Ordering::SeqCst)
                 .is_ok()
-            {
-                self.first_byte.notify_one();
-            }
+        {
+            self.first_byte.notify_one();
         }
     }
 
