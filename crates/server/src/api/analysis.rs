@@ -292,6 +292,11 @@ fn search_limits(p: &AnalysisParams) -> ApiResult<Limits> {
 /// waiting for the analysis lane at once; one more is refused as busy.
 pub const BEST_WAITING_PER_SHARE: usize = 4;
 
+/// How long a "best move" request waits for the analysis lane before it
+/// is told the engine is busy (503): well within a client's read timeout
+/// (20-30 s is common), searches of 3 s at most included.
+pub const BEST_SLOT_WAIT: Duration = Duration::from_secs(10);
+
 /// The engine's best move and evaluation after a line.
 #[utoipa::path(post, path = "/api/analysis/best", tag = "analysis",
     request_body(content = AnalysisParams, description = "JSON or form", content_type = "application/json"),
@@ -318,6 +323,7 @@ pub async fn best(
     // In turn by user (signed out: by address), and a few waiting each.
     let result = lane
         .0
+        .with_wait(BEST_SLOT_WAIT)
         .per_share(BEST_WAITING_PER_SHARE)
         .run_for(who.share(), move || {
             chessmerge_engine::search::search_once(&pos, &keys, &limits)
