@@ -9,8 +9,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use reqwest::StatusCode;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpSocket, TcpStream};
+use tokio::io::AsyncWriteExt;
 
 use crate::common::*;
 
@@ -31,39 +30,6 @@ fn client_from(from: &str) -> reqwest::Client {
 
 fn addr_of(server: &Server) -> SocketAddr {
     server.base.trim_start_matches("http://").parse().unwrap()
-}
-
-/// A TCP connection to `to` from the loopback address `from`.
-async fn connect_from(from: &str, to: SocketAddr) -> TcpStream {
-    let socket = TcpSocket::new_v4().unwrap();
-    socket
-        .bind(SocketAddr::new(from.parse().unwrap(), 0))
-        .unwrap();
-    tokio::time::timeout(TIMEOUT, socket.connect(to))
-        .await
-        .expect("connect timed out")
-        .expect("connect")
-}
-
-/// Reads until the server closes the connection (or `within` passes):
-/// what it sent and when it closed, or `None` if it was still open.
-async fn closed_within(tcp: &mut TcpStream, within: Duration) -> Option<(Duration, String)> {
-    let started = Instant::now();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        let left = within.checked_sub(started.elapsed())?;
-        match tokio::time::timeout(left, tcp.read(&mut buf)).await {
-            Err(_) => return None,
-            Ok(Ok(0)) | Ok(Err(_)) => {
-                return Some((
-                    started.elapsed(),
-                    String::from_utf8_lossy(&got).into_owned(),
-                ));
-            }
-            Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
-        }
-    }
 }
 
 /// The security headers every answer carries, the accept loop's own too.

@@ -517,3 +517,39 @@ pub async fn login_cookie(base: &str, name: &str) -> String {
     assert!(set.contains("SameSite=Lax"), "{set}");
     set.split(';').next().unwrap().to_owned()
 }
+
+/// A TCP connection to `to` from the loopback address `from`.
+pub async fn connect_from(from: &str, to: std::net::SocketAddr) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket
+        .bind(std::net::SocketAddr::new(from.parse().unwrap(), 0))
+        .unwrap();
+    tokio::time::timeout(TIMEOUT, socket.connect(to))
+        .await
+        .expect("connect timed out")
+        .expect("connect")
+}
+
+/// Reads until the server closes the connection (or `within` passes):
+/// what it sent and when it closed, or `None` if it was still open.
+pub async fn closed_within(
+    tcp: &mut tokio::net::TcpStream,
+    within: Duration,
+) -> Option<(Duration, String)> {
+    let started = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = within.checked_sub(started.elapsed())?;
+        match tokio::time::timeout(left, tokio::io::AsyncReadExt::read(tcp, &mut buf)).await {
+            Err(_) => return None,
+            Ok(Ok(0)) | Ok(Err(_)) => {
+                return Some((
+                    started.elapsed(),
+                    String::from_utf8_lossy(&got).into_owned(),
+                ));
+            }
+            Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+}
