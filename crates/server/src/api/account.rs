@@ -1,10 +1,10 @@
 //! Accounts: register, log in and out (session cookie), API tokens.
 
-use std::net::SocketAddr;
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -12,14 +12,14 @@ use utoipa::ToSchema;
 
 use super::params::optional;
 use crate::auth::{
-    self, AuthUser, AuthVia, DEVICE_COOKIE, DEVICE_MAX_AGE, MaybeUser, SESSION_COOKIE,
+    self, AuthUser, AuthVia, ClientIp, DEVICE_COOKIE, DEVICE_MAX_AGE, MaybeUser, SESSION_COOKIE,
     SESSION_MAX_AGE,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path};
 use crate::games::Games;
 use crate::now_ms;
-use crate::state::{Login, Site};
+use crate::state::Login;
 use crate::store::{EndTokens, NewToken, StoreError, TOKEN_ID_LEN, TokenKind, User, token_id};
 use crate::views::{AccountJson, EndedJson, OkJson, TokenEntryJson, TokenJson, TokenListJson};
 
@@ -172,13 +172,11 @@ async fn new_device(login: &Login, user: &User) -> ApiResult<HeaderValue> {
         (status = 429, description = "too many registrations from your address", body = ErrorBody)))]
 pub async fn register(
     State(login): State<Arc<Login>>,
-    State(site): State<Arc<Site>>,
     State(rates): State<Arc<crate::edge::rates::Rates>>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    ClientIp(ip): ClientIp,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
-    rates.registration(auth::client_ip(addr.ip(), &headers, &site.trusted_proxies))?;
+    rates.registration(ip)?;
     let hash = new_credentials(&login, &c.username, c.password).await?;
     let user = match login.accounts.create(&c.username, &hash).await {
         Ok(u) => u,
@@ -265,15 +263,12 @@ pub async fn claim_guest(
 /// request came from a browser known to the account (its device cookie).
 async fn check_credentials(
     login: &Login,
-    site: &Site,
     username: &str,
     password: &str,
-    addr: SocketAddr,
+    ip: IpAddr,
     headers: &HeaderMap,
 ) -> ApiResult<(User, bool)> {
-    let ip =
-        crate::connections::address_key(auth::client_ip(addr.ip(), headers, &site.trusted_proxies))
-            .to_string();
+    let ip = crate::connections::address_key(ip).to_string();
     let known = valid_username(username) && known_device(login, headers, username).await?;
     login.limiter.try_attempt(username, &ip, known).await?;
     let user = if valid_username(username) && password.len() <= 4 * MAX_PASSWORD {
@@ -309,13 +304,11 @@ async fn check_credentials(
         (status = 429, description = "too many failed attempts", body = ErrorBody)))]
 pub async fn login(
     State(login): State<Arc<Login>>,
-    State(site): State<Arc<Site>>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    ClientIp(ip): ClientIp,
     headers: HeaderMap,
     Input(c): Input<Credentials>,
 ) -> ApiResult<Response> {
-    let (user, known) =
-        check_credentials(&login, &site, &c.username, &c.password, addr, &headers).await?;
+    let (user, known) = check_credentials(&login, &c.username, &c.password, ip, &headers).await?;
     if user.bot {
         return Err(ApiError::Forbidden(auth::BOT_OUTSIDE_BOT_API.into()));
     }
@@ -373,8 +366,7 @@ pub struct PasswordChange {
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn change_password(
     State(login): State<Arc<Login>>,
-    State(site): State<Arc<Site>>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    ClientIp(ip): ClientIp,
     headers: HeaderMap,
     user: AuthUser,
     Input(p): Input<PasswordChange>,
@@ -385,8 +377,7 @@ pub async fn change_password(
             "a guest account has no password: keep it first (POST /api/account/guest/claim)".into(),
         ));
     }
-    let (checked, _) =
-        check_credentials(&login, &site, &name, &p.current_password, addr, &headers).await?;
+    let (checked, _) = check_credentials(&login, &name, &p.current_password, ip, &headers).await?;
     if checked.id != user.user.id {
         return Err(ApiError::Unauthorized("wrong password".into()));
     }
@@ -467,8 +458,7 @@ pub struct TokenRequest {
         (status = 429, description = "too many failed attempts", body = ErrorBody)))]
 pub async fn create_token(
     State(login): State<Arc<Login>>,
-    State(site): State<Arc<Site>>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    ClientIp(ip): ClientIp,
     headers: HeaderMap,
     Input(r): Input<TokenRequest>,
 ) -> ApiResult<Json<TokenJson>> {
@@ -485,8 +475,7 @@ pub async fn create_token(
             "invalid description: up to 100 characters, no control characters",
         ));
     }
-    let (user, _) =
-        check_credentials(&login, &site, &r.username, &r.password, addr, &headers).await?;
+    let (user, _) = check_credentials(&login, &r.username, &r.password, ip, &headers).await?;
     let token = auth::new_token("cmp_");
     let hash = auth::token_hash(&token);
     let now = now_ms();

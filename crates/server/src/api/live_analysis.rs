@@ -15,7 +15,6 @@
 //!   stream that finds no free slot within [`LIVE_SLOT_WAIT`] is refused (503).
 
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -23,7 +22,7 @@ use std::time::{Duration, Instant};
 use axum::Json;
 use axum::body::{Body, Bytes};
 use axum::extract::FromRequestParts;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::request::Parts;
 use axum::response::Response;
 use chessmerge_engine::search::{SearchInfo, Searcher};
@@ -136,15 +135,9 @@ impl FromRequestParts<AppState> for LiveOwner {
                 signed_in: true,
             });
         }
-        let peer = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
-        let address = crate::connections::address_key(crate::auth::client_ip(
-            peer,
-            &parts.headers,
-            &state.site.trusted_proxies,
-        ));
+        let Ok(crate::auth::ClientIp(ip)) =
+            crate::auth::ClientIp::from_request_parts(parts, state).await;
+        let address = crate::connections::address_key(ip);
         Ok(LiveOwner {
             owner: Owner::Address(address),
             signed_in: false,

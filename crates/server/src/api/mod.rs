@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::{delete, get, post};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -28,7 +28,6 @@ use utoipa::{Modify, OpenApi};
 use crate::error::{ApiError, ErrorBody};
 use crate::games::Games;
 use crate::live::Feeds;
-use crate::state::Site;
 use crate::{AppState, auth, web};
 
 /// Largest request body accepted.
@@ -131,16 +130,14 @@ pub struct ServerStatsJson {
     responses((status = 200, description = "counters since start", body = ServerStatsJson),
         (status = 403, description = "asked from another machine: the counters are for the operator", body = ErrorBody)))]
 pub async fn server_stats(
-    State(site): State<Arc<Site>>,
     State(games): State<Arc<Games>>,
     State(feeds): State<Feeds>,
-    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
-    headers: axum::http::HeaderMap,
+    auth::ClientIp(client): auth::ClientIp,
 ) -> Result<Json<ServerStatsJson>, ApiError> {
     // The node's own counters, for its operator and the benchmarks on the
     // machine: a client elsewhere (behind a trusted proxy, the address it
     // forwarded) is refused.
-    if !auth::client_ip(peer.ip(), &headers, &site.trusted_proxies).is_loopback() {
+    if !client.is_loopback() {
         return Err(ApiError::Forbidden(
             "the server's counters are for its operator: ask the node from its own machine (loopback)"
                 .into(),

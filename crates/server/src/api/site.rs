@@ -2,12 +2,12 @@
 //! `GET /api/account/preferences` shape) and guest accounts (play the
 //! computer without registering).
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, header};
+use axum::extract::State;
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -16,7 +16,7 @@ use crate::accounts::Accounts;
 use crate::auth::{self, AuthUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
-use crate::state::{Login, Site};
+use crate::state::Login;
 use crate::store::StoreError;
 use crate::views::AccountJson;
 use serde_json::Value;
@@ -252,10 +252,8 @@ fn guest_name() -> String {
         (status = 409, description = "already signed in", body = ErrorBody),
         (status = 429, description = "too many guest accounts from this address this hour", body = ErrorBody)))]
 pub async fn create_guest(
-    State(site): State<Arc<Site>>,
     State(login): State<Arc<Login>>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    auth::ClientIp(ip): auth::ClientIp,
     auth::MaybeUser(already): auth::MaybeUser,
 ) -> ApiResult<Response> {
     if let Some(u) = already {
@@ -264,11 +262,7 @@ pub async fn create_guest(
             u.user.username
         )));
     }
-    let ip = crate::connections::address_key(auth::client_ip(
-        addr.ip(),
-        &headers,
-        &site.trusted_proxies,
-    ));
+    let ip = crate::connections::address_key(ip);
     if let Err(r) = login
         .accounts
         .take_allowance(&[guest_allowance(ip)])

@@ -26,23 +26,19 @@
 
 use std::collections::HashMap;
 
-use std::net::SocketAddr;
-use std::sync::Arc;
-
+use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{ConnectInfo, State};
-use axum::http::HeaderMap;
 use axum::response::Response;
 use chessmerge_rules::UciMove;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::auth::{AuthUser, MaybeUser};
+use crate::auth::{AuthUser, ClientIp, MaybeUser};
 use crate::error::ApiError;
 use crate::games::Actor;
 use crate::live::{Credential, FeedEnd, FeedItem, Feeds};
 use crate::model::{GameId, UserId};
-use crate::state::{Site, Sockets};
+use crate::state::Sockets;
 use crate::store::User;
 use crate::views::{ClientFrame, ErrorFrame, ServerFrame};
 
@@ -66,13 +62,10 @@ pub type ClientMsg = ClientFrame<GameId, String>;
         (status = 429, description = "too many WebSockets from this address", body = crate::error::ErrorBody)))]
 pub async fn socket(
     State(state): State<Sockets>,
-    State(site): State<Arc<Site>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    ClientIp(address): ClientIp,
     MaybeUser(user): MaybeUser,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let address = crate::auth::client_ip(peer.ip(), &headers, &site.trusted_proxies);
     // Held by the socket's task until it ends.
     let slot = state.sockets.take(address).ok_or_else(|| {
         ApiError::TooManyRequests(format!(

@@ -9,7 +9,7 @@
 //! interrupted ([`Live::Resync`]). A topic's channel is freed when its last
 //! follower leaves, so following unknown ids costs nothing that stays.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -629,6 +629,9 @@ impl Feeds {
                 challenges::challenge_json(self.store.as_ref(), &self.base_url, c).await?;
             initial.push(UserEvent::Challenge { challenge });
         }
+        // A game or challenge begun between reading the event head and the
+        // listing above is listed and also follows as an event: sent once.
+        let mut listed: HashSet<String> = initial.iter().filter_map(listed_id).collect();
         for event in initial {
             let event = Event::new(event).map_err(|e| StoreError::Database(e.to_string()))?;
             if tx.send(FeedItem::Event(event)).await.is_err() {
@@ -655,6 +658,9 @@ impl Feeds {
                     if credential.is_some_and(|c| tokens.iter().any(|id| c.is(id))) {
                         return Ok(FeedEnd::SignedOut);
                     }
+                    continue;
+                }
+                if listed_id(event.value()).is_some_and(|id| listed.remove(&id)) {
                     continue;
                 }
                 if tx.send(FeedItem::Event(event)).await.is_err() {
@@ -707,6 +713,17 @@ impl Feeds {
                 }
             }
         }
+    }
+}
+
+/// The key under which [`Feeds::user`] lists an event at the stream's
+/// start: a started game or a pending challenge (a challenge's game takes
+/// its id, hence the kind in the key).
+fn listed_id(event: &UserEvent) -> Option<String> {
+    match event {
+        UserEvent::GameStart { game } => Some(format!("game {}", game.game_id)),
+        UserEvent::Challenge { challenge } => Some(format!("challenge {}", challenge.id)),
+        _ => None,
     }
 }
 

@@ -38,6 +38,26 @@ macro_rules! inserts {
             Topic,
         };
 
+        /// Stores the [`crate::tokens_ended_event`] of a user's `ended`
+        /// tokens (nothing when none went); adds it to `out` and returns
+        /// the statements sent.
+        pub(crate) async fn tokens_ended(
+            conn: &mut $conn,
+            user_id: crate::model::UserId,
+            ended: &[String],
+            now: i64,
+            out: &mut Vec<StoredEvent>,
+        ) -> StoreResult<u64> {
+            if ended.is_empty() {
+                return Ok(0);
+            }
+            let events = NewEvents {
+                user: vec![(user_id, crate::tokens_ended_event(ended))],
+                lobby: Vec::new(),
+            };
+            insert_events(conn, &events, now, out).await
+        }
+
         /// Stores user and lobby events (numbered by the backend's
         /// `number_events`); adds them to `out` with their sequence
         /// numbers and returns the statements sent.

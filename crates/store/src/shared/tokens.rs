@@ -4,10 +4,7 @@
 
 use crate::model::UserId;
 use crate::rows::Columns;
-use crate::{
-    EndTokens, NewEvents, NewToken, StoreResult, TokenInfo, TokenKind, User, rows, token_id,
-    tokens_ended_event,
-};
+use crate::{EndTokens, NewToken, StoreResult, TokenInfo, TokenKind, User, rows, token_id};
 
 written_once! {
     /// Stores a token (by its hash).
@@ -68,7 +65,7 @@ written_once! {
     }
 
     /// Deletes some of a user's tokens and, when any went, stores the
-    /// [`tokens_ended_event`] in the same transaction; returns the ended
+    /// [`crate::tokens_ended_event`] in the same transaction; returns the ended
     /// tokens' ids.
     pub async fn end_tokens<'a>(
         &'a self,
@@ -99,21 +96,9 @@ written_once! {
             )
             .bind(user_id.0),
         };
-        let ended: Vec<String> = q
-            .fetch_all(&mut *tx)
-            .await?
-            .iter()
-            .map(|r| r.text("token_hash").map(|h| token_id(&h).to_owned()))
-            .collect::<StoreResult<_>>()?;
+        let ended = ended_ids(&q.fetch_all(&mut *tx).await?)?;
         let mut out = Vec::new();
-        let mut n = 0;
-        if !ended.is_empty() {
-            let events = NewEvents {
-                user: vec![(user_id, tokens_ended_event(&ended))],
-                lobby: Vec::new(),
-            };
-            n = dialect::insert_events(&mut tx, &events, now, &mut out).await?;
-        }
+        let n = dialect::tokens_ended(&mut tx, user_id, &ended, now, &mut out).await?;
         self.finish(tx, out, 1 + n).await?;
         Ok(ended)
     }
@@ -121,7 +106,7 @@ written_once! {
     /// Sets a user's password hash and, in the same transaction, ends
     /// every session and API token of the user except the one whose hash
     /// is `keep` (give `""` to end them all), storing the
-    /// [`tokens_ended_event`] when any went; device cookies stay. Returns
+    /// [`crate::tokens_ended_event`] when any went; device cookies stay. Returns
     /// the ended tokens' ids, or `None` when there is no such user.
     pub async fn change_password<'a>(
         &'a self,
@@ -141,26 +126,17 @@ written_once! {
             self.finish(tx, Vec::new(), 1).await?;
             return Ok(None);
         }
-        let ended: Vec<String> = sqlx::query(
+        let rows = sqlx::query(
             "DELETE FROM tokens WHERE user_id = $1 AND kind <> 'device' AND token_hash <> $2
              RETURNING token_hash",
         )
         .bind(user_id.0)
         .bind(keep)
         .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(|r| r.text("token_hash").map(|h| token_id(&h).to_owned()))
-        .collect::<StoreResult<_>>()?;
+        .await?;
+        let ended = ended_ids(&rows)?;
         let mut out = Vec::new();
-        let mut n = 0;
-        if !ended.is_empty() {
-            let events = NewEvents {
-                user: vec![(user_id, tokens_ended_event(&ended))],
-                lobby: Vec::new(),
-            };
-            n = dialect::insert_events(&mut tx, &events, now, &mut out).await?;
-        }
+        let n = dialect::tokens_ended(&mut tx, user_id, &ended, now, &mut out).await?;
         self.finish(tx, out, 2 + n).await?;
         Ok(Some(ended))
     }
@@ -175,4 +151,11 @@ written_once! {
                 .await?;
         Ok(r.rows_affected())
     }
+}
+
+/// The public ids of the tokens deleted, from `RETURNING token_hash` rows.
+fn ended_ids(rows: &[impl Columns]) -> StoreResult<Vec<String>> {
+    rows.iter()
+        .map(|r| r.text("token_hash").map(|h| token_id(&h).to_owned()))
+        .collect()
 }
