@@ -1,12 +1,12 @@
 // Settings: board colours, dark theme, pair-piece size, sound, confirm
-// before resigning, browser notifications. Kept with the account when
+// before resigning, browser notifications, who may challenge you. Kept with the account when
 // signed in (GET/POST /api/account/preferences), in this browser when not;
 // every change is saved at once and applied to the page.
 
 import { currentUser, esc, failure, toast } from './api.js';
 import { Board } from './board.js';
 import { finder } from './common.js';
-import { PAIR_SIZES, THEMES, askNotifications, currentPrefs, loadPrefs, savePrefs, tone } from './site.js';
+import { PAIR_SIZES, THEMES, WHO_MAY_CHALLENGE, askNotifications, currentPrefs, loadPrefs, savePrefs, tone } from './site.js';
 
 const SAMPLE = 'r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5(NP)2/PPPP2PP/RNBQK2R w KQkq - 0 1';
 
@@ -32,6 +32,7 @@ export async function mount(root) {
         ${check('sound', 'Sound', '(a short tone when it is your move or something is offered)')}
         ${check('confirmResign', 'Confirm before resigning')}
         ${check('notifications', 'Browser notifications', '(while a page of the site is open in the background)')}
+        ${me ? `<label class="field">Who may challenge you <select name="challenge" id="pref-challenge">${options(WHO_MAY_CHALLENGE, p.challenge)}</select></label>` : ''}
         <p class="muted" id="pref-status" role="status" aria-live="polite"></p>
       </form>
       <div class="card"><h2>Preview</h2><div id="pref-preview"></div></div>

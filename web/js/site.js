@@ -14,10 +14,13 @@ import { Live } from './live.js';
 
 /** @type {Prefs} */
 export const DEFAULT_PREFS = {
-  theme: 'green', dark: false, pairSize: 'medium', sound: false, confirmResign: true, notifications: false,
+  theme: 'green', dark: false, pairSize: 'medium', sound: false, confirmResign: true, notifications: false, challenge: 'always',
 };
 export const THEMES = { green: 'Green', brown: 'Brown', blue: 'Blue', grey: 'Grey' };
 export const PAIR_SIZES = { small: 'Small', medium: 'Medium', large: 'Large' };
+export const WHO_MAY_CHALLENGE = {
+  always: 'Anyone signed in', registered: 'Registered players (not guests)', rating: 'Players rated within 300 of me', never: 'Nobody',
+};
 
 const LOCAL = 'chessmerge-prefs';
 let prefs = { ...DEFAULT_PREFS };

@@ -126,6 +126,7 @@
  * @property {boolean} sound
  * @property {boolean} confirmResign
  * @property {boolean} notifications
+ * @property {'always' | 'registered' | 'rating' | 'never'} challenge who may challenge you
  */
 
 /**
@@ -270,7 +271,7 @@
  * `error` beside it is English for people and may change; the page decides
  * by the code.
  * @typedef {'bad_request' | 'self_challenge' | 'unauthorized' | 'forbidden' | 'not_a_player' | 'not_yours'
- *   | 'no_computer' | 'not_found' | 'method_not_allowed' | 'timeout' | 'not_your_turn' | 'stale_move'
+ *   | 'challenge_refused' | 'no_computer' | 'not_found' | 'method_not_allowed' | 'timeout' | 'not_your_turn' | 'stale_move'
  *   | 'game_over' | 'not_abortable' | 'too_fast' | 'refused' | 'not_pending' | 'game_under_way'
  *   | 'conflict' | 'payload_too_large' | 'unsupported_media_type' | 'misdirected_request'
  *   | 'illegal_move' | 'bad_forecast' | 'unprocessable' | 'rate_limited' | 'internal' | 'unavailable'} ErrorCode

@@ -250,7 +250,8 @@ async fn stalemate_resignation_agreed_draw_and_abort() {
     let (s, _) = w.post_empty(&format!("/api/board/game/{id}/resign")).await;
     assert_eq!(s, StatusCode::CONFLICT);
 
-    // Agreed draw: an offer, a decline, a new offer, an acceptance.
+    // Agreed draw: an offer, a decline, a new offer (the other side's: one
+    // offer per side and move), an acceptance.
     let id = challenge(&w, &b, json!({ "color": "white" })).await;
     b.post_empty(&format!("/api/challenge/{id}/accept")).await;
     let mut stream = w.stream(&format!("/api/board/game/stream/{id}")).await;
@@ -259,9 +260,9 @@ async fn stalemate_resignation_agreed_draw_and_abort() {
     w.post_empty(&format!("/api/board/game/{id}/draw/yes"))
         .await;
     b.post_empty(&format!("/api/board/game/{id}/draw/no")).await;
-    w.post_empty(&format!("/api/board/game/{id}/draw/yes"))
+    b.post_empty(&format!("/api/board/game/{id}/draw/yes"))
         .await;
-    let (s, v) = b
+    let (s, v) = w
         .post_empty(&format!("/api/board/game/{id}/draw/yes"))
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
@@ -280,7 +281,7 @@ async fn stalemate_resignation_agreed_draw_and_abort() {
             (false, false, "started".into()),
             (true, false, "started".into()),
             (false, false, "started".into()),
-            (true, false, "started".into()),
+            (false, true, "started".into()),
             (false, false, "draw".into()),
         ]
     );
@@ -1188,14 +1189,15 @@ async fn typed_fields_are_refused_by_name_and_every_boolean_word_is_read() {
 
     // Every boolean word is still read: `yes`/`no` and `true`/`false` in
     // the draw path, `true`/`false` (or nothing) for offeringDraw.
+    // (A side offers once per move: the second offer is the other side's.)
     let offer = |g: &Value| g["drawOffer"].clone();
-    for (answer, after) in [
-        ("yes", json!("white")),
-        ("false", Value::Null),
-        ("true", json!("white")),
-        ("no", Value::Null),
+    for (who, answer, after) in [
+        (&w, "yes", json!("white")),
+        (&w, "false", Value::Null),
+        (&b, "true", json!("black")),
+        (&b, "no", Value::Null),
     ] {
-        let (s, v) = w
+        let (s, v) = who
             .post_empty(&format!("/api/board/game/{id}/draw/{answer}"))
             .await;
         assert_eq!(s, StatusCode::OK, "draw/{answer}: {v}");

@@ -748,3 +748,228 @@ async fn exported_pgn_carries_no_control_characters() {
         "{text:?}"
     );
 }
+
+/// Challenges expire: with a 4 s expiry, a challenge to a user and an open
+/// one wait unanswered, then are canceled within about a second of
+/// expiring; the challenged player is told, the lobby drops the open one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unanswered_challenges_expire_and_the_players_are_told() {
+    let (server, _dir) = start("challenge-expiry", &["--challenge-expiry-secs", "4"]);
+    let base = &server.base;
+    let alice = register(base, "alice").await;
+    let bob = register(base, "bob").await;
+    let mut bob_events = bob.stream("/api/stream/event").await;
+    let made = Instant::now();
+    let (s, v) = alice.post("/api/challenge/bob", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let to_bob = v["id"].as_str().unwrap().to_owned();
+    let (s, v) = alice.post("/api/challenge/open", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let open = v["id"].as_str().unwrap().to_owned();
+    let told = bob_events.next_of("challenge").await;
+    assert_eq!(told["challenge"]["id"], to_bob.as_str(), "{told}");
+
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for id in [&to_bob, &open] {
+        let (_, shown) = alice.get(&format!("/api/challenge/{id}/show")).await;
+        assert_eq!(shown["status"], "created", "not yet expired: {shown}");
+    }
+    let (_, lobby) = bob.get("/api/challenge/open").await;
+    assert!(lobby.to_string().contains(&open), "{lobby}");
+
+    let canceled = bob_events.next_of("challengeCanceled").await;
+    let waited = made.elapsed();
+    assert_eq!(canceled["challenge"]["id"], to_bob.as_str(), "{canceled}");
+    assert_eq!(canceled["challenge"]["status"], "canceled", "{canceled}");
+    assert!(
+        waited >= Duration::from_secs(4) && waited < Duration::from_secs(8),
+        "canceled after {waited:?}"
+    );
+    // The open one was made a moment later: the same pass or the next.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    for id in [&to_bob, &open] {
+        loop {
+            let (_, shown) = alice.get(&format!("/api/challenge/{id}/show")).await;
+            if shown["status"] == "canceled" {
+                break;
+            }
+            assert!(Instant::now() < deadline, "not expired: {shown}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let (_, lobby) = bob.get("/api/challenge/open").await;
+    assert!(!lobby.to_string().contains(&open), "{lobby}");
+    let (s, v) = bob
+        .post_empty(&format!("/api/challenge/{to_bob}/accept"))
+        .await;
+    assert!(
+        s.is_client_error(),
+        "an expired challenge cannot be accepted: {s} {v}"
+    );
+}
+
+/// An inbox you control: each player's `challenge` setting says who may
+/// challenge them (nobody, registered players, players rated within 300),
+/// and a refused challenge is a 403 saying why; nothing reaches the inbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn who_may_challenge_a_player_is_their_choice() {
+    let (server, _dir) = start("challenge-setting", &[]);
+    let base = &server.base;
+    let alice = register(base, "alice").await;
+    let bob = register(base, "bob").await;
+    let carol = register(base, "carol").await;
+    let set = |p: &Player, who: &'static str| {
+        let p = p.clone();
+        async move {
+            let (s, v) = p
+                .post("/api/account/preferences", json!({ "challenge": who }))
+                .await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+            assert_eq!(v["prefs"]["challenge"], who, "{v}");
+        }
+    };
+    let refused = |(s, v): (StatusCode, serde_json::Value), why: &str| {
+        assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+        assert_eq!(v["code"], "challenge_refused", "{v}");
+        assert!(v["error"].as_str().unwrap().contains(why), "{v}");
+    };
+    let (_, v) = bob.get("/api/account/preferences").await;
+    assert_eq!(v["prefs"]["challenge"], "always", "the default: {v}");
+    let (s, v) = bob
+        .post("/api/account/preferences", json!({"challenge": "friends"}))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("invalid challenge \"friends\""),
+        "{v}"
+    );
+
+    // Nobody.
+    set(&bob, "never").await;
+    refused(
+        alice.post("/api/challenge/bob", json!({})).await,
+        "bob does not accept challenges",
+    );
+    let (_, inbox) = bob.get("/api/challenge").await;
+    assert_eq!(inbox["in"], json!([]), "{inbox}");
+
+    // Registered players: a guest is refused, alice is not.
+    set(&bob, "registered").await;
+    let client = http();
+    let resp = client
+        .post(format!("{base}/api/account/guest"))
+        .send()
+        .await
+        .unwrap();
+    let cookie = session_cookie(&resp);
+    let guest_try = client
+        .post(format!("{base}/api/challenge/bob"))
+        .header("cookie", cookie)
+        .header("origin", base.as_str())
+        .header("sec-fetch-site", "same-origin")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    refused(json_of(guest_try).await, "registered players only");
+    let (s, v) = alice.post("/api/challenge/bob", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+
+    // Ratings within 300: after alice beats carol in a rated game (about
+    // 1662 against 1338), carol may challenge bob (1500) but not alice.
+    let (s, v) = carol
+        .post(
+            "/api/challenge/alice",
+            json!({"rated": true, "color": "white"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = v["id"].as_str().unwrap().to_owned();
+    let (s, v) = alice
+        .post_empty(&format!("/api/challenge/{id}/accept"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = carol
+        .post_empty(&format!("/api/board/game/{id}/resign"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    set(&alice, "rating").await;
+    set(&bob, "rating").await;
+    refused(
+        carol.post("/api/challenge/alice", json!({})).await,
+        "rated within 300",
+    );
+    let (s, v) = carol.post("/api/challenge/bob", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    // Another variant has its own ratings: all 1500 there.
+    let (s, v) = carol
+        .post("/api/challenge/alice", json!({"variant": "standard"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+}
+
+/// Bounded history: a draw or takeback offer is made at most once per
+/// move, so offering and withdrawing cannot store versions (and send the
+/// opponent notices) without end; after the next move it may be made again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offers_are_made_at_most_once_per_move() {
+    let (server, _dir) = start("offer-rate", &[]);
+    let base = &server.base;
+    let alice = register(base, "alice").await;
+    let bob = register(base, "bob").await;
+    let (s, v) = alice
+        .post("/api/challenge/bob", json!({"color": "white"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = v["id"].as_str().unwrap().to_owned();
+    let (s, v) = bob.post_empty(&format!("/api/challenge/{id}/accept")).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    for (p, m) in [(&alice, "e2e3"), (&bob, "e7e6")] {
+        let (s, v) = p.mv(&id, m).await;
+        assert_eq!(s, StatusCode::OK, "{m}: {v}");
+    }
+    let act = |p: &Player, what: &str| {
+        let (p, path) = (p.clone(), format!("/api/board/game/{id}/{what}"));
+        async move { p.post_empty(&path).await }
+    };
+
+    for (offer, words) in [
+        ("draw", "offered a draw"),
+        ("takeback", "proposed a takeback"),
+    ] {
+        let (s, v) = act(&alice, &format!("{offer}/yes")).await;
+        assert_eq!(s, StatusCode::OK, "{offer}: {v}");
+        let (s, v) = act(&alice, &format!("{offer}/no")).await;
+        assert_eq!(s, StatusCode::OK, "{offer} withdrawn: {v}");
+        let (s, v) = act(&alice, &format!("{offer}/yes")).await;
+        assert_eq!(s, StatusCode::CONFLICT, "{offer} again: {v}");
+        assert_eq!(v["code"], "refused", "{v}");
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{words} at this move already")),
+            "{v}"
+        );
+    }
+    // The other player's offers are their own.
+    let (s, v) = act(&bob, "draw/yes").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = act(&alice, "draw/no").await;
+    assert_eq!(s, StatusCode::OK, "declined: {v}");
+
+    // A move later, alice may offer again.
+    for (p, m) in [(&alice, "g1f3"), (&bob, "b8c6")] {
+        let (s, v) = p.mv(&id, m).await;
+        assert_eq!(s, StatusCode::OK, "{m}: {v}");
+    }
+    let (s, v) = act(&alice, "draw/yes").await;
+    assert_eq!(s, StatusCode::OK, "a move later: {v}");
+    let (s, v) = act(&bob, "draw/yes").await;
+    assert_eq!(s, StatusCode::OK, "accepted: {v}");
+    let (_, g) = alice.get(&format!("/api/game/{id}")).await;
+    assert_eq!(g["status"], "draw", "{g}");
+}

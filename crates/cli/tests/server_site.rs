@@ -35,7 +35,7 @@ async fn preferences_are_kept_per_account_and_bad_input_is_named() {
     assert_eq!(
         v["prefs"],
         json!({"theme": "green", "dark": false, "pairSize": "medium", "sound": false,
-               "confirmResign": true, "notifications": false})
+               "confirmResign": true, "notifications": false, "challenge": "always"})
     );
 
     // JSON, a subset: the rest stays.
@@ -82,7 +82,7 @@ async fn preferences_are_kept_per_account_and_bad_input_is_named() {
     assert_eq!(
         v["prefs"],
         json!({"theme": "blue", "dark": true, "pairSize": "large", "sound": true,
-               "confirmResign": true, "notifications": false})
+               "confirmResign": true, "notifications": false, "challenge": "always"})
     );
 
     // Another account has its own; a new session of the same account sees them.
@@ -118,6 +118,7 @@ async fn settings_saved_at_once_each_keep_their_change() {
         json!({"sound": true}),
         json!({"confirmResign": false}),
         json!({"notifications": true}),
+        json!({"challenge": "registered"}),
     ];
     for round in 0..5 {
         let saves = changes
@@ -130,7 +131,7 @@ async fn settings_saved_at_once_each_keep_their_change() {
         assert_eq!(
             v["prefs"],
             json!({"theme": "blue", "dark": true, "pairSize": "large", "sound": true,
-                   "confirmResign": false, "notifications": true}),
+                   "confirmResign": false, "notifications": true, "challenge": "registered"}),
             "round {round}: every save's change is kept"
         );
         // Back to the defaults for the next round, one save at a time.
@@ -138,7 +139,7 @@ async fn settings_saved_at_once_each_keep_their_change() {
             .post(
                 "/api/account/preferences",
                 json!({"theme": "green", "dark": false, "pairSize": "medium", "sound": false,
-                       "confirmResign": true, "notifications": false}),
+                       "confirmResign": true, "notifications": false, "challenge": "always"}),
             )
             .await;
         assert_eq!(s, StatusCode::OK, "{v}");

@@ -308,6 +308,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         state.computer.sweep(store.clone(), computer::SWEEP_EVERY);
     }
     tokio::spawn(prune_events(store.clone()));
+    tokio::spawn(expire_challenges(
+        state.challenges.clone(),
+        Duration::from_secs(args.limits.challenge_expiry_secs),
+    ));
     let app = api::router(state);
     tracing::info!(database = %args.database, ai_threads, "listening on http://{addr}");
     let limits = &args.limits;
@@ -351,6 +355,26 @@ const GUEST_RETENTION: Duration = Duration::from_secs(24 * 3600);
 /// Allowance rows (login attempts, guests per address) whose window began
 /// this long ago, and leases that lapsed as long ago, are deleted.
 const LIMIT_RETENTION_MS: i64 = 24 * 3600 * 1000;
+
+/// Pending challenges canceled per pass of [`expire_challenges`] (the
+/// rest wait for the next pass).
+const EXPIRIES_PER_PASS: i64 = 500;
+
+/// Cancels challenges unanswered for `expiry`, looking a quarter of it
+/// apart (at least every second, at most every ten minutes). On several
+/// nodes each sweeps; a challenge is closed once.
+async fn expire_challenges(challenges: Arc<challenges::Challenges>, expiry: Duration) {
+    let every = (expiry / 4).clamp(Duration::from_secs(1), Duration::from_secs(600));
+    let mut every = tokio::time::interval(every);
+    loop {
+        every.tick().await;
+        match challenges.expire(expiry, EXPIRIES_PER_PASS).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(expired = n, "unanswered challenges canceled"),
+            Err(e) => tracing::warn!(error = %e, "cannot expire challenges"),
+        }
+    }
+}
 
 /// Hourly: old user and lobby events, expired sessions and tokens, unused
 /// guest accounts, old allowances and lapsed leases.

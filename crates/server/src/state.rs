@@ -393,4 +393,13 @@ pub struct LimitArgs {
         default_value_t = 3
     )]
     pub lobby_challenges_per_user: usize,
+    /// Seconds a challenge waits for an answer before it is canceled
+    /// (lichess: a week, for correspondence).
+    #[arg(
+        long,
+        env = "CHESSMERGE_CHALLENGE_EXPIRY_SECS",
+        default_value_t = 7 * 24 * 3600,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub challenge_expiry_secs: u64,
 }

@@ -96,7 +96,7 @@ pub async fn start_game(s: &Store, id: &str, white: UserId, black: UserId) -> Ga
 /// Every check of the suite, in turn.
 pub async fn run_all(s: &Store) {
     users_and_tokens(s).await;
-    open_challenges_are_the_pending_open_ones_newest_first(s).await;
+    open_challenges_are_pending_and_ranked_by_player_and_stale_ones_found(s).await;
     game_commits_are_guarded_by_version_and_ply(s).await;
     events_are_stored_with_their_change_and_published_after_it(s).await;
     batched_commits_each_get_their_answer(s).await;
@@ -820,7 +820,7 @@ async fn users_and_tokens(s: &Store) {
     );
 }
 
-async fn open_challenges_are_the_pending_open_ones_newest_first(s: &Store) {
+async fn open_challenges_are_pending_and_ranked_by_player_and_stale_ones_found(s: &Store) {
     let a = s.create_user("open_a", "h", 0).await.unwrap();
     let b = s.create_user("open_b", "h", 0).await.unwrap();
     for c in [
@@ -872,6 +872,34 @@ async fn open_challenges_are_the_pending_open_ones_newest_first(s: &Store) {
     );
     let (incoming, outgoing) = s.pending_challenges(b.id).await.unwrap();
     assert_eq!((incoming.len(), outgoing.len()), (1, 0));
+
+    // A second player: each one's newest first, then each one's next.
+    for c in [
+        challenge("open0006", ChallengeKind::Open, b.id, None, 70),
+        challenge("open0007", ChallengeKind::Open, b.id, None, 80),
+    ] {
+        s.create_challenge(&c, &NewEvents::none()).await.unwrap();
+    }
+    assert_eq!(
+        ids(s.open_challenges(10).await.unwrap()),
+        ["open0007", "open0002", "open0006", "open0003", "open0001"]
+    );
+    assert_eq!(
+        ids(s.open_challenges(2).await.unwrap()),
+        ["open0007", "open0002"]
+    );
+
+    // Due to expire: still pending and made before the time, oldest first.
+    assert_eq!(
+        ids(s.stale_challenges(25, 10).await.unwrap()),
+        ["open0001", "open0003"]
+    );
+    assert_eq!(ids(s.stale_challenges(25, 1).await.unwrap()), ["open0001"]);
+    assert_eq!(
+        ids(s.stale_challenges(65, 10).await.unwrap()),
+        ["open0001", "open0003", "open0002", "user0001"],
+        "canceled and accepted ones are not pending"
+    );
 }
 
 fn next_of(g: &Game, mv: &str) -> Game {

@@ -303,11 +303,13 @@ pub struct OpenListParams {
     pub nb: Option<i64>,
 }
 
-/// The lobby: pending open challenges by every player, newest first.
+/// The lobby: pending open challenges by every player, each player's
+/// newest first, then each one's next (one player's many cannot crowd
+/// the others out).
 #[utoipa::path(get, path = "/api/challenge/open", tag = "challenges",
     params(OpenListParams),
     responses(
-        (status = 200, description = "pending open challenges, newest first", body = OpenChallengesJson),
+        (status = 200, description = "pending open challenges, each player's newest first", body = OpenChallengesJson),
         (status = 400, description = "bad nb", body = ErrorBody),
         (status = 401, description = "not authenticated", body = ErrorBody)),
     security(("bearer" = []), ("cookie" = [])))]

@@ -14,6 +14,7 @@ use utoipa::ToSchema;
 
 use crate::accounts::Accounts;
 use crate::auth::{self, AuthUser};
+use crate::challenges::WhoMayChallenge;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Input;
 use crate::state::Login;
@@ -43,6 +44,10 @@ pub struct SitePrefsJson {
     /// Browser notifications while a page of the site is open (the browser
     /// asks for permission when you turn this on).
     pub notifications: bool,
+    /// Who may challenge you: `always` (anyone signed in), `registered`
+    /// (not guests), `rating` (rated within 300 of you) or `never`.
+    #[schema(value_type = String)]
+    pub challenge: WhoMayChallenge,
 }
 
 impl Default for SitePrefsJson {
@@ -54,6 +59,7 @@ impl Default for SitePrefsJson {
             sound: false,
             confirm_resign: true,
             notifications: false,
+            challenge: WhoMayChallenge::Always,
         }
     }
 }
@@ -85,6 +91,8 @@ pub struct SitePrefsInput {
     /// Browser notifications.
     #[schema(value_type = Option<bool>)]
     pub notifications: Option<Value>,
+    /// `always`, `registered`, `rating` or `never`.
+    pub challenge: Option<String>,
 }
 
 impl SitePrefsInput {
@@ -112,6 +120,16 @@ impl SitePrefsInput {
             &PAIR_SIZES,
             &mut prefs.pair_size,
         );
+        if let Some(v) = &self.challenge {
+            any = true;
+            match serde_json::from_value(Value::String(v.clone())) {
+                Ok(who) => prefs.challenge = who,
+                Err(_) => faults.push(format!(
+                    "invalid challenge {v:?}: one of {}",
+                    WhoMayChallenge::WORDS.join(", ")
+                )),
+            }
+        }
         for (name, v, into) in [
             ("dark", &self.dark, &mut prefs.dark),
             ("sound", &self.sound, &mut prefs.sound),
@@ -139,7 +157,7 @@ impl SitePrefsInput {
         }
         if !any {
             return Err(ApiError::bad(
-                "no preference given: send one or more of theme, dark, pairSize, sound, confirmResign, notifications",
+                "no preference given: send one or more of theme, dark, pairSize, sound, confirmResign, notifications, challenge",
             ));
         }
         Ok(prefs)

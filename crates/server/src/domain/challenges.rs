@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chessmerge_rules::Position;
+use serde::{Deserialize, Serialize};
 
 use crate::games::{self, Actor, GameError, Games};
 use crate::model::{
@@ -49,6 +50,10 @@ pub enum ChallengeError {
     /// No free id after several tries.
     #[error("could not find a free challenge id")]
     NoFreeId,
+    /// The challenged player does not take challenges from this player
+    /// (their [`WhoMayChallenge`] setting); the text says why.
+    #[error("{0}")]
+    Refused(String),
     /// One of the per-user caps ([`ChallengeLimits`]) is reached; the text
     /// names it.
     #[error("{0}")]
@@ -62,6 +67,40 @@ pub enum ChallengeError {
 }
 
 type ChallengeResult<T> = Result<T, ChallengeError>;
+
+/// Who may challenge a player: their `challenge` setting (lichess's
+/// preference of that name; lichess also has "friends").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum WhoMayChallenge {
+    /// Anyone signed in.
+    #[default]
+    Always,
+    /// Registered players, not guests.
+    Registered,
+    /// Players rated within [`RATING_RANGE`] of them in the challenge's
+    /// variant.
+    Rating,
+    /// Nobody (they challenge others, or play in the lobby).
+    Never,
+}
+
+impl WhoMayChallenge {
+    /// The settings' words, in order.
+    pub const WORDS: [&str; 4] = ["always", "registered", "rating", "never"];
+}
+
+/// How far apart two ratings may be under [`WhoMayChallenge::Rating`]
+/// (lichess's figure).
+pub const RATING_RANGE: f64 = 300.0;
+
+/// The part of a player's stored settings this domain reads (the rest
+/// is the page's; unknown fields are ignored).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ChallengeSetting {
+    challenge: WhoMayChallenge,
+}
 
 /// A challenge's terms, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,7 +206,8 @@ pub fn direction_for(challenger_id: UserId, viewer: UserId) -> &'static str {
     if challenger_id == viewer { "out" } else { "in" }
 }
 
-/// The pending open challenges, newest first (at most `limit`), as `viewer`
+/// The pending open challenges, each player's newest first (at most
+/// `limit`, [`Store::open_challenges`]), as `viewer`
 /// sees them: their own marked `direction: "out"`, the others' `"in"`.
 pub async fn open_list(
     store: &Store,
@@ -331,6 +371,7 @@ impl Challenges {
                 if d.id == by.id {
                     return Err(ChallengeError::SelfChallenge);
                 }
+                self.may_challenge(by, &d, terms.variant).await?;
                 Some(d)
             }
             None => None,
@@ -583,7 +624,7 @@ impl Challenges {
 
     /// Cancels `me`'s challenge, or aborts its game while no one has moved.
     pub async fn cancel(&self, me: UserId, id: &ChallengeId) -> ChallengeResult<()> {
-        let mut c = self.get(id).await?;
+        let c = self.get(id).await?;
         if c.challenger_id != me {
             return Err(ChallengeError::NotYours("only the challenger may cancel"));
         }
@@ -599,6 +640,66 @@ impl Challenges {
         if c.status != ChallengeStatus::Created {
             return Err(ChallengeError::NotPending(c.status));
         }
+        if !self.close_canceled(c).await? {
+            return Err(ChallengeError::NoLongerPending);
+        }
+        Ok(())
+    }
+
+    /// Refuses a challenge `dest`'s setting does not let `by` make.
+    async fn may_challenge(&self, by: &User, dest: &User, variant: Variant) -> ChallengeResult<()> {
+        let setting = match self.store.preferences(dest.id).await? {
+            None => ChallengeSetting::default(),
+            Some(text) => serde_json::from_str(&text).map_err(|e| {
+                StoreError::Corrupt(format!("preferences of {}: {e}", dest.username))
+            })?,
+        };
+        let them = &dest.username;
+        match setting.challenge {
+            WhoMayChallenge::Always => Ok(()),
+            WhoMayChallenge::Never => Err(ChallengeError::Refused(format!(
+                "{them} does not accept challenges"
+            ))),
+            WhoMayChallenge::Registered if crate::model::is_guest(&by.username) => {
+                Err(ChallengeError::Refused(format!(
+                    "{them} accepts challenges from registered players only: keep your guest account first"
+                )))
+            }
+            WhoMayChallenge::Registered => Ok(()),
+            WhoMayChallenge::Rating => {
+                let store = self.store.as_ref();
+                let (mine, _) = crate::profile::rating_of(store, by.id, variant).await?;
+                let (theirs, _) = crate::profile::rating_of(store, dest.id, variant).await?;
+                if (mine.rating - theirs.rating).abs() <= RATING_RANGE {
+                    return Ok(());
+                }
+                Err(ChallengeError::Refused(format!(
+                    "{them} accepts challenges from players rated within {RATING_RANGE} of them only \
+                     ({variant}: you {:.0}, {them} {:.0})",
+                    mine.rating, theirs.rating
+                )))
+            }
+        }
+    }
+
+    /// Cancels the pending challenges made more than `expiry` ago (at most
+    /// `limit` of them, oldest first), telling both players and the lobby
+    /// as a cancel by the challenger is told; answers how many went.
+    pub async fn expire(&self, expiry: std::time::Duration, limit: i64) -> ChallengeResult<usize> {
+        let before = crate::now_ms() - i64::try_from(expiry.as_millis()).unwrap_or(i64::MAX);
+        let mut expired = 0;
+        for c in self.store.stale_challenges(before, limit).await? {
+            // One answered or canceled meanwhile stays as it is.
+            if self.close_canceled(c).await? {
+                expired += 1;
+            }
+        }
+        Ok(expired)
+    }
+
+    /// Moves pending `c` to canceled with its events (to both players, and
+    /// to the lobby for an open one); false when it was no longer pending.
+    async fn close_canceled(&self, mut c: Challenge) -> ChallengeResult<bool> {
         c.status = ChallengeStatus::Canceled;
         let json = self.json(&c).await?;
         let ev = views::event_text(&UserEvent::ChallengeCanceled {
@@ -614,14 +715,10 @@ impl Challenges {
                 .lobby
                 .push(lobby_event(LobbyKind::ChallengeCanceled, &c, &json));
         }
-        if !self
+        Ok(self
             .store
-            .close_challenge(id, ChallengeStatus::Canceled, None, &events)
-            .await?
-        {
-            return Err(ChallengeError::NoLongerPending);
-        }
-        Ok(())
+            .close_challenge(&c.id, ChallengeStatus::Canceled, None, &events)
+            .await?)
     }
 }
 

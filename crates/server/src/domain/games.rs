@@ -129,6 +129,52 @@ pub struct LiveGame {
     pub rules: RulesGame,
     /// Both players, as the views show them.
     pub players: Players,
+    /// When each side last offered a draw or a takeback.
+    pub offers: Offers,
+}
+
+/// An offer a player makes to the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offer {
+    /// A draw.
+    Draw,
+    /// A takeback.
+    Takeback,
+}
+
+/// The ply at which each side made each [`Offer`] since the last move or
+/// takeback. An offer is made at most once per move (lichess's rule):
+/// offering and withdrawing again and again would flood the game's
+/// history and the opponent's notices.
+/// Kept with the cached game: a restart, or a change on another node that
+/// reloads the game, forgets it (each at most once more per move).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Offers {
+    /// `[white, black]` for a draw, then for a takeback.
+    plies: [[Option<i64>; 2]; 2],
+}
+
+impl Offers {
+    fn slot(offer: Offer, side: Color) -> (usize, usize) {
+        let side = match side {
+            Color::White => 0,
+            Color::Black => 1,
+        };
+        (offer as usize, side)
+    }
+
+    /// Whether `side` made `offer` at `ply` already.
+    pub fn made(&self, offer: Offer, side: Color, ply: i64) -> bool {
+        let (o, s) = Self::slot(offer, side);
+        self.plies[o][s] == Some(ply)
+    }
+
+    /// These, with `side` making `offer` at `ply`.
+    pub fn with(mut self, offer: Offer, side: Color, ply: i64) -> Offers {
+        let (o, s) = Self::slot(offer, side);
+        self.plies[o][s] = Some(ply);
+        self
+    }
 }
 
 impl LiveGame {
@@ -421,10 +467,21 @@ impl Games {
                     side.provisional = c.after.provisional();
                 }
             }
+            // A move or a takeback starts a new round of offers.
+            let offers = if row.ply == live.row.ply {
+                live.offers
+            } else {
+                Offers::default()
+            };
+            let offers = match next.extra.offer {
+                Some(offer) => offers.with(offer, next.by, live.row.ply),
+                None => offers,
+            };
             let updated = LiveGame {
                 row,
                 rules: next.rules.unwrap_or_else(|| live.rules.clone()),
                 players,
+                offers,
             };
             let event = views::StateEvent::of(&updated.row, updated.position())
                 .map_err(|e| StoreError::Database(format!("cannot encode an event: {e}")))?;
@@ -569,6 +626,7 @@ impl Games {
             let color = actor_color(old, Actor::User(user))?;
             require_ongoing(old)?;
             let mut new = old.clone();
+            let mut offer = None;
             match (yes, old.draw_offer) {
                 (true, Some(c)) if c == color.other() => {
                     new.status = GameStatus::Draw;
@@ -577,14 +635,26 @@ impl Games {
                     new.draw_offer = None;
                 }
                 (true, Some(_)) => return Ok(None),
-                (true, None) => new.draw_offer = Some(color),
+                (true, None) if live.offers.made(Offer::Draw, color, old.ply) => {
+                    return Err(GameError::Refused(
+                        "you offered a draw at this move already: offer again after the next move"
+                            .into(),
+                    ));
+                }
+                (true, None) => {
+                    new.draw_offer = Some(color);
+                    offer = Some(Offer::Draw);
+                }
                 (false, Some(_)) => new.draw_offer = None,
                 (false, None) => return Ok(None),
             }
             Ok(Some(Next {
                 row: new,
                 rules: None,
-                extra: Extra::default(),
+                extra: Extra {
+                    offer,
+                    ..Extra::default()
+                },
                 by: color,
             }))
         })
@@ -623,6 +693,7 @@ impl Games {
                 row: row.clone(),
                 rules: RulesGame::new(start),
                 players,
+                offers: Offers::default(),
             });
         }
         if computer_to_move(row) {

@@ -89,7 +89,7 @@ impl ApiError {
                 ChallengeError::SelfChallenge | ChallengeError::Invalid(_) => {
                     StatusCode::BAD_REQUEST
                 }
-                ChallengeError::NotYours(_) => StatusCode::FORBIDDEN,
+                ChallengeError::NotYours(_) | ChallengeError::Refused(_) => StatusCode::FORBIDDEN,
                 ChallengeError::NotPending(_)
                 | ChallengeError::NoLongerPending
                 | ChallengeError::GameUnderWay => StatusCode::CONFLICT,
@@ -128,6 +128,7 @@ impl ApiError {
                 ChallengeError::SelfChallenge => "self_challenge",
                 ChallengeError::Invalid(_) => "bad_request",
                 ChallengeError::NotYours(_) => "not_yours",
+                ChallengeError::Refused(_) => "challenge_refused",
                 ChallengeError::NotPending(_) | ChallengeError::NoLongerPending => "not_pending",
                 ChallengeError::GameUnderWay => "game_under_way",
                 ChallengeError::NoFreeId => "internal",

@@ -8,15 +8,39 @@ use crate::model::{ChallengeId, UserId};
 use crate::{Challenge, StoreResult, rows};
 
 written_once! {
-    /// Pending open challenges, by anyone, newest first, at most `limit`.
+    /// Pending open challenges, by anyone, at most `limit`: each player's
+    /// newest first (newest player first), then each one's second newest,
+    /// and so on, so that a few players' many challenges cannot push
+    /// everyone else's out of the list.
     pub async fn open_challenges(&self, limit: i64) -> StoreResult<Vec<Challenge>> {
         self.read(1);
         let r = sqlx::query(concat!(
-            "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
-             ORDER BY created_at DESC, ",
+            "SELECT * FROM (
+                SELECT c.*, ",
             row_order!(),
-            " DESC LIMIT $1"
+            " AS insertion, ROW_NUMBER() OVER (
+                    PARTITION BY challenger_id ORDER BY created_at DESC, ",
+            row_order!(),
+            " DESC) AS player_rank
+                FROM challenges c WHERE kind = 'open' AND status = 'created'
+             ) ranked
+             ORDER BY player_rank, created_at DESC, insertion DESC LIMIT $1"
         ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::challenge)
+    }
+
+    /// Pending challenges (to users and open) made before `before` (ms),
+    /// oldest first, at most `limit`: those due to expire.
+    pub async fn stale_challenges(&self, before: i64, limit: i64) -> StoreResult<Vec<Challenge>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM challenges WHERE status = 'created' AND created_at < $1
+             ORDER BY created_at, id LIMIT $2",
+        )
+        .bind(before)
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;

@@ -76,6 +76,7 @@ fn advanced(old: LiveGame, row: &store::Game) -> Option<LiveGame> {
         row: row.clone(),
         rules,
         players: old.players,
+        offers: old.offers,
     })
 }
 
@@ -363,6 +364,7 @@ impl Games {
             row,
             rules,
             players,
+            offers: super::Offers::default(),
         })
     }
 

@@ -35,6 +35,8 @@ pub struct RematchStart {
 pub(super) struct Extra {
     pub(super) start: Option<RematchStart>,
     pub(super) notify: Vec<(UserId, String)>,
+    /// An offer the change makes (recorded in [`super::Offers`]).
+    pub(super) offer: Option<super::Offer>,
 }
 
 fn refused(why: impl Into<String>) -> GameError {
@@ -208,6 +210,12 @@ impl Games {
                 }
                 (true, None) => {
                     takeback_plies(old, color)?;
+                    if live.offers.made(Offer::Takeback, color, old.ply) {
+                        return Err(refused(
+                            "you proposed a takeback at this move already: propose again after the next move",
+                        ));
+                    }
+                    extra.offer = Some(Offer::Takeback);
                     let mut row = old.clone();
                     row.takeback_offer = Some(color);
                     extra.notify = tell_other(old, color, |game_id, by| UserEvent::TakebackOffer {
