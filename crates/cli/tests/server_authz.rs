@@ -382,6 +382,21 @@ const MATRIX: &[Row] = &[
         row("POST", "/api/account/password", Nothing, [401; 6]),
         wrong_current_password,
     ),
+    // Blocking `{username}` (white): anyone but white themself; undone
+    // at once, so that the rows after see no block.
+    row(
+        "POST",
+        "/api/rel/block/{username}",
+        Nothing,
+        [401, 200, 400, 200, 200, 200],
+    ),
+    row("GET", "/api/rel/blocking", Nothing, USERS_200),
+    row(
+        "POST",
+        "/api/rel/unblock/{username}",
+        Nothing,
+        [401, 200, 400, 200, 200, 200],
+    ),
     // Sessions and tokens: each user sees and ends only their own.
     row("GET", "/api/tokens", Nothing, USERS_200),
     row(

@@ -973,3 +973,89 @@ async fn offers_are_made_at_most_once_per_move() {
     let (_, g) = alice.get(&format!("/api/game/{id}")).await;
     assert_eq!(g["status"], "draw", "{g}");
 }
+
+/// Blocking: a player someone blocks cannot challenge them or write in the
+/// chat of their game (403 saying so); others can; unblocking undoes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocked_player_cannot_challenge_or_chat() {
+    let (server, _dir) = start("blocking", &[]);
+    let base = &server.base;
+    let alice = register(base, "alice").await;
+    let mallory = register(base, "mallory").await;
+    let carol = register(base, "carol").await;
+    // A game under way between them, from before the block.
+    let (s, v) = mallory
+        .post("/api/challenge/alice", json!({"color": "white"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let game = v["id"].as_str().unwrap().to_owned();
+    let (s, v) = alice
+        .post_empty(&format!("/api/challenge/{game}/accept"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let chat = |p: &Player, text: &str| {
+        let (p, path, text) = (
+            p.clone(),
+            format!("/api/board/game/{game}/chat"),
+            text.to_owned(),
+        );
+        async move { p.post(&path, json!({"room": "player", "text": text})).await }
+    };
+    let (s, v) = chat(&mallory, "hello").await;
+    assert_eq!(s, StatusCode::OK, "before the block: {v}");
+
+    for (who, status) in [
+        ("alice", StatusCode::BAD_REQUEST),
+        ("nobody", StatusCode::NOT_FOUND),
+    ] {
+        let (s, v) = alice.post_empty(&format!("/api/rel/block/{who}")).await;
+        assert_eq!(s, status, "{who}: {v}");
+    }
+    for _ in 0..2 {
+        let (s, v) = alice.post_empty("/api/rel/block/Mallory").await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+    }
+    let (_, v) = alice.get("/api/rel/blocking").await;
+    assert_eq!(v, json!({"blocking": ["mallory"]}));
+    let (_, v) = mallory.get("/api/rel/blocking").await;
+    assert_eq!(v, json!({"blocking": []}), "one way: {v}");
+
+    let (s, v) = mallory.post("/api/challenge/alice", json!({})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+    assert_eq!(v["code"], "challenge_refused", "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("alice does not accept challenges from you"),
+        "{v}"
+    );
+    let (s, v) = chat(&mallory, "hello again").await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("does not take chat from you"),
+        "{v}"
+    );
+    let (_, lines) = alice.get(&format!("/api/board/game/{game}/chat")).await;
+    assert_eq!(lines.as_array().unwrap().len(), 1, "{lines}");
+    // Alice may still write; others may still challenge her; mallory may
+    // challenge others.
+    let (s, v) = chat(&alice, "bye").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = carol.post("/api/challenge/alice", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = mallory.post("/api/challenge/carol", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+
+    let (s, v) = alice.post_empty("/api/rel/unblock/mallory").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (_, v) = alice.get("/api/rel/blocking").await;
+    assert_eq!(v, json!({"blocking": []}));
+    let (s, v) = mallory.post("/api/challenge/alice", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "after the unblock: {v}");
+    let (s, v) = chat(&mallory, "sorry").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+}

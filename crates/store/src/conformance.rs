@@ -106,6 +106,7 @@ pub async fn run_all(s: &Store) {
     leases_have_one_holder_and_lapse(s).await;
     challenge_caps_hold_for_concurrent_creators(s).await;
     bots_are_accounts_without_games_and_chat_is_bounded(s).await;
+    blocks_are_one_way_kept_once_and_go_with_the_account(s).await;
     imports_are_stored_with_their_game_and_capped_per_user(s).await;
     correspondence_state_and_a_started_game_commit_with_the_change(s).await;
     rating_changes_commit_with_the_games_end_under_their_guard(s).await;
@@ -309,6 +310,38 @@ async fn rating_changes_commit_with_the_games_end_under_their_guard(s: &Store) {
     assert!(s.commit_game(again).await.unwrap());
     assert_eq!(s.perfs(a.id).await.unwrap()[0].games, 2);
     assert_eq!(s.rating_history(a.id).await.unwrap().len(), 2);
+}
+
+async fn blocks_are_one_way_kept_once_and_go_with_the_account(s: &Store) {
+    let a = s.create_user("block_a", "h", 0).await.unwrap();
+    let b = s.create_user("block_b", "h", 0).await.unwrap();
+    let c = s.create_user("guest-blockc", "", 0).await.unwrap();
+    assert!(!s.blocks(a.id, b.id).await.unwrap());
+    assert!(s.block(a.id, b.id, 10).await.unwrap());
+    assert!(
+        s.block(a.id, b.id, 11).await.unwrap(),
+        "again: still blocked"
+    );
+    assert!(s.block(a.id, c.id, 12).await.unwrap());
+    assert!(
+        !s.block(a.id, crate::model::UserId(i64::MAX), 13)
+            .await
+            .unwrap(),
+        "no such account"
+    );
+    assert!(s.blocks(a.id, b.id).await.unwrap());
+    assert!(!s.blocks(b.id, a.id).await.unwrap(), "one way");
+    let names = |v: Vec<User>| v.into_iter().map(|u| u.username).collect::<Vec<_>>();
+    assert_eq!(
+        names(s.blocked_users(a.id).await.unwrap()),
+        ["guest-blockc", "block_b"]
+    );
+    assert!(s.unblock(a.id, b.id).await.unwrap());
+    assert!(!s.unblock(a.id, b.id).await.unwrap(), "once");
+    assert!(!s.blocks(a.id, b.id).await.unwrap());
+    // A pruned guest's blocks go with it.
+    assert!(s.prune_guests(1, 1).await.unwrap() >= 1);
+    assert!(s.blocked_users(a.id).await.unwrap().is_empty());
 }
 
 async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &Store) {

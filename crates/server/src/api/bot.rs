@@ -327,11 +327,22 @@ fn chat_line(game: &GameId, by: &User, p: &ChatParams) -> ApiResult<ChatLine> {
 /// Stores a player's chat line.
 async fn say(games: &Games, id: &GameId, by: &User, p: &ChatParams) -> ApiResult<Json<OkJson>> {
     let line = chat_line(id, by, p)?;
-    let plays = games.read(id, |g| g.row.color_of(by.id).is_some()).await?;
-    if !plays {
+    let opponent = games
+        .read(id, |g| {
+            g.row.color_of(by.id).map(|c| g.row.player_id(c.other()))
+        })
+        .await?;
+    let Some(opponent) = opponent else {
         return Err(ApiError::Forbidden(format!(
             "only the players of game {id} may chat in it"
         )));
+    };
+    if let Some(o) = opponent
+        && games.blocks(o, by.id).await?
+    {
+        return Err(ApiError::Forbidden(
+            "your opponent does not take chat from you".into(),
+        ));
     }
     if !games.add_chat_line(&line, CHAT_MAX_LINES).await? {
         return Err(ApiError::Conflict(format!(

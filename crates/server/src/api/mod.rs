@@ -12,6 +12,7 @@ pub mod levels;
 pub mod live_analysis;
 pub mod params;
 pub mod profile;
+pub mod relations;
 pub mod site;
 pub mod socket;
 pub mod stream;
@@ -63,6 +64,7 @@ pub const LARGE_BODIES: &[(&str, usize)] = &[("/api/import", import::BODY_LIMIT)
         corr::forecasts, corr::set_forecasts,
         profile::rating_history,
         site::get_preferences, site::set_preferences, site::create_guest, account::claim_guest,
+        relations::block, relations::unblock, relations::blocking,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -180,6 +182,9 @@ pub fn router(state: AppState) -> Router {
             get(site::get_preferences).post(site::set_preferences),
         )
         .route("/api/account/guest", post(site::create_guest))
+        .route("/api/rel/block/{username}", post(relations::block))
+        .route("/api/rel/unblock/{username}", post(relations::unblock))
+        .route("/api/rel/blocking", get(relations::blocking))
         .route("/api/account/guest/claim", post(account::claim_guest))
         .route(
             "/api/token",

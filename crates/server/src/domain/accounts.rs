@@ -32,6 +32,21 @@ impl Accounts {
         self.store.user_by_id(id).await
     }
 
+    /// `user` blocks `blocked` (see [`Store::block`]).
+    pub async fn block(&self, user: UserId, blocked: UserId) -> StoreResult<bool> {
+        self.store.block(user, blocked, now_ms()).await
+    }
+
+    /// `user` no longer blocks `blocked`; false when they did not.
+    pub async fn unblock(&self, user: UserId, blocked: UserId) -> StoreResult<bool> {
+        self.store.unblock(user, blocked).await
+    }
+
+    /// The players `user` blocks, most recently blocked first.
+    pub async fn blocked_users(&self, user: UserId) -> StoreResult<Vec<User>> {
+        self.store.blocked_users(user).await
+    }
+
     /// A new account; `Conflict` when the name is taken.
     pub async fn create(&self, name: &str, password_hash: &str) -> StoreResult<User> {
         self.store.create_user(name, password_hash, now_ms()).await

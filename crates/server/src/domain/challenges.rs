@@ -646,7 +646,8 @@ impl Challenges {
         Ok(())
     }
 
-    /// Refuses a challenge `dest`'s setting does not let `by` make.
+    /// Refuses a challenge `dest`'s setting does not let `by` make, or
+    /// one from a player `dest` blocks.
     async fn may_challenge(&self, by: &User, dest: &User, variant: Variant) -> ChallengeResult<()> {
         let setting = match self.store.preferences(dest.id).await? {
             None => ChallengeSetting::default(),
@@ -655,6 +656,11 @@ impl Challenges {
             })?,
         };
         let them = &dest.username;
+        if self.store.blocks(dest.id, by.id).await? {
+            return Err(ChallengeError::Refused(format!(
+                "{them} does not accept challenges from you"
+            )));
+        }
         match setting.challenge {
             WhoMayChallenge::Always => Ok(()),
             WhoMayChallenge::Never => Err(ChallengeError::Refused(format!(

@@ -1,4 +1,4 @@
-//! Accounts: users, bots, guests, chat lines, preferences.
+//! Accounts: users, bots, guests, chat lines, preferences, blocks.
 //!
 //! Written once for both backends (see [`super`]).
 
@@ -189,6 +189,63 @@ written_once! {
         .fetch_all(&self.pool)
         .await?;
         rows::all(r, rows::chat_line)
+    }
+
+    /// `user` blocks `blocked` (again: no change); false when either
+    /// account is gone.
+    pub async fn block(&self, user: UserId, blocked: UserId, now: i64) -> StoreResult<bool> {
+        self.shared.count_tx(1);
+        let done = sqlx::query(
+            "INSERT INTO blocks (user_id, blocked_id, created_at)
+             SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM users WHERE id = $1)
+                AND EXISTS (SELECT 1 FROM users WHERE id = $2)
+             ON CONFLICT (user_id, blocked_id) DO NOTHING",
+        )
+        .bind(user.0)
+        .bind(blocked.0)
+        .bind(now)
+        .execute(self.writes())
+        .await?;
+        if done.rows_affected() == 1 {
+            return Ok(true);
+        }
+        self.blocks(user, blocked).await
+    }
+
+    /// `user` no longer blocks `blocked`; false when they did not.
+    pub async fn unblock(&self, user: UserId, blocked: UserId) -> StoreResult<bool> {
+        self.shared.count_tx(1);
+        let done = sqlx::query("DELETE FROM blocks WHERE user_id = $1 AND blocked_id = $2")
+            .bind(user.0)
+            .bind(blocked.0)
+            .execute(self.writes())
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Whether `user` blocks `other`.
+    pub async fn blocks(&self, user: UserId, other: UserId) -> StoreResult<bool> {
+        self.read(1);
+        let row: Option<(i64,)> =
+            sqlx::query_as("SELECT blocked_id FROM blocks WHERE user_id = $1 AND blocked_id = $2")
+                .bind(user.0)
+                .bind(other.0)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.is_some())
+    }
+
+    /// The players `user` blocks, by name, most recently blocked first.
+    pub async fn blocked_users(&self, user: UserId) -> StoreResult<Vec<User>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT u.* FROM blocks b JOIN users u ON u.id = b.blocked_id
+             WHERE b.user_id = $1 ORDER BY b.created_at DESC, u.id",
+        )
+        .bind(user.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::user)
     }
 
     /// The user's site settings as stored (a JSON object), `None` when

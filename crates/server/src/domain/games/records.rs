@@ -33,6 +33,11 @@ impl Games {
         Ok(())
     }
 
+    /// Whether `user` blocks `other` (their chat lines are refused).
+    pub async fn blocks(&self, user: UserId, other: UserId) -> StoreResult<bool> {
+        self.store.blocks(user, other).await
+    }
+
     /// A game's chat, oldest first.
     pub async fn chat_lines(&self, id: &GameId) -> StoreResult<Vec<ChatLine>> {
         self.store.chat_lines(id).await
