@@ -176,3 +176,33 @@ test('the lobby on a phone leads with the three ways to play; empty cards fold a
   await shot(page, 'site-06-lobby-phone-games');
   assert.deepEqual(page.errors || [], []);
 });
+
+test('a player blocks another from the profile page: the blocked one cannot challenge until unblocked', async () => {
+  const ann = await newPage(browser, server);
+  await signUp(ann, 'blocker');
+  const bob = await newPage(browser, server);
+  await signUp(bob, 'blocked');
+  await ann.goto('/@/blocked');
+  const button = ann.locator('#block-player');
+  await button.waitFor();
+  assert.equal(await button.getAttribute('aria-pressed'), 'false');
+  assert.equal(await button.innerText(), 'Block');
+  await button.click();
+  await ann.locator('#block-player[aria-pressed=true]').waitFor();
+  assert.equal(await button.innerText(), 'Unblock');
+  const refused = await bob.request.post('/api/challenge/blocker', { data: {} });
+  assert.equal(refused.status(), 403);
+  assert.match((await refused.json()).error, /blocker does not accept challenges from you/);
+  // Known after a reload; unblocking lets the challenge through.
+  await ann.reload();
+  await ann.locator('#block-player[aria-pressed=true]').waitFor();
+  await button.click();
+  await ann.locator('#block-player[aria-pressed=false]').waitFor();
+  const challenge = await post(bob, '/api/challenge/blocker', {});
+  assert.equal(challenge.status, 'created');
+  // One's own profile has no such button.
+  await ann.goto('/@/blocker');
+  await ann.locator('#profile-name').waitFor();
+  assert.equal(await ann.locator('#block-player').count(), 0);
+  for (const p of [ann, bob]) assert.deepEqual(p.errors || [], []);
+});

@@ -1,9 +1,9 @@
 // A player's profile at /@/{name} (lichess's path): ratings per variant
 // with a history graph, games won/drawn/lost per variant, every finished
-// game paged and filtered by variant and result, and "Challenge this
-// player" (the lobby's friend form, filled in).
+// game paged and filtered by variant and result, "Challenge this player"
+// (the lobby's friend form, filled in), and Block / Unblock.
 
-import { api, botTag, currentUser, esc, failure } from './api.js';
+import { api, botTag, currentUser, esc, failure, toast } from './api.js';
 import { navigate, notFound } from './app.js';
 import { cap, finishedText } from './common.js';
 import { VARIANTS, variantName } from './fen.js';
@@ -93,6 +93,7 @@ export async function mount(root, name) {
   const challenge = itsMe ? '' : me
     ? '<button type="button" class="primary" id="challenge-player">Challenge this player</button>'
     : `<a class="button" href="/login?next=${encodeURIComponent(profilePath(u.username))}" data-link>Sign in to challenge this player</a>`;
+  const block = me && !itsMe ? '<button type="button" id="block-player" aria-pressed="false" hidden>Block</button>' : '';
   const since = new Date(u.createdAt).toLocaleDateString();
   /** @param {{ key: string }} v */
   const counts = (v) => u.countByVariant[v.key] || { all: 0, win: 0, loss: 0, draw: 0 };
@@ -110,6 +111,7 @@ export async function mount(root, name) {
         <h1 id="profile-name">${esc(u.username)}${botTag(u)}</h1>
         <span class="muted">${u.online ? '<span class="tag">online</span> ' : ''}playing since ${esc(since)}</span>
         ${challenge}
+        ${block}
       </div>
       <section class="card" aria-labelledby="ratings-h"><h2 id="ratings-h">Ratings</h2>
         <div class="table-scroll"><table class="perfs" id="perfs">
@@ -133,6 +135,8 @@ export async function mount(root, name) {
   const $ = finder(root);
   const ch = root.querySelector('#challenge-player');
   if (ch instanceof HTMLElement) ch.onclick = () => navigate(`/?user=${encodeURIComponent(u.username)}`);
+  const bl = root.querySelector('#block-player');
+  if (bl instanceof HTMLButtonElement) blockButton(bl, u.username, () => alive);
 
   api('GET', `/api/user/${encodeURIComponent(u.username)}/rating-history`).then((/** @type {import('./types.js').RatingHistory[]} */ h) => {
     if (alive) $('#history').innerHTML = historySvg(h);
@@ -192,4 +196,34 @@ export async function mount(root, name) {
   $('#older').onclick = () => { page++; load(); };
   await load();
   return () => { alive = false; };
+}
+
+/**
+ * The Block / Unblock button of another player's profile: shown once it
+ * is known whether you block them. A blocked player may not challenge you
+ * or write in your games' chat.
+ * @param {HTMLButtonElement} button @param {string} name @param {() => boolean} alive
+ */
+function blockButton(button, name, alive) {
+  let blocked = false;
+  const show = () => {
+    button.textContent = blocked ? 'Unblock' : 'Block';
+    button.setAttribute('aria-pressed', String(blocked));
+    button.title = blocked ? `${name} may not challenge you or write in your games' chat` : `Stop ${name} challenging you or writing in your games' chat`;
+    button.hidden = false;
+  };
+  api('GET', '/api/rel/blocking').then((/** @type {{ blocking: string[] }} */ r) => {
+    blocked = r.blocking.some((n) => n.toLowerCase() === name.toLowerCase());
+    if (alive()) show();
+  }).catch(() => { /* the button stays hidden */ });
+  button.onclick = async () => {
+    try {
+      await api('POST', `/api/rel/${blocked ? 'unblock' : 'block'}/${encodeURIComponent(name)}`);
+      blocked = !blocked;
+      show();
+      toast(blocked ? `You block ${name}: they may not challenge you or write in your games' chat.` : `You no longer block ${name}.`, 'info');
+    } catch (e) {
+      toast(failure(e).message);
+    }
+  };
 }
