@@ -109,7 +109,8 @@ export function tone() {
 /**
  * Shows a site-wide notice (HTML) in the page's flow under the header
  * (never over a control); `kind` names it for styling and tests, `gameId`
- * the game it is about (its offers' notices go when the game ends).
+ * the game it is about (its offers' notices go when the game ends, and a
+ * newer notice of the same kind about it replaces the older).
  * @param {string} html @param {string} [kind] @param {string} [gameId]
  */
 export function notice(html, kind = 'info', gameId = '') {
@@ -118,7 +119,11 @@ export function notice(html, kind = 'info', gameId = '') {
   const n = document.createElement('div');
   n.className = 'notice';
   n.dataset.kind = kind;
-  if (gameId) n.dataset.game = gameId;
+  if (gameId) {
+    n.dataset.game = gameId;
+    // One notice per kind and game: a newer one replaces the older.
+    dropNotices(gameId, [kind]);
+  }
   n.setAttribute('role', 'status');
   n.innerHTML = `<span class="notice-text">${html}</span><button type="button" class="notice-close" aria-label="Dismiss">×</button>`;
   /** @type {HTMLElement} */ (n.querySelector('.notice-close')).onclick = () => n.remove();
@@ -141,7 +146,8 @@ function alert(html, text, kind, gameId) {
   notice(html, kind, gameId);
   if (prefs.sound) tone();
   if (prefs.notifications && document.hidden && 'Notification' in window && Notification.permission === 'granted') {
-    try { new Notification('ChessMerge', { body: text, tag: kind }); } catch { /* not allowed here */ }
+    // The tag makes the browser replace an earlier notification of the same kind and game.
+    try { new Notification('ChessMerge', { body: text, tag: `${kind}:${gameId || ''}` }); } catch { /* not allowed here */ }
   }
 }
 

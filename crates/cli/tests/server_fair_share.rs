@@ -912,8 +912,9 @@ async fn who_may_challenge_a_player_is_their_choice() {
 }
 
 /// Bounded history: a draw or takeback offer is made at most once per
-/// move, so offering and withdrawing cannot store versions (and send the
-/// opponent notices) without end; after the next move it may be made again.
+/// move and conditional moves saved at most 30 times, so offering and
+/// withdrawing, or saving, cannot store versions (and send the opponent
+/// notices) without end; after the next move each may be made again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offers_are_made_at_most_once_per_move() {
     let (server, _dir) = start("offer-rate", &[]);
@@ -960,6 +961,28 @@ async fn offers_are_made_at_most_once_per_move() {
     assert_eq!(s, StatusCode::OK, "{v}");
     let (s, v) = act(&alice, "draw/no").await;
     assert_eq!(s, StatusCode::OK, "declined: {v}");
+
+    // Conditional moves (bob waits for alice's move): saved at most 30
+    // times per move, each save a version of the game.
+    let forecasts = format!("/api/board/game/{id}/forecasts");
+    for i in 0..31 {
+        let first = if i % 2 == 0 { "b1c3" } else { "d2d3" };
+        let (s, v) = bob
+            .post(&forecasts, json!({"steps": [[first, "b8c6"]]}))
+            .await;
+        if i < 30 {
+            assert_eq!(s, StatusCode::OK, "save {i}: {v}");
+        } else {
+            assert_eq!(s, StatusCode::CONFLICT, "save {i}: {v}");
+            assert!(
+                v["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("saved 30 times at this move already"),
+                "{v}"
+            );
+        }
+    }
 
     // A move later, alice may offer again.
     for (p, m) in [(&alice, "g1f3"), (&bob, "b8c6")] {

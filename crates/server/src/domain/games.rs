@@ -129,29 +129,44 @@ pub struct LiveGame {
     pub rules: RulesGame,
     /// Both players, as the views show them.
     pub players: Players,
-    /// When each side last offered a draw or a takeback.
+    /// What each side offered since the last move.
     pub offers: Offers,
 }
 
-/// An offer a player makes to the other.
+/// What a player may do a bounded number of times between two moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Offer {
-    /// A draw.
+    /// Offer a draw: once (lichess's rule).
     Draw,
-    /// A takeback.
+    /// Propose a takeback: once.
     Takeback,
+    /// Save conditional moves: [`FORECAST_SAVES_PER_MOVE`] times.
+    Forecasts,
 }
 
-/// The ply at which each side made each [`Offer`] since the last move or
-/// takeback. An offer is made at most once per move (lichess's rule):
-/// offering and withdrawing again and again would flood the game's
-/// history and the opponent's notices.
-/// Kept with the cached game: a restart, or a change on another node that
-/// reloads the game, forgets it (each at most once more per move).
+/// How many times a side may save its conditional moves between two moves.
+pub const FORECAST_SAVES_PER_MOVE: u8 = 30;
+
+impl Offer {
+    /// How many times a side may do it between two moves.
+    pub fn per_move(self) -> u8 {
+        match self {
+            Offer::Draw | Offer::Takeback => 1,
+            Offer::Forecasts => FORECAST_SAVES_PER_MOVE,
+        }
+    }
+}
+
+/// How many times each side did each [`Offer`] since the last move or
+/// takeback. Each is bounded per move, so that offering and withdrawing,
+/// or saving conditional moves, again and again cannot store versions of
+/// the game (and send the opponent notices) without end. Kept with the
+/// cached game: a restart, or a change on another node that reloads the
+/// game, forgets it (allowing each once more that move).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Offers {
-    /// `[white, black]` for a draw, then for a takeback.
-    plies: [[Option<i64>; 2]; 2],
+    /// By [`Offer`], then `[white, black]`.
+    counts: [[u8; 2]; 3],
 }
 
 impl Offers {
@@ -163,16 +178,16 @@ impl Offers {
         (offer as usize, side)
     }
 
-    /// Whether `side` made `offer` at `ply` already.
-    pub fn made(&self, offer: Offer, side: Color, ply: i64) -> bool {
+    /// Whether `side` may do `offer` again before the next move.
+    pub fn allowed(&self, offer: Offer, side: Color) -> bool {
         let (o, s) = Self::slot(offer, side);
-        self.plies[o][s] == Some(ply)
+        self.counts[o][s] < offer.per_move()
     }
 
-    /// These, with `side` making `offer` at `ply`.
-    pub fn with(mut self, offer: Offer, side: Color, ply: i64) -> Offers {
+    /// These, with `side` doing `offer` once more.
+    pub fn with(mut self, offer: Offer, side: Color) -> Offers {
         let (o, s) = Self::slot(offer, side);
-        self.plies[o][s] = Some(ply);
+        self.counts[o][s] = self.counts[o][s].saturating_add(1);
         self
     }
 }
@@ -474,7 +489,7 @@ impl Games {
                 Offers::default()
             };
             let offers = match next.extra.offer {
-                Some(offer) => offers.with(offer, next.by, live.row.ply),
+                Some(offer) => offers.with(offer, next.by),
                 None => offers,
             };
             let updated = LiveGame {
@@ -635,7 +650,7 @@ impl Games {
                     new.draw_offer = None;
                 }
                 (true, Some(_)) => return Ok(None),
-                (true, None) if live.offers.made(Offer::Draw, color, old.ply) => {
+                (true, None) if !live.offers.allowed(Offer::Draw, color) => {
                     return Err(GameError::Refused(
                         "you offered a draw at this move already: offer again after the next move"
                             .into(),

@@ -210,7 +210,7 @@ impl Games {
                 }
                 (true, None) => {
                     takeback_plies(old, color)?;
-                    if live.offers.made(Offer::Takeback, color, old.ply) {
+                    if !live.offers.allowed(Offer::Takeback, color) {
                         return Err(refused(
                             "you proposed a takeback at this move already: propose again after the next move",
                         ));
@@ -289,12 +289,21 @@ impl Games {
             if lines == old.forecasts {
                 return Ok(None);
             }
+            if !live.offers.allowed(Offer::Forecasts, color) {
+                return Err(refused(format!(
+                    "conditional moves were saved {} times at this move already: save again after the next move",
+                    Offer::Forecasts.per_move()
+                )));
+            }
             let mut row = old.clone();
             row.forecasts = lines;
             Ok(Some(Next {
                 row,
                 rules: None,
-                extra: Extra::default(),
+                extra: Extra {
+                    offer: Some(Offer::Forecasts),
+                    ..Extra::default()
+                },
                 by: color,
             }))
         })
