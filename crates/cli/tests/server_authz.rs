@@ -382,8 +382,21 @@ const MATRIX: &[Row] = &[
         row("POST", "/api/account/password", Nothing, [401; 6]),
         wrong_current_password,
     ),
-    // Blocking `{username}` (white): anyone but white themself; undone
-    // at once, so that the rows after see no block.
+    // Following and blocking `{username}` (white): anyone but white
+    // themself; each undone at once, so that the rows after see neither.
+    row(
+        "POST",
+        "/api/rel/follow/{username}",
+        Nothing,
+        [401, 200, 400, 200, 200, 200],
+    ),
+    row("GET", "/api/rel/following", Nothing, USERS_200),
+    row(
+        "POST",
+        "/api/rel/unfollow/{username}",
+        Nothing,
+        [401, 200, 400, 200, 200, 200],
+    ),
     row(
         "POST",
         "/api/rel/block/{username}",

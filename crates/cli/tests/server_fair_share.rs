@@ -1082,3 +1082,100 @@ async fn a_blocked_player_cannot_challenge_or_chat() {
     let (s, v) = chat(&mallory, "sorry").await;
     assert_eq!(s, StatusCode::OK, "{v}");
 }
+
+/// Friends: following is one way, listed with who is online and playing
+/// (and the game to watch); the profile says whether you follow and block
+/// someone; one a player blocks may not follow them, and a block ends a
+/// follow.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn following_lists_friends_online_and_playing_and_a_block_ends_it() {
+    let (server, _dir) = start("following", &[]);
+    let base = &server.base;
+    let alice = register(base, "alice").await;
+    let bob = register(base, "bob").await;
+    let carol = register(base, "carol").await;
+    let following = |p: &Player| {
+        let p = p.clone();
+        async move {
+            let resp = p
+                .client
+                .get(format!("{}/api/rel/following", p.base))
+                .bearer_auth(&p.token)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), StatusCode::OK);
+            assert_eq!(resp.headers()["content-type"], "application/x-ndjson");
+            let text = resp.text().await.unwrap();
+            text.lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .collect::<Vec<_>>()
+        }
+    };
+    for who in ["carol", "Bob", "bob"] {
+        let (s, v) = alice.post_empty(&format!("/api/rel/follow/{who}")).await;
+        assert_eq!(s, StatusCode::OK, "{who}: {v}");
+    }
+    let (s, v) = alice.post_empty("/api/rel/follow/alice").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    // Bob plays carol; bob is online (his event stream is open).
+    let _bob_online = bob.stream("/api/stream/event").await;
+    let (s, v) = bob.post("/api/challenge/carol", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let game = v["id"].as_str().unwrap().to_owned();
+    let (s, v) = carol
+        .post_empty(&format!("/api/challenge/{game}/accept"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+
+    let friends = following(&alice).await;
+    assert_eq!(friends.len(), 2, "{friends:?}");
+    assert_eq!(
+        (
+            &friends[0]["username"],
+            &friends[0]["online"],
+            &friends[0]["playing"]
+        ),
+        (&json!("bob"), &json!(true), &json!(true)),
+        "{friends:?}"
+    );
+    assert_eq!(friends[0]["playingId"], game.as_str());
+    assert_eq!(friends[1]["username"], "carol");
+    assert_eq!(friends[1]["online"], false, "{friends:?}");
+    assert!(following(&bob).await.is_empty(), "one way");
+
+    let (_, profile) = alice.get("/api/user/bob").await;
+    assert_eq!(
+        (&profile["following"], &profile["blocking"]),
+        (&json!(true), &json!(false))
+    );
+    let (_, own) = alice.get("/api/user/alice").await;
+    assert!(own.get("following").is_none(), "not about oneself: {own}");
+    let anonymous = get_anonymous(base, "/api/user/bob").await.1;
+    assert!(anonymous.get("following").is_none(), "{anonymous}");
+
+    // Bob blocks alice: her follow ends, and she may not follow again.
+    let (s, v) = bob.post_empty("/api/rel/block/alice").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let names: Vec<_> = following(&alice)
+        .await
+        .iter()
+        .map(|f| f["username"].clone())
+        .collect();
+    assert_eq!(names, [json!("carol")]);
+    let (s, v) = alice.post_empty("/api/rel/follow/bob").await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("does not accept followers from you"),
+        "{v}"
+    );
+    let (_, profile) = bob.get("/api/user/alice").await;
+    assert_eq!(profile["blocking"], true, "{profile}");
+
+    let (s, v) = alice.post_empty("/api/rel/unfollow/carol").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert!(following(&alice).await.is_empty());
+}

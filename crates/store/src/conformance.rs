@@ -106,7 +106,7 @@ pub async fn run_all(s: &Store) {
     leases_have_one_holder_and_lapse(s).await;
     challenge_caps_hold_for_concurrent_creators(s).await;
     bots_are_accounts_without_games_and_chat_is_bounded(s).await;
-    blocks_are_one_way_kept_once_and_go_with_the_account(s).await;
+    blocks_and_follows_are_one_way_kept_once_and_go_with_the_account(s).await;
     imports_are_stored_with_their_game_and_capped_per_user(s).await;
     correspondence_state_and_a_started_game_commit_with_the_change(s).await;
     rating_changes_commit_with_the_games_end_under_their_guard(s).await;
@@ -312,7 +312,7 @@ async fn rating_changes_commit_with_the_games_end_under_their_guard(s: &Store) {
     assert_eq!(s.rating_history(a.id).await.unwrap().len(), 2);
 }
 
-async fn blocks_are_one_way_kept_once_and_go_with_the_account(s: &Store) {
+async fn blocks_and_follows_are_one_way_kept_once_and_go_with_the_account(s: &Store) {
     let a = s.create_user("block_a", "h", 0).await.unwrap();
     let b = s.create_user("block_b", "h", 0).await.unwrap();
     let c = s.create_user("guest-blockc", "", 0).await.unwrap();
@@ -336,12 +336,34 @@ async fn blocks_are_one_way_kept_once_and_go_with_the_account(s: &Store) {
         names(s.blocked_users(a.id).await.unwrap()),
         ["guest-blockc", "block_b"]
     );
+    // Follows: one way, kept once, listed by name.
+    assert!(s.follow(b.id, a.id, 14).await.unwrap());
+    assert!(
+        s.follow(b.id, a.id, 15).await.unwrap(),
+        "again: still followed"
+    );
+    assert!(s.follow(b.id, c.id, 16).await.unwrap());
+    assert!(
+        !s.follow(b.id, crate::model::UserId(i64::MAX), 17)
+            .await
+            .unwrap()
+    );
+    assert!(s.follows(b.id, a.id).await.unwrap());
+    assert!(!s.follows(a.id, b.id).await.unwrap());
+    assert_eq!(
+        names(s.followed_users(b.id, 10).await.unwrap()),
+        ["block_a", "guest-blockc"]
+    );
+    assert_eq!(names(s.followed_users(b.id, 1).await.unwrap()), ["block_a"]);
+    assert!(s.unfollow(b.id, a.id).await.unwrap());
+    assert!(!s.unfollow(b.id, a.id).await.unwrap());
     assert!(s.unblock(a.id, b.id).await.unwrap());
     assert!(!s.unblock(a.id, b.id).await.unwrap(), "once");
     assert!(!s.blocks(a.id, b.id).await.unwrap());
     // A pruned guest's blocks go with it.
     assert!(s.prune_guests(1, 1).await.unwrap() >= 1);
     assert!(s.blocked_users(a.id).await.unwrap().is_empty());
+    assert!(s.followed_users(b.id, 10).await.unwrap().is_empty());
 }
 
 async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &Store) {

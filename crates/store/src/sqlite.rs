@@ -43,7 +43,7 @@ const MIGRATIONS: &[Migration] = embedded!("sqlite";
     11 "game imports" "0011_game_imports.sql",
     12 "shared limits: allowances and leases" "0012_shared_limits.sql",
     13 "game events in a table with row ids" "0013_game_events_by_rowid.sql",
-    14 "pending challenges by age, blocks" "0014_challenge_expiry_and_blocks.sql",
+    14 "pending challenges by age, blocks and follows" "0014_challenge_expiry_and_blocks.sql",
 );
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).

@@ -16,15 +16,14 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use utoipa::{IntoParams, ToSchema};
 
 use super::board::{MoveParams, play_as};
 use crate::accounts::Accounts;
-use crate::auth::{self, AuthUser};
+use crate::auth::{self, AuthUser, MaybeUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, MovePath, Path, Query};
 use crate::games::Actor;
@@ -542,7 +541,8 @@ fn public_user(presence: &Presence, u: &User) -> PublicUserJson {
     }
 }
 
-/// A user's public view, with their ratings (`perfs`) and game counts.
+/// A user's public view, with their ratings (`perfs`) and game counts;
+/// signed in, whether you follow and block them (`following`, `blocking`).
 #[utoipa::path(get, path = "/api/user/{username}", tag = "bot",
     params(("username" = String, Path, description = "the user")),
     responses(
@@ -551,6 +551,7 @@ fn public_user(presence: &Presence, u: &User) -> PublicUserJson {
 pub async fn user(
     State(accounts): State<Arc<Accounts>>,
     State(presence): State<Arc<Presence>>,
+    MaybeUser(viewer): MaybeUser,
     Path(username): Path<String>,
 ) -> ApiResult<Json<super::profile::UserProfileJson>> {
     let u = accounts
@@ -558,9 +559,13 @@ pub async fn user(
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
     let online = presence.is_online(u.id);
-    Ok(Json(
-        super::profile::profile_json(&accounts, &u, online).await?,
-    ))
+    let mut profile = super::profile::profile_json(&accounts, &u, online).await?;
+    // As lichess: how the signed-in viewer relates to someone else.
+    if let Some(me) = viewer.filter(|me| me.user.id != u.id) {
+        profile.following = Some(accounts.follows(me.user.id, u.id).await?);
+        profile.blocking = Some(accounts.blocks(me.user.id, u.id).await?);
+    }
+    Ok(Json(profile))
 }
 
 /// Query of `GET /api/bot/online`.
@@ -590,25 +595,13 @@ pub async fn online_bots(
         Some(n) if n >= 1 => n.min(1000) as usize,
         Some(n) => return Err(ApiError::bad(format!("invalid nb {n}: a positive number"))),
     };
-    let mut body = String::new();
-    for u in accounts
+    let online: Vec<PublicUserJson> = accounts
         .bots(ONLINE_SCAN)
         .await?
         .iter()
         .filter(|u| presence.is_online(u.id))
         .take(nb)
-    {
-        let line = serde_json::to_string(&public_user(&presence, u))
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
-        body.push_str(&line);
-        body.push('\n');
-    }
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/x-ndjson"),
-        )],
-        body,
-    )
-        .into_response())
+        .map(|u| public_user(&presence, u))
+        .collect();
+    super::stream::ndjson_lines(&online)
 }

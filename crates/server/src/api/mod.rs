@@ -65,6 +65,7 @@ pub const LARGE_BODIES: &[(&str, usize)] = &[("/api/import", import::BODY_LIMIT)
         profile::rating_history,
         site::get_preferences, site::set_preferences, site::create_guest, account::claim_guest,
         relations::block, relations::unblock, relations::blocking,
+        relations::follow, relations::unfollow, relations::following,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -185,6 +186,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/rel/block/{username}", post(relations::block))
         .route("/api/rel/unblock/{username}", post(relations::unblock))
         .route("/api/rel/blocking", get(relations::blocking))
+        .route("/api/rel/follow/{username}", post(relations::follow))
+        .route("/api/rel/unfollow/{username}", post(relations::unfollow))
+        .route("/api/rel/following", get(relations::following))
         .route("/api/account/guest/claim", post(account::claim_guest))
         .route(
             "/api/token",

@@ -86,6 +86,12 @@ pub struct UserProfileJson {
     pub count: ResultCountJson,
     /// Finished games by variant key, by result.
     pub count_by_variant: BTreeMap<&'static str, ResultCountJson>,
+    /// Whether you follow them (signed in, someone else's profile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub following: Option<bool>,
+    /// Whether you block them (signed in, someone else's profile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocking: Option<bool>,
 }
 
 /// The rating `prog` of a history (oldest first) ending at `now`.
@@ -137,6 +143,8 @@ pub async fn profile_json(
         perfs,
         count: count.into(),
         count_by_variant: by_variant,
+        following: None,
+        blocking: None,
     })
 }
 

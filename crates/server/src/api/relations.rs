@@ -1,35 +1,41 @@
-//! Relations between players: blocking (lichess's `/api/rel/block`). A
-//! player someone blocks may not challenge them or write in the chat of
-//! their games; the blocked player is told so when they try.
+//! Relations between players (lichess's `/api/rel/...`): following (the
+//! friends list, with who is online and playing) and blocking. A player
+//! someone blocks may not challenge them, write in the chat of their games
+//! or follow them; the blocked player is told so when they try.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::Response;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::accounts::Accounts;
+use crate::accounts::{Accounts, Follow, MAX_FOLLOWING};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Path;
+use crate::games::Games;
+use crate::presence::Presence;
 use crate::store::User;
 use crate::views::OkJson;
 
-/// The account named `name`, not the caller's own.
-async fn other_player(accounts: &Accounts, me: &User, name: &str) -> ApiResult<User> {
+/// The account named `name`, not the caller's own (`what` they would do
+/// to themself).
+async fn other_player(accounts: &Accounts, me: &User, name: &str, what: &str) -> ApiResult<User> {
     let other = accounts
         .user_named(name)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("no player named {name}")))?;
     if other.id == me.id {
-        return Err(ApiError::bad("you cannot block yourself"));
+        return Err(ApiError::bad(format!("you cannot {what} yourself")));
     }
     Ok(other)
 }
 
-/// Block a player: they may no longer challenge you or write in the chat
-/// of your games. Blocking again changes nothing.
+/// Block a player: they may no longer challenge you, write in the chat
+/// of your games or follow you (neither of you follows the other any
+/// more). Blocking again changes nothing.
 #[utoipa::path(post, path = "/api/rel/block/{username}", tag = "account",
     params(("username" = String, Path, description = "the player to block")),
     responses(
@@ -43,7 +49,7 @@ pub async fn block(
     user: AuthUser,
     Path(name): Path<String>,
 ) -> ApiResult<Json<OkJson>> {
-    let other = other_player(&accounts, &user.user, &name).await?;
+    let other = other_player(&accounts, &user.user, &name, "block").await?;
     if !accounts.block(user.user.id, other.id).await? {
         return Err(ApiError::NotFound(format!("no player named {name}")));
     }
@@ -64,7 +70,7 @@ pub async fn unblock(
     user: AuthUser,
     Path(name): Path<String>,
 ) -> ApiResult<Json<OkJson>> {
-    let other = other_player(&accounts, &user.user, &name).await?;
+    let other = other_player(&accounts, &user.user, &name, "unblock").await?;
     accounts.unblock(user.user.id, other.id).await?;
     Ok(Json(OkJson::yes()))
 }
@@ -90,4 +96,106 @@ pub async fn blocking(
     Ok(Json(BlockingJson {
         blocking: blocked.into_iter().map(|u| u.username).collect(),
     }))
+}
+
+/// Follow a player: they join your friends list. Following again changes
+/// nothing.
+#[utoipa::path(post, path = "/api/rel/follow/{username}", tag = "account",
+    params(("username" = String, Path, description = "the player to follow")),
+    responses(
+        (status = 200, description = "followed", body = OkJson),
+        (status = 400, description = "yourself", body = ErrorBody),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 403, description = "they block you", body = ErrorBody),
+        (status = 404, description = "no such player", body = ErrorBody),
+        (status = 429, description = "you follow the most players allowed", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn follow(
+    State(accounts): State<Arc<Accounts>>,
+    user: AuthUser,
+    Path(name): Path<String>,
+) -> ApiResult<Json<OkJson>> {
+    let other = other_player(&accounts, &user.user, &name, "follow").await?;
+    match accounts.follow(user.user.id, other.id).await? {
+        Follow::Done => Ok(Json(OkJson::yes())),
+        Follow::Blocked => Err(ApiError::Forbidden(format!(
+            "{} does not accept followers from you",
+            other.username
+        ))),
+        Follow::TooMany => Err(ApiError::TooManyRequests(format!(
+            "you follow {MAX_FOLLOWING} players, the most allowed: unfollow one first"
+        ))),
+        Follow::Gone => Err(ApiError::NotFound(format!("no player named {name}"))),
+    }
+}
+
+/// Unfollow a player (one not followed: nothing changes).
+#[utoipa::path(post, path = "/api/rel/unfollow/{username}", tag = "account",
+    params(("username" = String, Path, description = "the player to unfollow")),
+    responses(
+        (status = 200, description = "not followed (any more)", body = OkJson),
+        (status = 400, description = "yourself", body = ErrorBody),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 404, description = "no such player", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn unfollow(
+    State(accounts): State<Arc<Accounts>>,
+    user: AuthUser,
+    Path(name): Path<String>,
+) -> ApiResult<Json<OkJson>> {
+    let other = other_player(&accounts, &user.user, &name, "unfollow").await?;
+    accounts.unfollow(user.user.id, other.id).await?;
+    Ok(Json(OkJson::yes()))
+}
+
+/// A followed player, as the friends list shows them.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FriendJson {
+    /// Lower-cased name.
+    pub id: String,
+    /// The name as registered.
+    pub username: String,
+    /// `BOT` for a bot account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'static str>,
+    /// Whether they hold a live connection to this server.
+    pub online: bool,
+    /// Whether they have a game under way.
+    pub playing: bool,
+    /// Their most recently changed game under way, to watch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub playing_id: Option<String>,
+}
+
+/// The players you follow, by name, one JSON object a line (ndjson, as
+/// lichess's), each with whether they are online and playing.
+#[utoipa::path(get, path = "/api/rel/following", tag = "account",
+    responses(
+        (status = 200, description = "ndjson: one player a line", body = FriendJson, content_type = "application/x-ndjson"),
+        (status = 401, description = "not authenticated", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn following(
+    State(accounts): State<Arc<Accounts>>,
+    State(games): State<Arc<Games>>,
+    State(presence): State<Arc<Presence>>,
+    user: AuthUser,
+) -> ApiResult<Response> {
+    let mut friends = Vec::new();
+    for u in accounts.following(user.user.id).await? {
+        let playing_id = games
+            .ongoing_of(u.id)
+            .await?
+            .first()
+            .map(|g| g.id.to_string());
+        friends.push(FriendJson {
+            id: u.key(),
+            title: crate::views::title_of(&u),
+            online: presence.is_online(u.id),
+            playing: playing_id.is_some(),
+            playing_id,
+            username: u.username,
+        });
+    }
+    super::stream::ndjson_lines(&friends)
 }

@@ -143,6 +143,24 @@ pub async fn game_stream(
     Ok(ndjson_until_idle(rx, idle, held))
 }
 
+/// A finite list as an ndjson answer: one JSON object a line.
+pub fn ndjson_lines<T: serde::Serialize>(items: &[T]) -> ApiResult<Response> {
+    let mut body = String::new();
+    for item in items {
+        let line = serde_json::to_string(item).map_err(|e| ApiError::Internal(e.to_string()))?;
+        body.push_str(&line);
+        body.push('\n');
+    }
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/x-ndjson"),
+        )],
+        body,
+    )
+        .into_response())
+}
+
 /// Stream your events (ndjson): `gameStart`, `gameFinish`, `challenge`,
 /// `challengeCanceled`, `challengeDeclined`.
 #[utoipa::path(get, path = "/api/stream/event", tag = "board",

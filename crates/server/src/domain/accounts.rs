@@ -11,6 +11,22 @@ use crate::store::{
     StoreResult, TokenInfo, TokenKind, User,
 };
 
+/// How many players one may follow (lichess's figure).
+pub const MAX_FOLLOWING: i64 = 400;
+
+/// What became of a follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    /// Followed (now or before).
+    Done,
+    /// They block the follower.
+    Blocked,
+    /// The follower follows [`MAX_FOLLOWING`] players already.
+    TooMany,
+    /// An account is gone.
+    Gone,
+}
+
 /// The accounts domain over the store.
 pub struct Accounts {
     store: Arc<Store>,
@@ -32,9 +48,55 @@ impl Accounts {
         self.store.user_by_id(id).await
     }
 
-    /// `user` blocks `blocked` (see [`Store::block`]).
+    /// `user` blocks `blocked` (see [`Store::block`]); neither follows the
+    /// other any more.
     pub async fn block(&self, user: UserId, blocked: UserId) -> StoreResult<bool> {
-        self.store.block(user, blocked, now_ms()).await
+        if !self.store.block(user, blocked, now_ms()).await? {
+            return Ok(false);
+        }
+        self.store.unfollow(user, blocked).await?;
+        self.store.unfollow(blocked, user).await?;
+        Ok(true)
+    }
+
+    /// Whether `user` blocks `other`.
+    pub async fn blocks(&self, user: UserId, other: UserId) -> StoreResult<bool> {
+        self.store.blocks(user, other).await
+    }
+
+    /// `user` follows `followed`, unless `followed` blocks them or `user`
+    /// follows [`MAX_FOLLOWING`] players already.
+    pub async fn follow(&self, user: UserId, followed: UserId) -> StoreResult<Follow> {
+        if self.store.blocks(followed, user).await? {
+            return Ok(Follow::Blocked);
+        }
+        if self.store.follows(user, followed).await? {
+            return Ok(Follow::Done);
+        }
+        let following = self.store.followed_users(user, MAX_FOLLOWING).await?;
+        if following.len() >= MAX_FOLLOWING as usize {
+            return Ok(Follow::TooMany);
+        }
+        Ok(if self.store.follow(user, followed, now_ms()).await? {
+            Follow::Done
+        } else {
+            Follow::Gone
+        })
+    }
+
+    /// `user` no longer follows `followed`; false when they did not.
+    pub async fn unfollow(&self, user: UserId, followed: UserId) -> StoreResult<bool> {
+        self.store.unfollow(user, followed).await
+    }
+
+    /// Whether `user` follows `other`.
+    pub async fn follows(&self, user: UserId, other: UserId) -> StoreResult<bool> {
+        self.store.follows(user, other).await
+    }
+
+    /// The players `user` follows, by name.
+    pub async fn following(&self, user: UserId) -> StoreResult<Vec<User>> {
+        self.store.followed_users(user, MAX_FOLLOWING).await
     }
 
     /// `user` no longer blocks `blocked`; false when they did not.

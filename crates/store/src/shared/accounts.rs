@@ -1,4 +1,4 @@
-//! Accounts: users, bots, guests, chat lines, preferences, blocks.
+//! Accounts: users, bots, guests, chat lines, preferences, blocks, follows.
 //!
 //! Written once for both backends (see [`super`]).
 
@@ -243,6 +243,64 @@ written_once! {
              WHERE b.user_id = $1 ORDER BY b.created_at DESC, u.id",
         )
         .bind(user.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::user)
+    }
+
+    /// `user` follows `followed` (again: no change); false when either
+    /// account is gone.
+    pub async fn follow(&self, user: UserId, followed: UserId, now: i64) -> StoreResult<bool> {
+        self.shared.count_tx(1);
+        let done = sqlx::query(
+            "INSERT INTO follows (user_id, followed_id, created_at)
+             SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM users WHERE id = $1)
+                AND EXISTS (SELECT 1 FROM users WHERE id = $2)
+             ON CONFLICT (user_id, followed_id) DO NOTHING",
+        )
+        .bind(user.0)
+        .bind(followed.0)
+        .bind(now)
+        .execute(self.writes())
+        .await?;
+        if done.rows_affected() == 1 {
+            return Ok(true);
+        }
+        self.follows(user, followed).await
+    }
+
+    /// `user` no longer follows `followed`; false when they did not.
+    pub async fn unfollow(&self, user: UserId, followed: UserId) -> StoreResult<bool> {
+        self.shared.count_tx(1);
+        let done = sqlx::query("DELETE FROM follows WHERE user_id = $1 AND followed_id = $2")
+            .bind(user.0)
+            .bind(followed.0)
+            .execute(self.writes())
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Whether `user` follows `other`.
+    pub async fn follows(&self, user: UserId, other: UserId) -> StoreResult<bool> {
+        self.read(1);
+        let row: Option<(i64,)> =
+            sqlx::query_as("SELECT followed_id FROM follows WHERE user_id = $1 AND followed_id = $2")
+                .bind(user.0)
+                .bind(other.0)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.is_some())
+    }
+
+    /// The players `user` follows, by name, at most `limit`.
+    pub async fn followed_users(&self, user: UserId, limit: i64) -> StoreResult<Vec<User>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT u.* FROM follows f JOIN users u ON u.id = f.followed_id
+             WHERE f.user_id = $1 ORDER BY u.username_key LIMIT $2",
+        )
+        .bind(user.0)
+        .bind(limit)
         .fetch_all(&self.pool)
         .await?;
         rows::all(r, rows::user)
