@@ -177,32 +177,49 @@ test('the lobby on a phone leads with the three ways to play; empty cards fold a
   assert.deepEqual(page.errors || [], []);
 });
 
-test('a player blocks another from the profile page: the blocked one cannot challenge until unblocked', async () => {
+test('friends: follow a player from the profile, see them in the lobby, then block them', async () => {
   const ann = await newPage(browser, server);
   await signUp(ann, 'blocker');
   const bob = await newPage(browser, server);
   await signUp(bob, 'blocked');
   await ann.goto('/@/blocked');
-  const button = ann.locator('#block-player');
-  await button.waitFor();
-  assert.equal(await button.getAttribute('aria-pressed'), 'false');
-  assert.equal(await button.innerText(), 'Block');
-  await button.click();
+  const follow = ann.locator('#follow-player');
+  const block = ann.locator('#block-player');
+  await follow.waitFor();
+  assert.equal(await follow.innerText(), 'Follow');
+  assert.equal(await block.getAttribute('aria-pressed'), 'false');
+  await follow.click();
+  await ann.locator('#follow-player[aria-pressed=true]').waitFor();
+  assert.equal(await follow.innerText(), 'Unfollow');
+  // The lobby's friends list: bob, online (his page is open), to challenge.
+  await ann.goto('/');
+  const friend = ann.locator('#friends li[data-friend=blocked]');
+  await friend.waitFor();
+  await friend.locator('.tag', { hasText: 'online' }).waitFor();
+  await shot(ann, 'site-03-friends');
+  await friend.locator('.challenge-friend').click();
+  assert.equal(await ann.locator('#dest').inputValue(), 'blocked');
+
+  // A block: bob's challenge is refused, and the follow ends.
+  await ann.goto('/@/blocked');
+  await block.waitFor();
+  await block.click();
   await ann.locator('#block-player[aria-pressed=true]').waitFor();
-  assert.equal(await button.innerText(), 'Unblock');
+  assert.equal(await block.innerText(), 'Unblock');
+  await ann.locator('#follow-player[aria-pressed=false]').waitFor();
   const refused = await bob.request.post('/api/challenge/blocker', { data: {} });
   assert.equal(refused.status(), 403);
   assert.match((await refused.json()).error, /blocker does not accept challenges from you/);
   // Known after a reload; unblocking lets the challenge through.
   await ann.reload();
   await ann.locator('#block-player[aria-pressed=true]').waitFor();
-  await button.click();
+  await block.click();
   await ann.locator('#block-player[aria-pressed=false]').waitFor();
   const challenge = await post(bob, '/api/challenge/blocker', {});
   assert.equal(challenge.status, 'created');
-  // One's own profile has no such button.
+  // One's own profile has no such buttons.
   await ann.goto('/@/blocker');
   await ann.locator('#profile-name').waitFor();
-  assert.equal(await ann.locator('#block-player').count(), 0);
+  assert.equal(await ann.locator('#block-player, #follow-player').count(), 0);
   for (const p of [ann, bob]) assert.deepEqual(p.errors || [], []);
 });

@@ -73,6 +73,23 @@ export async function api(method, path, body, headers = {}) {
   try { return text ? JSON.parse(text) : null; } catch { return { raw: text }; }
 }
 
+/**
+ * `GET` of an ndjson list (one JSON object a line): its lines, parsed, or
+ * throws ApiError.
+ * @param {string} path
+ * @returns {Promise<any[]>} unchecked at run time, as `api`'s answer
+ */
+export async function apiLines(path) {
+  let resp;
+  try {
+    resp = await fetch(path, { headers: { Accept: 'application/x-ndjson' }, credentials: 'same-origin' });
+  } catch {
+    throw new ApiError(0, 'cannot reach the server', 'offline');
+  }
+  if (!resp.ok) throw await failureOf(resp);
+  return (await resp.text()).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+}
+
 /** @type {import('./types.js').Account | null | undefined} */
 let me; // undefined: not asked yet; null: signed out
 

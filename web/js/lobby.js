@@ -1,17 +1,17 @@
 // The lobby: create challenges (open, to a player, against the computer),
 // incoming and outgoing challenges live, everyone's open challenges live
-// (accept others', cancel mine), my games (my move first) and my finished
-// games.
+// (accept others', cancel mine), my games (my move first), my friends
+// (online, playing: watch or challenge them) and my finished games.
 
 import { diagramHtml } from './diagram.js';
-import { api, currentUser, esc, failure, toast } from './api.js';
+import { api, apiLines, currentUser, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
 import { finder, finishedText } from './common.js';
 import { VARIANT_OPTIONS, variantName } from './fen.js';
 import { Live } from './live.js';
 import { ago } from './site.js';
-import { diffHtml, opponentHtml, ratingHtml, sidesOf, userHtml } from './users.js';
+import { diffHtml, opponentHtml, ratingHtml, sidesOf, userHtml, userLink } from './users.js';
 
 /** Refusals that mean an open challenge has left the lobby (taken, cancelled, its game begun). @type {Set<import('./api.js').FailureCode>} */
 const GONE = new Set(['not_found', 'not_pending', 'game_under_way']);
@@ -75,6 +75,7 @@ export async function mount(root) {
     <div class="lists">
       <section class="card hidden" id="in-card" aria-labelledby="in-h"><h2 id="in-h">Challenges to you</h2><ul class="items" id="incoming"></ul></section>
       <section class="card hidden" id="out-card" aria-labelledby="out-h"><h2 id="out-h">Your challenges to players</h2><ul class="items" id="outgoing"></ul></section>
+      <section class="card hidden" id="friends-card" aria-labelledby="friends-h"><h2 id="friends-h">Friends</h2><ul class="items" id="friends"></ul></section>
       <section class="card" aria-labelledby="join-h"><h2 id="join-h">Open challenges</h2>
         <ul class="items" id="open-list" aria-live="polite"><li class="muted">Loading…</li></ul>
         <p class="muted">Or paste a challenge link or id to join it.</p>
@@ -387,6 +388,30 @@ export async function mount(root) {
     }
   }
 
+  /** The players I follow: online ones first, each to watch (when playing) or challenge. */
+  async function refreshFriends() {
+    /** @type {import('./types.js').Friend[]} */
+    let friends;
+    try { friends = await apiLines('/api/rel/following'); } catch (e) { return; }
+    if (!alive) return;
+    friends.sort((a, b) => Number(b.online) - Number(a.online));
+    const list = $('#friends');
+    list.innerHTML = '';
+    fold('#friends-card', friends.length);
+    for (const f of friends) {
+      const li = document.createElement('li');
+      li.dataset.friend = f.id;
+      const status = f.online ? '<span class="tag">online</span>' : '<span class="muted">offline</span>';
+      const watch = f.playingId ? `<a href="/${esc(f.playingId)}" data-link class="watch">Watch their game</a>` : '';
+      li.innerHTML = `<span><strong>${userLink(f.username)}</strong> ${status}</span>${watch}<button type="button" class="challenge-friend">Challenge</button>`;
+      /** @type {HTMLElement} */ (li.querySelector('.challenge-friend')).onclick = () => {
+        openForm('user');
+        destIn.value = f.username;
+      };
+      list.append(li);
+    }
+  }
+
   const live = new Live({
     onEvent: (ev) => {
       if (ev.type === 'gameStart' && outgoingIds.has(ev.game.gameId)) {
@@ -396,17 +421,19 @@ export async function mount(root) {
       if ('challenge' in ev) refreshChallenges();
       if (ev.type === 'gameStart' || ev.type === 'gameFinish') { refreshGames(); refreshChallenges(); }
     },
-    onStatus: (up) => { if (up) { refreshChallenges(); refreshGames(); } },
+    onStatus: (up) => { if (up) { refreshChallenges(); refreshGames(); refreshFriends(); } },
     onLobby,
     onGame: onGamePush,
   });
   live.followLobby();
-  await Promise.all([refreshChallenges(), refreshGames(), fetchOpen()]);
-  // "moved 3 min ago" ages while the page stays open: redrawn every 30 s.
+  await Promise.all([refreshChallenges(), refreshGames(), fetchOpen(), refreshFriends()]);
+  // "moved 3 min ago" ages while the page stays open: redrawn every 30 s,
+  // and friends come online and start games: asked again as often.
   const ageTimer = setInterval(() => {
     if (!alive) return;
     for (const t of tiles.values()) drawTile(t);
     sortTiles();
+    refreshFriends();
   }, 30_000);
   return () => { alive = false; clearInterval(ageTimer); live.close(); };
 }

@@ -1,7 +1,8 @@
 // A player's profile at /@/{name} (lichess's path): ratings per variant
 // with a history graph, games won/drawn/lost per variant, every finished
 // game paged and filtered by variant and result, "Challenge this player"
-// (the lobby's friend form, filled in), and Block / Unblock.
+// (the lobby's friend form, filled in), Follow / Unfollow and Block /
+// Unblock.
 
 import { api, botTag, currentUser, esc, failure, toast } from './api.js';
 import { navigate, notFound } from './app.js';
@@ -93,7 +94,9 @@ export async function mount(root, name) {
   const challenge = itsMe ? '' : me
     ? '<button type="button" class="primary" id="challenge-player">Challenge this player</button>'
     : `<a class="button" href="/login?next=${encodeURIComponent(profilePath(u.username))}" data-link>Sign in to challenge this player</a>`;
-  const block = me && !itsMe ? '<button type="button" id="block-player" aria-pressed="false" hidden>Block</button>' : '';
+  const relations = me && !itsMe
+    ? '<button type="button" id="follow-player"></button><button type="button" id="block-player"></button>'
+    : '';
   const since = new Date(u.createdAt).toLocaleDateString();
   /** @param {{ key: string }} v */
   const counts = (v) => u.countByVariant[v.key] || { all: 0, win: 0, loss: 0, draw: 0 };
@@ -111,7 +114,7 @@ export async function mount(root, name) {
         <h1 id="profile-name">${esc(u.username)}${botTag(u)}</h1>
         <span class="muted">${u.online ? '<span class="tag">online</span> ' : ''}playing since ${esc(since)}</span>
         ${challenge}
-        ${block}
+        ${relations}
       </div>
       <section class="card" aria-labelledby="ratings-h"><h2 id="ratings-h">Ratings</h2>
         <div class="table-scroll"><table class="perfs" id="perfs">
@@ -135,8 +138,22 @@ export async function mount(root, name) {
   const $ = finder(root);
   const ch = root.querySelector('#challenge-player');
   if (ch instanceof HTMLElement) ch.onclick = () => navigate(`/?user=${encodeURIComponent(u.username)}`);
-  const bl = root.querySelector('#block-player');
-  if (bl instanceof HTMLButtonElement) blockButton(bl, u.username, () => alive);
+  const follow = root.querySelector('#follow-player');
+  /** @type {(pressed: boolean) => void} */
+  let setFollowing = () => {};
+  if (follow instanceof HTMLButtonElement) {
+    setFollowing = relationButton(follow, u.username, !!u.following, {
+      on: 'Unfollow', off: 'Follow', path: ['unfollow', 'follow'],
+      said: ['You no longer follow NAME.', 'You follow NAME: they are in your friends list in the lobby.'],
+    });
+  }
+  const block = root.querySelector('#block-player');
+  if (block instanceof HTMLButtonElement) {
+    relationButton(block, u.username, !!u.blocking, {
+      on: 'Unblock', off: 'Block', path: ['unblock', 'block'],
+      said: ['You no longer block NAME.', "You block NAME: they may not challenge you, follow you or write in your games' chat."],
+    }, () => setFollowing(false)); // a block ends the follow (the server's doing)
+  }
 
   api('GET', `/api/user/${encodeURIComponent(u.username)}/rating-history`).then((/** @type {import('./types.js').RatingHistory[]} */ h) => {
     if (alive) $('#history').innerHTML = historySvg(h);
@@ -199,31 +216,30 @@ export async function mount(root, name) {
 }
 
 /**
- * The Block / Unblock button of another player's profile: shown once it
- * is known whether you block them. A blocked player may not challenge you
- * or write in your games' chat.
- * @param {HTMLButtonElement} button @param {string} name @param {() => boolean} alive
+ * A toggle of how you relate to a player (follow, block): pressed while it
+ * holds; a click asks the server and says what changed.
+ * @param {HTMLButtonElement} button @param {string} name @param {boolean} pressed
+ * @param {{ on: string, off: string, path: [string, string], said: [string, string] }} words
+ *   the labels while pressed and not, the paths that undo and do it, what is said after each
+ * @param {() => void} [afterOn] what else happens once it holds
+ * @returns {(pressed: boolean) => void} shows it as holding or not (changed elsewhere)
  */
-function blockButton(button, name, alive) {
-  let blocked = false;
+function relationButton(button, name, pressed, words, afterOn) {
   const show = () => {
-    button.textContent = blocked ? 'Unblock' : 'Block';
-    button.setAttribute('aria-pressed', String(blocked));
-    button.title = blocked ? `${name} may not challenge you or write in your games' chat` : `Stop ${name} challenging you or writing in your games' chat`;
-    button.hidden = false;
+    button.textContent = pressed ? words.on : words.off;
+    button.setAttribute('aria-pressed', String(pressed));
   };
-  api('GET', '/api/rel/blocking').then((/** @type {{ blocking: string[] }} */ r) => {
-    blocked = r.blocking.some((n) => n.toLowerCase() === name.toLowerCase());
-    if (alive()) show();
-  }).catch(() => { /* the button stays hidden */ });
+  show();
   button.onclick = async () => {
     try {
-      await api('POST', `/api/rel/${blocked ? 'unblock' : 'block'}/${encodeURIComponent(name)}`);
-      blocked = !blocked;
+      await api('POST', `/api/rel/${words.path[pressed ? 0 : 1]}/${encodeURIComponent(name)}`);
+      pressed = !pressed;
       show();
-      toast(blocked ? `You block ${name}: they may not challenge you or write in your games' chat.` : `You no longer block ${name}.`, 'info');
+      toast(words.said[pressed ? 1 : 0].replace('NAME', name), 'info');
+      if (pressed && afterOn) afterOn();
     } catch (e) {
       toast(failure(e).message);
     }
   };
+  return (now) => { pressed = now; show(); };
 }

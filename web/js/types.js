@@ -118,6 +118,17 @@
  */
 
 /**
+ * A player you follow (`GET /api/rel/following`, one a line).
+ * @typedef {object} Friend
+ * @property {string} id
+ * @property {string} username
+ * @property {string} [title]
+ * @property {boolean} online
+ * @property {boolean} playing
+ * @property {string} [playingId] their most recently changed game under way
+ */
+
+/**
  * The site's settings (`GET /api/account/preferences`, `prefs`).
  * @typedef {object} Prefs
  * @property {'green' | 'brown' | 'blue' | 'grey'} theme
@@ -257,6 +268,8 @@
  * @property {Record<string, Perf>} perfs by variant key, for the variants played rated
  * @property {GameCounts} count
  * @property {Record<string, GameCounts>} countByVariant
+ * @property {boolean} [following] signed in, someone else's: whether you follow them
+ * @property {boolean} [blocking] signed in, someone else's: whether you block them
  */
 
 /**
