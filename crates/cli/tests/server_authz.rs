@@ -382,6 +382,9 @@ const MATRIX: &[Row] = &[
         row("POST", "/api/account/password", Nothing, [401; 6]),
         wrong_current_password,
     ),
+    // Finding players: public (the autocomplete asked without a term).
+    row("GET", "/api/player/autocomplete", Nothing, [400; 6]),
+    row("GET", "/api/player/top/{nb}/{perfType}", Nothing, ALL_200),
     // Following and blocking `{username}` (white): anyone but white
     // themself; each undone at once, so that the rows after see neither.
     row(
@@ -538,6 +541,8 @@ fn concrete_path(template: &str, f: &Fixture, id: Option<&str>) -> String {
     };
     path.replace("{username}", username)
         .replace("{move}", "e2e3")
+        .replace("{nb}", "10")
+        .replace("{perfType}", "chessmerge")
         .replace("{accept}", "yes")
 }
 

@@ -1179,3 +1179,77 @@ async fn following_lists_friends_online_and_playing_and_a_block_ends_it() {
     assert_eq!(s, StatusCode::OK, "{v}");
     assert!(following(&alice).await.is_empty());
 }
+
+/// Finding players: names by their beginning (guests left out, `_` a
+/// letter), and a variant's leaderboard, best first, after rated games.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_are_found_by_name_and_ranked_per_variant() {
+    let (server, _dir) = start("players", &[]);
+    let base = &server.base;
+    let ann = register(base, "ann_a").await;
+    let anna = register(base, "Anna").await;
+    let _annb = register(base, "annb").await;
+    let _guest = http()
+        .post(format!("{base}/api/account/guest"))
+        .send()
+        .await
+        .unwrap();
+    let (s, v) = get_anonymous(base, "/api/player/autocomplete?term=AN").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v, json!(["ann_a", "Anna", "annb"]));
+    let (_, v) = get_anonymous(base, "/api/player/autocomplete?term=ann_").await;
+    assert_eq!(v, json!(["ann_a"]), "`_` is not a wildcard");
+    let (_, v) = get_anonymous(base, "/api/player/autocomplete?term=guest").await;
+    assert_eq!(v, json!([]), "guests are not found");
+    let (_, v) = get_anonymous(base, "/api/player/autocomplete?term=anna&object=true").await;
+    assert_eq!(
+        v,
+        json!({"result": [{"id": "anna", "name": "Anna", "online": false}]})
+    );
+    for bad in ["", "?term=a", "?term=abcdefghijklmnopqrstu"] {
+        let (s, v) = get_anonymous(base, &format!("/api/player/autocomplete{bad}")).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
+        assert!(v["error"].as_str().unwrap().contains("invalid term"), "{v}");
+    }
+
+    // A rated game: anna wins (ann_a resigns); the standard board is empty.
+    let (s, v) = ann
+        .post(
+            "/api/challenge/anna",
+            json!({"rated": true, "color": "white"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = v["id"].as_str().unwrap().to_owned();
+    let (s, v) = anna
+        .post_empty(&format!("/api/challenge/{id}/accept"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = ann
+        .post_empty(&format!("/api/board/game/{id}/resign"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = get_anonymous(base, "/api/player/top/10/chessmerge").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let board = v["users"].as_array().unwrap();
+    let names: Vec<_> = board.iter().map(|u| u["username"].clone()).collect();
+    assert_eq!(names, [json!("Anna"), json!("ann_a")], "{v}");
+    assert!(board[0]["rating"].as_i64().unwrap() > 1500, "{v}");
+    assert_eq!(
+        (&board[0]["games"], &board[0]["provisional"]),
+        (&json!(1), &json!(true))
+    );
+    let (_, v) = get_anonymous(base, "/api/player/top/1/ChessMerge").await;
+    assert_eq!(v["users"].as_array().unwrap().len(), 1, "{v}");
+    let (_, v) = get_anonymous(base, "/api/player/top/10/standard").await;
+    assert_eq!(v, json!({"users": []}));
+    for bad in [
+        "0/chessmerge",
+        "201/chessmerge",
+        "10/chess960",
+        "ten/chessmerge",
+    ] {
+        let (s, v) = get_anonymous(base, &format!("/api/player/top/{bad}")).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
+    }
+}

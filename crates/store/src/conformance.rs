@@ -336,6 +336,24 @@ async fn blocks_and_follows_are_one_way_kept_once_and_go_with_the_account(s: &St
         names(s.blocked_users(a.id).await.unwrap()),
         ["guest-blockc", "block_b"]
     );
+    // Names found by their beginning, any case; guests left out; `_` is
+    // a letter there, not a wildcard.
+    s.create_user("block_x", "h", 0).await.unwrap();
+    s.create_user("blockbx", "h", 0).await.unwrap();
+    assert_eq!(
+        names(s.users_named_from("BLOCK", 10).await.unwrap()),
+        ["block_a", "block_b", "block_x", "blockbx"]
+    );
+    assert_eq!(
+        names(s.users_named_from("block_", 10).await.unwrap()),
+        ["block_a", "block_b", "block_x"]
+    );
+    assert_eq!(
+        names(s.users_named_from("block", 2).await.unwrap()),
+        ["block_a", "block_b"]
+    );
+    assert!(s.users_named_from("guest-b", 10).await.unwrap().is_empty());
+    assert!(s.users_named_from("%", 10).await.unwrap().is_empty());
     // Follows: one way, kept once, listed by name.
     assert!(s.follow(b.id, a.id, 14).await.unwrap());
     assert!(

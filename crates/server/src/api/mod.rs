@@ -11,6 +11,7 @@ pub mod import;
 pub mod levels;
 pub mod live_analysis;
 pub mod params;
+pub mod players;
 pub mod profile;
 pub mod relations;
 pub mod site;
@@ -66,6 +67,7 @@ pub const LARGE_BODIES: &[(&str, usize)] = &[("/api/import", import::BODY_LIMIT)
         site::get_preferences, site::set_preferences, site::create_guest, account::claim_guest,
         relations::block, relations::unblock, relations::blocking,
         relations::follow, relations::unfollow, relations::following,
+        players::autocomplete, players::top,
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security),
@@ -189,6 +191,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/rel/follow/{username}", post(relations::follow))
         .route("/api/rel/unfollow/{username}", post(relations::unfollow))
         .route("/api/rel/following", get(relations::following))
+        .route("/api/player/autocomplete", get(players::autocomplete))
+        .route("/api/player/top/{nb}/{perfType}", get(players::top))
         .route("/api/account/guest/claim", post(account::claim_guest))
         .route(
             "/api/token",

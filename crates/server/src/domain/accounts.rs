@@ -197,6 +197,20 @@ impl Accounts {
             .await
     }
 
+    /// The best-rated players of `variant`, best first (bots left out).
+    pub async fn leaderboard(
+        &self,
+        variant: Variant,
+        limit: i64,
+    ) -> StoreResult<Vec<(User, Perf)>> {
+        self.store.leaderboard(variant, limit).await
+    }
+
+    /// Registered players whose names begin with `prefix`, by name.
+    pub async fn named_from(&self, prefix: &str, limit: i64) -> StoreResult<Vec<User>> {
+        self.store.users_named_from(prefix, limit).await
+    }
+
     /// The user's ratings, per variant played.
     pub async fn perfs(&self, user: UserId) -> StoreResult<Vec<Perf>> {
         self.store.perfs(user).await

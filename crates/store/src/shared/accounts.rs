@@ -248,6 +248,24 @@ written_once! {
         rows::all(r, rows::user)
     }
 
+    /// Registered players (not guests) whose names begin with `prefix`
+    /// (any case), by name, at most `limit`.
+    pub async fn users_named_from<'a>(&'a self, prefix: &'a str, limit: i64) -> StoreResult<Vec<User>> {
+        self.read(1);
+        // `_` is a wildcard to LIKE and may be in a name: escaped.
+        let pattern = format!("{}%", prefix.to_lowercase().replace('\\', "\\\\").replace('_', "\\_").replace('%', "\\%"));
+        let r = sqlx::query(
+            "SELECT * FROM users WHERE username_key LIKE $1 ESCAPE '\\' AND username_key NOT LIKE $2
+             ORDER BY username_key LIMIT $3",
+        )
+        .bind(pattern)
+        .bind(crate::GUEST_KEY_PATTERN)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::user)
+    }
+
     /// `user` follows `followed` (again: no change); false when either
     /// account is gone.
     pub async fn follow(&self, user: UserId, followed: UserId, now: i64) -> StoreResult<bool> {
