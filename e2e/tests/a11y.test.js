@@ -96,6 +96,9 @@ function signedIn({ game, done, challenge }) {
     ['analysis', '/analysis', '.board'],
     ['settings', '/settings', '[data-view=settings]'],
     ['profile', '/@/ann', '[data-view=profile]'],
+    // Someone else's: Follow and Block.
+    ['profile-other', '/@/ben', '#block-player'],
+    ['players', '/players', '#top-chessmerge li'],
     // Looking back at move 2: the review bar and the current move show.
     ['game-review', `/${game}#2`, '#reviewing:not(.hidden)'],
     ['game', `/${game}`, '#moves .m.last'],

@@ -222,4 +222,35 @@ test('friends: follow a player from the profile, see them in the lobby, then blo
   await ann.locator('#profile-name').waitFor();
   assert.equal(await ann.locator('#block-player, #follow-player').count(), 0);
   for (const p of [ann, bob]) assert.deepEqual(p.errors || [], []);
+  // Each open page holds connections: the server caps them per address.
+  await Promise.all([ann.close(), bob.close()]);
+});
+
+test('players: found by the beginning of their name, and ranked per variant after a rated game', async () => {
+  const ivo = await newPage(browser, server);
+  await signUp(ivo, 'ivo');
+  const ivonne = await newPage(browser, server);
+  await signUp(ivonne, 'ivonne');
+  const g = await post(ivo, '/api/challenge/ivonne', { color: 'white', variant: 'fusion', rated: true });
+  await post(ivonne, `/api/challenge/${g.id}/accept`);
+  await post(ivo, `/api/board/game/${g.id}/resign`);
+  // From the Tools menu.
+  await ivo.click('#tools summary');
+  await ivo.click('#tools a[href="/players"]');
+  await ivo.locator('[data-view=players]').waitFor();
+  await ivo.fill('#player-search', 'IVO');
+  await ivo.locator('#player-results li[data-player=ivonne]').waitFor();
+  assert.equal(await ivo.locator('#player-results li').count(), 2);
+  await ivo.fill('#player-search', 'ivx');
+  await ivo.locator('#player-results li', { hasText: 'No player' }).waitFor();
+  // Fusion's board: the winner first; the others have no rated games.
+  const fusion = ivo.locator('#top-fusion li[data-player]');
+  await fusion.first().waitFor();
+  assert.deepEqual(await fusion.evaluateAll((els) => els.map((e) => e.getAttribute('data-player'))), ['ivonne', 'ivo']);
+  await ivo.locator('#top-standard li', { hasText: 'No rated games yet' }).waitFor();
+  await shot(ivo, 'site-04-players');
+  await fusion.first().locator('a.user-link').click();
+  await ivo.locator('#profile-name', { hasText: 'ivonne' }).waitFor();
+  for (const p of [ivo, ivonne]) assert.deepEqual(p.errors || [], []);
+  await Promise.all([ivo.close(), ivonne.close()]);
 });
