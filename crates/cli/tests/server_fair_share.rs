@@ -880,18 +880,7 @@ async fn who_may_challenge_a_player_is_their_choice() {
 
     // Ratings within 300: after alice beats carol in a rated game (about
     // 1662 against 1338), carol may challenge bob (1500) but not alice.
-    let (s, v) = carol
-        .post(
-            "/api/challenge/alice",
-            json!({"rated": true, "color": "white"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let id = v["id"].as_str().unwrap().to_owned();
-    let (s, v) = alice
-        .post_empty(&format!("/api/challenge/{id}/accept"))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = accepted_game(&carol, &alice, json!({"rated": true, "color": "white"})).await;
     let (s, v) = carol
         .post_empty(&format!("/api/board/game/{id}/resign"))
         .await;
@@ -921,13 +910,7 @@ async fn offers_are_made_at_most_once_per_move() {
     let base = &server.base;
     let alice = register(base, "alice").await;
     let bob = register(base, "bob").await;
-    let (s, v) = alice
-        .post("/api/challenge/bob", json!({"color": "white"}))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let id = v["id"].as_str().unwrap().to_owned();
-    let (s, v) = bob.post_empty(&format!("/api/challenge/{id}/accept")).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = accepted_game(&alice, &bob, json!({"color": "white"})).await;
     for (p, m) in [(&alice, "e2e3"), (&bob, "e7e6")] {
         let (s, v) = p.mv(&id, m).await;
         assert_eq!(s, StatusCode::OK, "{m}: {v}");
@@ -1007,15 +990,7 @@ async fn a_blocked_player_cannot_challenge_or_chat() {
     let mallory = register(base, "mallory").await;
     let carol = register(base, "carol").await;
     // A game under way between them, from before the block.
-    let (s, v) = mallory
-        .post("/api/challenge/alice", json!({"color": "white"}))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let game = v["id"].as_str().unwrap().to_owned();
-    let (s, v) = alice
-        .post_empty(&format!("/api/challenge/{game}/accept"))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    let game = accepted_game(&mallory, &alice, json!({"color": "white"})).await;
     let chat = |p: &Player, text: &str| {
         let (p, path, text) = (
             p.clone(),
@@ -1120,13 +1095,7 @@ async fn following_lists_friends_online_and_playing_and_a_block_ends_it() {
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
     // Bob plays carol; bob is online (his event stream is open).
     let _bob_online = bob.stream("/api/stream/event").await;
-    let (s, v) = bob.post("/api/challenge/carol", json!({})).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let game = v["id"].as_str().unwrap().to_owned();
-    let (s, v) = carol
-        .post_empty(&format!("/api/challenge/{game}/accept"))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    let game = accepted_game(&bob, &carol, json!({})).await;
 
     let friends = following(&alice).await;
     assert_eq!(friends.len(), 2, "{friends:?}");
@@ -1213,18 +1182,7 @@ async fn players_are_found_by_name_and_ranked_per_variant() {
     }
 
     // A rated game: anna wins (ann_a resigns); the standard board is empty.
-    let (s, v) = ann
-        .post(
-            "/api/challenge/anna",
-            json!({"rated": true, "color": "white"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let id = v["id"].as_str().unwrap().to_owned();
-    let (s, v) = anna
-        .post_empty(&format!("/api/challenge/{id}/accept"))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = accepted_game(&ann, &anna, json!({"rated": true, "color": "white"})).await;
     let (s, v) = ann
         .post_empty(&format!("/api/board/game/{id}/resign"))
         .await;

@@ -3,7 +3,7 @@
 //! and the user events that tell a player it is their move, that a draw is
 //! offered to them or that their offer was declined.
 
-use crate::common::{Player, fresh, http, json_of, register, session_cookie};
+use crate::common::{Player, accepted_game, fresh, http, json_of, register, session_cookie};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -11,15 +11,7 @@ use serde_json::{Value, json};
 async fn started(base: &str) -> (Player, Player, String) {
     let white = register(base, "Wendy").await;
     let black = register(base, "Bruno").await;
-    let (s, v) = white
-        .post("/api/challenge/Bruno", json!({ "color": "white" }))
-        .await;
-    assert_eq!(s, StatusCode::OK, "challenge: {v}");
-    let id = v["id"].as_str().unwrap().to_owned();
-    let (s, v) = black
-        .post_empty(&format!("/api/challenge/{id}/accept"))
-        .await;
-    assert_eq!(s, StatusCode::OK, "accept: {v}");
+    let id = accepted_game(&white, &black, json!({ "color": "white" })).await;
     (white, black, id)
 }
 

@@ -410,6 +410,21 @@ impl Player {
     }
 }
 
+/// `challenger` challenges `challenged` (by name) with `body`, and the
+/// challenge is accepted: the started game's id.
+pub async fn accepted_game(challenger: &Player, challenged: &Player, body: Value) -> String {
+    let (s, v) = challenger
+        .post(&format!("/api/challenge/{}", challenged.name), body)
+        .await;
+    assert_eq!(s, StatusCode::OK, "challenge: {v}");
+    let id = v["id"].as_str().unwrap().to_owned();
+    let (s, v) = challenged
+        .post_empty(&format!("/api/challenge/{id}/accept"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "accept: {v}");
+    id
+}
+
 /// Reads an ndjson response line by line.
 pub struct NdStream {
     resp: reqwest::Response,
