@@ -15,7 +15,6 @@ use crate::accounts::{Accounts, Follow, MAX_FOLLOWING};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Path;
-use crate::games::Games;
 use crate::presence::Presence;
 use crate::store::User;
 use crate::views::OkJson;
@@ -177,17 +176,12 @@ pub struct FriendJson {
     security(("bearer" = []), ("cookie" = [])))]
 pub async fn following(
     State(accounts): State<Arc<Accounts>>,
-    State(games): State<Arc<Games>>,
     State(presence): State<Arc<Presence>>,
     user: AuthUser,
 ) -> ApiResult<Response> {
     let mut friends = Vec::new();
-    for u in accounts.following(user.user.id).await? {
-        let playing_id = games
-            .ongoing_of(u.id)
-            .await?
-            .first()
-            .map(|g| g.id.to_string());
+    for (u, game) in accounts.following(user.user.id).await? {
+        let playing_id = game.map(|g| g.to_string());
         friends.push(FriendJson {
             id: u.key(),
             title: crate::views::title_of(&u),

@@ -2,9 +2,10 @@
 //! that bound how fast accounts are made. The handlers reach the store's
 //! account rows only through here.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::{UserId, Variant};
+use crate::model::{GameId, UserId, Variant};
 use crate::now_ms;
 use crate::store::{
     Allowance, BotUpgrade, EndTokens, NewToken, Perf, RatingPoint, Refused, ResultCounts, Store,
@@ -94,9 +95,21 @@ impl Accounts {
         self.store.follows(user, other).await
     }
 
-    /// The players `user` follows, by name.
-    pub async fn following(&self, user: UserId) -> StoreResult<Vec<User>> {
-        self.store.followed_users(user, MAX_FOLLOWING).await
+    /// The players `user` follows, by name, each with their most recently
+    /// changed game under way.
+    pub async fn following(&self, user: UserId) -> StoreResult<Vec<(User, Option<GameId>)>> {
+        let mut playing: HashMap<UserId, GameId> = HashMap::new();
+        for (friend, game) in self.store.followed_playing(user).await? {
+            playing.entry(friend).or_insert(game);
+        }
+        let friends = self.store.followed_users(user, MAX_FOLLOWING).await?;
+        Ok(friends
+            .into_iter()
+            .map(|u| {
+                let game = playing.remove(&u.id);
+                (u, game)
+            })
+            .collect())
     }
 
     /// `user` no longer blocks `blocked`; false when they did not.

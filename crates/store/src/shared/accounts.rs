@@ -324,6 +324,28 @@ written_once! {
         rows::all(r, rows::user)
     }
 
+    /// The games under way of the players `user` follows, each as (the
+    /// player, the game), the most recently changed first: one read for
+    /// the whole friends list.
+    pub async fn followed_playing(&self, user: UserId) -> StoreResult<Vec<(UserId, GameId)>> {
+        self.read(1);
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT f.followed_id, g.id FROM follows f
+             JOIN games g ON g.status = 'started'
+                AND (g.white_id = f.followed_id OR g.black_id = f.followed_id)
+             WHERE f.user_id = $1 ORDER BY g.updated_at DESC, g.id",
+        )
+        .bind(user.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(u, g)| {
+                let id = g.parse().map_err(|_| crate::StoreError::Corrupt(format!("game id {g:?}")))?;
+                Ok((UserId(u), id))
+            })
+            .collect()
+    }
+
     /// The user's site settings as stored (a JSON object), `None` when
     /// they never saved any (then the defaults apply).
     pub async fn preferences(&self, user_id: UserId) -> StoreResult<Option<String>> {
