@@ -259,6 +259,13 @@ const MATRIX: &[Row] = &[
     ),
     row("POST", "/api/board/game/{id}/resign", Game, PLAYERS_ONLY),
     row("POST", "/api/board/game/{id}/abort", Game, PLAYERS_ONLY),
+    // The row's game is untimed: no clock to give time on (409).
+    row(
+        "POST",
+        "/api/round/{id}/add-time/{seconds}",
+        Game,
+        [401, 403, 409, 409, 403, 403],
+    ),
     row(
         "POST",
         "/api/board/game/{id}/draw/{accept}",
@@ -544,6 +551,7 @@ fn concrete_path(template: &str, f: &Fixture, id: Option<&str>) -> String {
         .replace("{nb}", "10")
         .replace("{perfType}", "chessmerge")
         .replace("{accept}", "yes")
+        .replace("{seconds}", "15")
 }
 
 /// Asks the server, answering the status (and, for the socket, checking

@@ -354,12 +354,18 @@ async fn finding_7_strict_input_hosts_headers_and_passwords() {
     let (s, v) = json_of(resp).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
     assert!(v["error"].as_str().unwrap().contains("varient"), "{v}");
-    // lichess's fields are understood: clocks refused with the reason.
+    // lichess's fields are understood: half a clock is refused with the reason.
     let (s, v) = alice
         .post("/api/challenge/bob", json!({"clock.limit": 300}))
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-    assert!(v["error"].as_str().unwrap().contains("untimed"), "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("clock.increment is missing"),
+        "{v}"
+    );
     let (s, v) = alice
         .post("/api/challenge/bob", json!({"rated": false, "days": 3}))
         .await;

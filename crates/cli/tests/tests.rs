@@ -29,6 +29,9 @@ mod server_api;
 mod server_authz;
 /// The bot API as lichess-bot calls it; bots and humans each on their own API.
 mod server_bot;
+/// Real-time and correspondence clocks: charging, lag, flag fall, giving
+/// time, refusals.
+mod server_clocks;
 /// Takebacks, rematches and conditional moves (issue 15).
 mod server_correspondence;
 /// Issue 45: anonymous streams and requests in their share, rates per

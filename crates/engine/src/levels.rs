@@ -126,12 +126,31 @@ fn fresh_seed() -> u64 {
 /// game is over (no legal move). Randomised at levels 1-6; see
 /// [`choose_move_seeded`] for a reproducible choice.
 pub fn choose_move(game: &chessmerge_rules::Game, level: u8) -> Option<chessmerge_rules::Move> {
-    choose_move_seeded(game, level, fresh_seed())
+    choose_move_within(game, level, None)
+}
+
+/// [`choose_move`] in at most `budget` when given (a timed game's share
+/// of the clock), else the level's own time.
+pub fn choose_move_within(game: &Game, level: u8, budget: Option<Duration>) -> Option<Move> {
+    choose_move_budgeted(game, level, fresh_seed(), budget)
 }
 
 /// [`choose_move`] with an explicit seed for the level's randomness.
 pub fn choose_move_seeded(game: &Game, level: u8, seed: u64) -> Option<Move> {
+    choose_move_budgeted(game, level, seed, None)
+}
+
+fn choose_move_budgeted(
+    game: &Game,
+    level: u8,
+    seed: u64,
+    budget: Option<Duration>,
+) -> Option<Move> {
     let cfg = level_config(level);
+    let mut limits = cfg.limits();
+    if let Some(budget) = budget {
+        limits.time = crate::TimeControl::MoveTime(budget.min(cfg.max_time));
+    }
     SEARCHER.with(|cell| {
         let mut slot = cell.borrow_mut();
         let searcher =
@@ -144,7 +163,7 @@ pub fn choose_move_seeded(game: &Game, level: u8, seed: u64) -> Option<Move> {
             eval_noise: cfg.noise,
             seed: splitmix(seed ^ 0x5eed),
         };
-        search_level(searcher, game, &cfg, &cfg.limits(), seed)
+        search_level(searcher, game, &cfg, &limits, seed)
     })
 }
 

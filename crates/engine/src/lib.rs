@@ -34,6 +34,6 @@ pub mod tables;
 pub mod tt;
 pub mod uci;
 
-pub use levels::{LevelConfig, choose_move, choose_move_seeded, level_config};
+pub use levels::{LevelConfig, choose_move, choose_move_seeded, choose_move_within, level_config};
 pub use limits::{Limits, TimeControl};
 pub use search::{SearchInfo, SearchResult, Searcher};

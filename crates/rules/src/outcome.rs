@@ -83,6 +83,17 @@ impl Position {
         None
     }
 
+    /// Whether `color` has anything but its lone king: a side left with
+    /// only an unmerged king can never mate, in any variant. A flag-fall
+    /// against such a side is a draw (lichess's rule, kept to its
+    /// plainest case, since the merge variants adjudicate no other
+    /// material).
+    pub fn has_mating_material(&self, color: Color) -> bool {
+        let b = &self.board;
+        let lone_kings = b.role(Role::King) & !b.pairs;
+        (b.color(color) & !lone_kings).any()
+    }
+
     /// The variant's list of positions where neither side can mate.
     pub fn is_insufficient_material(&self) -> bool {
         let b = &self.board;

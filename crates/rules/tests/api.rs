@@ -343,3 +343,19 @@ fn each_variant_has_one_description() {
     assert!(!std.pairs && !std.pawns_on_first_rank);
     assert_eq!(std.insufficient_material, InsufficientMaterial::Orthodox);
 }
+
+#[test]
+fn only_a_lone_unmerged_king_lacks_mating_material() {
+    let pos = |v, fen| Position::from_fen(v, fen).unwrap();
+    let p = pos(Variant::Standard, "4k3/4p3/8/8/8/8/8/4K3 w - - 0 1");
+    assert!(!p.has_mating_material(Color::White));
+    assert!(p.has_mating_material(Color::Black));
+    // A king and one knight count: only a bare king is judged.
+    let p = pos(Variant::Standard, "4k3/8/8/8/8/8/8/3NK3 w - - 0 1");
+    assert!(p.has_mating_material(Color::White));
+    assert!(!p.has_mating_material(Color::Black));
+    // Fusion: a king fused with a rook is no lone king.
+    let p = pos(Variant::Fusion, "7k/8/8/8/8/8/8/3(KR)4 w - - 0 1");
+    assert!(p.has_mating_material(Color::White));
+    assert!(!p.has_mating_material(Color::Black));
+}

@@ -117,6 +117,11 @@ pub struct ServeArgs {
     /// Limits on connections and on what one user may hold open.
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// For tests only: a file holding milliseconds to add to the server's
+    /// clock, read every 100 ms (so that a test can let a correspondence
+    /// clock's days pass). Never set in production.
+    #[arg(long, hide = true)]
+    pub test_time_offset_file: Option<std::path::PathBuf>,
 }
 
 /// Opens the store a `--database` value names.
@@ -308,6 +313,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         state.computer.sweep(store.clone(), computer::SWEEP_EVERY);
     }
     tokio::spawn(prune_events(store.clone()));
+    tokio::spawn(flag_sweep(state.games.clone()));
+    if let Some(path) = args.test_time_offset_file.clone() {
+        tracing::warn!(path = %path.display(), "the server's clock follows a test offset file");
+        tokio::spawn(follow_time_offset(path));
+    }
     tokio::spawn(expire_challenges(
         state.challenges.clone(),
         Duration::from_secs(args.limits.challenge_expiry_secs),
@@ -355,6 +365,38 @@ const GUEST_RETENTION: Duration = Duration::from_secs(24 * 3600);
 /// Allowance rows (login attempts, guests per address) whose window began
 /// this long ago, and leases that lapsed as long ago, are deleted.
 const LIMIT_RETENTION_MS: i64 = 24 * 3600 * 1000;
+
+/// How often [`flag_sweep`] looks for clocks that ran out: a flag falls
+/// at most this late when no move comes (a late move is refused at once).
+const FLAG_SWEEP_EVERY: Duration = Duration::from_millis(250);
+
+/// Ends the timed games whose side to move ran out of time, with no
+/// client needed. Each node sweeps; the games' version guard lets one
+/// change win, and the others find the game over.
+async fn flag_sweep(games: Arc<games::Games>) {
+    let mut every = tokio::time::interval(FLAG_SWEEP_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if let Err(e) = games.time_out_due().await {
+            tracing::warn!(error = %e, "cannot end games on time");
+        }
+    }
+}
+
+/// Follows `--test-time-offset-file`: its number (ms) is added to the
+/// server's clock.
+async fn follow_time_offset(path: std::path::PathBuf) {
+    let mut every = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        every.tick().await;
+        if let Ok(text) = tokio::fs::read_to_string(&path).await
+            && let Ok(ms) = text.trim().parse::<i64>()
+        {
+            store::set_time_offset(ms);
+        }
+    }
+}
 
 /// Pending challenges canceled per pass of [`expire_challenges`] (the
 /// rest wait for the next pass).

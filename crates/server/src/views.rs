@@ -5,16 +5,16 @@ use chessmerge_rules::{Position, Variant};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::model::{Color, GameStatus};
+use crate::model::{Color, GameStatus, TimeControl};
 use crate::store;
 
 pub use chessmerge_wire::{
     AnalysisCompleteJson, AnalysisProgressJson, ChallengeJson, ChatLineJson, ClientFrame,
-    CompatJson, DECLINE_REASONS, ErrorFrame, Event, GameEvent, GameFullJson, GameStateJson,
-    LegalMoveJson, LegalMoves, LightUser, LobbyEvent, LobbyKind, LobbyNews, NameJson,
-    NowPlayingJson, OpenChallengesJson, OpponentJson, PerfJson, PlayerJson, RatingDiffJson,
-    RematchJson, ServerFrame, StatusJson, TimeControlJson, UNLIMITED_TIME, UserEvent, VariantJson,
-    Word, Words,
+    ClockJson, CompatJson, DECLINE_REASONS, ErrorFrame, Event, GameEvent, GameFullJson,
+    GameStateJson, LegalMoveJson, LegalMoves, LightUser, LobbyEvent, LobbyKind, LobbyNews,
+    NameJson, NowPlayingJson, OpenChallengesJson, OpponentJson, PerfJson, PlayerJson,
+    RatingDiffJson, RematchJson, ServerFrame, StatusJson, TimeControlJson, UNLIMITED_TIME,
+    UserEvent, VariantJson, Word, Words,
 };
 
 /// `{"ok": true}`.
@@ -183,6 +183,53 @@ pub fn variant_json_at(v: Variant, initial_fen: Option<&str>) -> VariantJson {
     }
 }
 
+/// A time control as lichess writes it.
+pub fn time_control_json(control: Option<TimeControl>) -> TimeControlJson {
+    let mut json = TimeControlJson {
+        kind: Word::of("unlimited"),
+        limit: None,
+        increment: None,
+        show: None,
+        days_per_turn: None,
+    };
+    match control {
+        Some(TimeControl::Clock { limit, increment }) => {
+            json.kind = Word::of("clock");
+            json.limit = Some(limit);
+            json.increment = Some(increment);
+            json.show = Some(TimeControl::show(limit, increment));
+        }
+        Some(TimeControl::Correspondence { days }) => {
+            json.kind = Word::of("correspondence");
+            json.days_per_turn = Some(days);
+        }
+        None => {}
+    }
+    json
+}
+
+/// Each side's time left now and increment, ms (`[white, black]`, the
+/// same increment for both): the untimed figures for games without a
+/// real-time or correspondence clock.
+fn times(game: &store::Game) -> ([i64; 2], i64) {
+    match &game.clock {
+        Some(c) => {
+            let left = crate::domain::games::clock::remaining_at(
+                c,
+                game.turn(),
+                game.ply,
+                crate::now_ms(),
+            );
+            let inc = match c.control {
+                TimeControl::Clock { increment, .. } => i64::from(increment) * 1_000,
+                TimeControl::Correspondence { .. } => 0,
+            };
+            (left, inc)
+        }
+        None => ([UNLIMITED_TIME; 2], 0),
+    }
+}
+
 /// Builds the JSON of a challenge.
 pub fn challenge_of(
     c: &store::Challenge,
@@ -198,13 +245,11 @@ pub fn challenge_of(
         dest_user: dest.map(light_user),
         variant: variant_json_at(c.variant, c.initial_fen.as_deref()),
         rated: c.rated,
-        speed: Word::of("correspondence"),
-        time_control: TimeControlJson {
-            kind: Word::of("unlimited"),
-        },
+        speed: Word::of(TimeControl::speed(c.time_control)),
+        time_control: time_control_json(c.time_control),
         color: Word::of(c.color.as_str()),
         final_color: Word::of(c.color.as_str()),
-        perf: PerfJson::CORRESPONDENCE,
+        perf: PerfJson::of_speed(TimeControl::speed(c.time_control)),
         direction: None,
         initial_fen: c.initial_fen.clone(),
         kind: Word::of(c.kind.as_str()),
@@ -548,18 +593,20 @@ pub fn status_json(s: GameStatus) -> chessmerge_wire::GameStatus {
         GameStatus::Resign => W::Resign,
         GameStatus::Stalemate => W::Stalemate,
         GameStatus::Draw => W::Draw,
+        GameStatus::Outoftime => W::Outoftime,
     }
 }
 
 /// [`game_state`] with an empty `legal_moves`.
 fn game_state_without_legal_moves(game: &store::Game, pos: &Position) -> GameStateJson {
+    let (left, inc) = times(game);
     GameStateJson {
         kind: Default::default(),
         moves: game.moves.clone(),
-        wtime: UNLIMITED_TIME,
-        btime: UNLIMITED_TIME,
-        winc: 0,
-        binc: 0,
+        wtime: left[0],
+        btime: left[1],
+        winc: inc,
+        binc: inc,
         status: status_json(game.status),
         winner: game.winner.map(|c| Word::of(c.name())),
         reason: game.status_reason.clone(),
@@ -667,8 +714,19 @@ pub fn game_full(game: &store::Game, players: &Players, state: GameStateJson) ->
         kind: Default::default(),
         id: game.id.to_string(),
         variant: variant_json_at(game.variant, Some(game.initial_fen.as_str())),
-        speed: Word::of("correspondence"),
-        perf: PerfJson::CORRESPONDENCE,
+        speed: Word::of(game.speed()),
+        perf: PerfJson::of_speed(game.speed()),
+        clock: match game.time_control() {
+            Some(TimeControl::Clock { limit, increment }) => Some(ClockJson {
+                initial: i64::from(limit) * 1_000,
+                increment: i64::from(increment) * 1_000,
+            }),
+            _ => None,
+        },
+        days_per_turn: match game.time_control() {
+            Some(TimeControl::Correspondence { days }) => Some(days),
+            _ => None,
+        },
         rated: game.rated,
         created_at: game.created_at,
         white: with_game_rating(&players.white, game.white_rating),
@@ -712,7 +770,10 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
         fen: game.fen.clone(),
         has_moved,
         is_my_turn: game.is_ongoing() && game.turn() == color,
-        seconds_left: UNLIMITED_TIME / 1000,
+        seconds_left: times(game).0[match color {
+            Color::White => 0,
+            Color::Black => 1,
+        }] / 1000,
         last_move: game.last_move().unwrap_or_default().to_owned(),
         last_move_at: game.updated_at,
         opponent: OpponentJson {
@@ -722,10 +783,10 @@ pub fn now_playing(game: &store::Game, color: Color, players: &Players) -> NowPl
             rating: opp.rating,
             provisional: opp.provisional,
         },
-        perf: Word::of("correspondence"),
+        perf: Word::of(game.speed()),
         rated: game.rated,
         source: Word::of(source_of(game)),
-        speed: Word::of("correspondence"),
+        speed: Word::of(game.speed()),
         status: StatusJson::of(status_json(game.status)),
         winner: game.winner.map(|c| Word::of(c.name())),
         variant: variant_json_at(game.variant, Some(game.initial_fen.as_str())),

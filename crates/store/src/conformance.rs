@@ -48,6 +48,7 @@ pub fn challenge(
         decline_reason: None,
         created_at: at,
         rated: false,
+        time_control: None,
     }
 }
 
@@ -77,6 +78,7 @@ pub fn game(id: &str, white: UserId, black: UserId) -> Game {
         rated: false,
         white_rating: None,
         black_rating: None,
+        clock: None,
     }
 }
 

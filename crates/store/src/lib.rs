@@ -49,17 +49,28 @@ pub use postgres::{PgStore, is_postgres_url};
 pub use sqlite::SqliteStore;
 
 use crate::model::{
-    ChallengeId, ChallengeKind, ChallengeStatus, ChatRoom, Color, ColorRequest, GameId, GameStatus,
-    UserId, Variant,
+    ChallengeId, ChallengeKind, ChallengeStatus, ChatRoom, Color, ColorRequest, GameClock, GameId,
+    GameStatus, TimeControl, UserId, Variant,
 };
 use crate::shared::challenge_writes::{ChallengeWork, Outcome};
 
-/// Milliseconds since the Unix epoch.
+/// Added to the system clock by [`now_ms`]: 0 but in tests that move
+/// the server's time forward (`serve --test-time-offset-file`).
+static TIME_OFFSET_MS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+
+/// Milliseconds since the Unix epoch (plus the test offset, if one is set).
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+        + TIME_OFFSET_MS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Moves [`now_ms`] `ms` ahead of the system clock (tests only: days of a
+/// correspondence clock pass in a moment).
+pub fn set_time_offset(ms: i64) {
+    TIME_OFFSET_MS.store(ms, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Random bytes from the operating system.
@@ -278,6 +289,8 @@ pub struct Challenge {
     pub created_at: i64,
     /// A rated challenge (its game changes both players' ratings).
     pub rated: bool,
+    /// The game's time control (`None`: untimed).
+    pub time_control: Option<TimeControl>,
 }
 
 /// A game as stored: everything needed to rebuild it with the rules crate,
@@ -332,6 +345,8 @@ pub struct Game {
     pub white_rating: Option<SideRating>,
     /// Black's, likewise.
     pub black_rating: Option<SideRating>,
+    /// A timed game's clocks (`None`: untimed).
+    pub clock: Option<GameClock>,
 }
 
 /// Where a rematch of a finished game stands.
@@ -507,6 +522,25 @@ pub struct GameFilter {
 }
 
 impl Game {
+    /// The game's time control (`None`: untimed).
+    pub fn time_control(&self) -> Option<TimeControl> {
+        self.clock.as_ref().map(|c| c.control)
+    }
+
+    /// lichess's speed word of the game ([`TimeControl::speed`]).
+    pub fn speed(&self) -> &'static str {
+        TimeControl::speed(self.time_control())
+    }
+
+    /// When the game ends on time unless the side to move moves (the
+    /// indexed `clock_deadline` column the flag sweep reads).
+    pub fn clock_deadline(&self) -> Option<i64> {
+        self.clock
+            .as_ref()
+            .filter(|_| self.is_ongoing())
+            .and_then(|c| c.deadline)
+    }
+
     /// The Merge-UCI moves as a list.
     pub fn move_list(&self) -> Vec<&str> {
         self.moves.split_ascii_whitespace().collect()

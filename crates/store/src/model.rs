@@ -178,7 +178,7 @@ macro_rules! word_enum {
 
 word_enum!(
     /// A game's status, with lichess's words.
-    GameStatus, "game status", "started, aborted, mate, resign, stalemate or draw", {
+    GameStatus, "game status", "started, aborted, mate, resign, stalemate, draw or outoftime", {
         /// Being played.
         Started = "started",
         /// Ended before both sides moved.
@@ -191,6 +191,8 @@ word_enum!(
         Stalemate = "stalemate",
         /// Drawn by agreement or by a rule.
         Draw = "draw",
+        /// A clock ran out (a win, or a draw when the other side could not mate).
+        Outoftime = "outoftime",
     }
 );
 
@@ -275,6 +277,108 @@ impl ColorRequest {
     }
 }
 
+/// A game's time control; a game without one is untimed ("unlimited").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum TimeControl {
+    /// Real time: seconds on each clock at the start, and added per move.
+    Clock {
+        /// Seconds at the start (lichess's `clock.limit`).
+        limit: u32,
+        /// Seconds added after each move (`clock.increment`).
+        increment: u32,
+    },
+    /// Correspondence: days for each move.
+    Correspondence {
+        /// Days per move (lichess's `days`).
+        days: u32,
+    },
+}
+
+impl TimeControl {
+    /// lichess's estimate of a game's length in seconds: limit + 40 ×
+    /// increment (0 for correspondence).
+    pub fn estimate_secs(self) -> u32 {
+        match self {
+            TimeControl::Clock { limit, increment } => limit + 40 * increment,
+            TimeControl::Correspondence { .. } => 0,
+        }
+    }
+
+    /// lichess's speed: `ultraBullet`, `bullet`, `blitz`, `rapid` or
+    /// `classical` by the estimate; `correspondence` by days, and for
+    /// untimed games too (lichess's `unlimited` games are
+    /// correspondence-speed).
+    pub fn speed(control: Option<TimeControl>) -> &'static str {
+        match control {
+            Some(c @ TimeControl::Clock { .. }) => match c.estimate_secs() {
+                0..30 => "ultraBullet",
+                30..180 => "bullet",
+                180..480 => "blitz",
+                480..1500 => "rapid",
+                _ => "classical",
+            },
+            Some(TimeControl::Correspondence { .. }) | None => "correspondence",
+        }
+    }
+
+    /// A clock as players write it: `3+2`, `½+0`, `1.5+1`.
+    pub fn show(limit: u32, increment: u32) -> String {
+        let minutes = match limit {
+            15 => "¼".to_owned(),
+            30 => "½".to_owned(),
+            45 => "¾".to_owned(),
+            l if l % 60 == 0 => (l / 60).to_string(),
+            l => format!("{}", f64::from(l) / 60.0),
+        };
+        format!("{minutes}+{increment}")
+    }
+
+    /// Stored form (JSON in a text column).
+    pub fn to_text(self) -> String {
+        serde_json::to_string(&self).expect("a time control serialises")
+    }
+
+    /// Reads [`TimeControl::to_text`].
+    pub fn parse(text: &str) -> Result<TimeControl, ParseError> {
+        serde_json::from_str(text)
+            .map_err(|_| parse_error("time control", text, "a stored time control"))
+    }
+}
+
+/// A timed game's clocks as stored with it (JSON in `games.clock`): the
+/// figures as of the start of the current turn. What the side to move has
+/// used since is `now - turn_started_at`; the domain charges it when the
+/// move comes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GameClock {
+    /// The time control.
+    pub control: TimeControl,
+    /// Each side's time left when its current or last turn began, ms
+    /// (`[white, black]`).
+    pub remaining: [i64; 2],
+    /// Each side's lag compensation left, ms (lichess's quota).
+    pub quota: [i64; 2],
+    /// When the side to move's turn began (ms since the epoch).
+    pub turn_started_at: i64,
+    /// When the game ends unless the side to move moves (ms since the
+    /// epoch): on time, or aborted before both sides moved. `None` once
+    /// the game is over, or while its clocks are paused.
+    pub deadline: Option<i64>,
+}
+
+impl GameClock {
+    /// Stored form (JSON in a text column).
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("a clock serialises")
+    }
+
+    /// Reads [`GameClock::to_text`].
+    pub fn parse(text: &str) -> Result<GameClock, ParseError> {
+        serde_json::from_str(text).map_err(|_| parse_error("clock", text, "a stored clock"))
+    }
+}
+
 /// Reads a colour word (`white`, `black`).
 pub fn parse_color(s: &str) -> Result<Color, ParseError> {
     match s {
@@ -337,6 +441,26 @@ mod tests {
         );
         assert!("green".parse::<ColorRequest>().is_err());
         assert_eq!(parse_color("black").unwrap(), Color::Black);
+    }
+
+    #[test]
+    fn speeds_follow_lichess_estimate() {
+        let speed =
+            |limit, increment| TimeControl::speed(Some(TimeControl::Clock { limit, increment }));
+        assert_eq!(speed(15, 0), "ultraBullet");
+        assert_eq!(speed(60, 0), "bullet");
+        assert_eq!(speed(120, 1), "bullet");
+        assert_eq!(speed(180, 0), "blitz");
+        assert_eq!(speed(180, 2), "blitz");
+        assert_eq!(speed(600, 0), "rapid");
+        assert_eq!(speed(1800, 0), "classical");
+        let days = TimeControl::Correspondence { days: 3 };
+        assert_eq!(TimeControl::speed(Some(days)), "correspondence");
+        assert_eq!(TimeControl::speed(None), "correspondence");
+        assert_eq!(TimeControl::show(180, 2), "3+2");
+        assert_eq!(TimeControl::show(30, 0), "½+0");
+        assert_eq!(TimeControl::show(90, 1), "1.5+1");
+        assert_eq!(TimeControl::parse(&days.to_text()).unwrap(), days);
     }
 
     #[test]

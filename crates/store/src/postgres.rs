@@ -69,6 +69,7 @@ const MIGRATIONS: &[Migration] = embedded!("postgres";
     9 "game imports" "0009_game_imports.sql",
     10 "shared limits: allowances and leases" "0010_shared_limits.sql",
     11 "pending challenges by age, blocks and follows" "0011_challenge_expiry_and_blocks.sql",
+    12 "clocks" "0012_clocks.sql",
 );
 
 /// Advisory lock keys: migrations, and the order of user and lobby events.
@@ -131,15 +132,16 @@ async fn update_games(
             updated_at = v.updated_at, takeback_offer = v.takeback_offer, rematch = v.rematch,
             forecasts = v.forecasts, white_rating = v.white_rating,
             white_rating_diff = v.white_rating_diff, black_rating = v.black_rating,
-            black_rating_diff = v.black_rating_diff
+            black_rating_diff = v.black_rating_diff, clock = v.clock,
+            clock_deadline = v.clock_deadline
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
             $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::text[],
             $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::bigint[],
-            $18::bigint[], $19::bigint[], $20::bigint[])
+            $18::bigint[], $19::bigint[], $20::bigint[], $21::text[], $22::bigint[])
             AS v(id, status, winner, status_reason, moves, san, fen, ply, version, draw_offer,
                 updated_at, takeback_offer, rematch, forecasts, white_rating,
                 white_rating_diff, black_rating, black_rating_diff, expected_version,
-                expected_ply)
+                expected_ply, clock, clock_deadline)
          WHERE g.id = v.id AND g.version = v.expected_version AND g.ply = v.expected_ply
          RETURNING g.id",
     )
@@ -163,6 +165,8 @@ async fn update_games(
     .bind(n(&|c| c.game.black_rating.map(|r| r.diff)))
     .bind(n(&|c| Some(c.expected_version)))
     .bind(n(&|c| Some(c.expected_ply)))
+    .bind(g(&|g| g.clock.as_ref().map(super::GameClock::to_text)))
+    .bind(n(&|c| c.game.clock_deadline()))
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows.into_iter().map(|(id,)| id).collect())

@@ -7,7 +7,7 @@ use super::{
     Challenge, ChatLine, Game, Perf, RatingPoint, ResultCounts, SideRating, StoreError,
     StoreResult, TokenInfo, TokenKind, User,
 };
-use crate::model::{Color, UserId, Variant, parse_color};
+use crate::model::{Color, GameClock, TimeControl, UserId, Variant, parse_color};
 
 /// Reading one row's columns by name.
 pub(super) trait Columns {
@@ -120,6 +120,10 @@ pub(super) fn challenge(row: &impl Columns) -> StoreResult<Challenge> {
             decline_reason: row.opt_text("decline_reason")?,
             created_at: row.int("created_at")?,
             rated: row.int("rated")? != 0,
+            time_control: row
+                .opt_text("time_control")?
+                .map(|t| TimeControl::parse(&t).map_err(|e| corrupt("time_control", e)))
+                .transpose()?,
         })
     };
     read().map_err(|e| within("challenge", &id, e))
@@ -155,6 +159,10 @@ pub(super) fn game(row: &impl Columns) -> StoreResult<Game> {
             rated: row.int("rated")? != 0,
             white_rating: side_rating(row, "white")?,
             black_rating: side_rating(row, "black")?,
+            clock: row
+                .opt_text("clock")?
+                .map(|t| GameClock::parse(&t).map_err(|e| corrupt("clock", e)))
+                .transpose()?,
         })
     };
     read().map_err(|e| within("game", &id, e))

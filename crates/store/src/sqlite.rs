@@ -44,6 +44,7 @@ const MIGRATIONS: &[Migration] = embedded!("sqlite";
     12 "shared limits: allowances and leases" "0012_shared_limits.sql",
     13 "game events in a table with row ids" "0013_game_events_by_rowid.sql",
     14 "pending challenges by age, blocks and follows" "0014_challenge_expiry_and_blocks.sql",
+    15 "clocks" "0015_clocks.sql",
 );
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).
@@ -160,7 +161,7 @@ async fn apply_game_commit(
         "UPDATE games SET status = ?, winner = ?, status_reason = ?, moves = ?, san = ?, fen = ?,
             ply = ?, version = ?, draw_offer = ?, updated_at = ?, takeback_offer = ?, rematch = ?,
             forecasts = ?, white_rating = ?, white_rating_diff = ?, black_rating = ?,
-            black_rating_diff = ?
+            black_rating_diff = ?, clock = ?, clock_deadline = ?
          WHERE id = ? AND version = ? AND ply = ?",
     )
     .bind(g.status.as_str())
@@ -180,6 +181,8 @@ async fn apply_game_commit(
     .bind(g.white_rating.map(|r| r.diff))
     .bind(g.black_rating.map(|r| r.rating))
     .bind(g.black_rating.map(|r| r.diff))
+    .bind(g.clock.as_ref().map(super::GameClock::to_text))
+    .bind(g.clock_deadline())
     .bind(g.id.as_str())
     .bind(c.expected_version)
     .bind(c.expected_ply)
@@ -281,7 +284,8 @@ async fn apply_plain_commits(
     let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
         "WITH v(id, expected_version, expected_ply, status, winner, status_reason, moves, san,
             fen, ply, version, draw_offer, updated_at, takeback_offer, rematch, forecasts,
-            white_rating, white_rating_diff, black_rating, black_rating_diff) AS (",
+            white_rating, white_rating_diff, black_rating, black_rating_diff, clock,
+            clock_deadline) AS (",
     );
     // Padded: a row of NULLs has no `id` to match.
     push_padded_values(
@@ -311,7 +315,9 @@ async fn apply_plain_commits(
                 .push_bind(g.white_rating.map(|r| r.rating))
                 .push_bind(g.white_rating.map(|r| r.diff))
                 .push_bind(g.black_rating.map(|r| r.rating))
-                .push_bind(g.black_rating.map(|r| r.diff));
+                .push_bind(g.black_rating.map(|r| r.diff))
+                .push_bind(g.clock.as_ref().map(super::GameClock::to_text))
+                .push_bind(g.clock_deadline());
         },
     );
     q.push(
@@ -320,7 +326,8 @@ async fn apply_plain_commits(
             draw_offer = v.draw_offer, updated_at = v.updated_at,
             takeback_offer = v.takeback_offer, rematch = v.rematch, forecasts = v.forecasts,
             white_rating = v.white_rating, white_rating_diff = v.white_rating_diff,
-            black_rating = v.black_rating, black_rating_diff = v.black_rating_diff
+            black_rating = v.black_rating, black_rating_diff = v.black_rating_diff,
+            clock = v.clock, clock_deadline = v.clock_deadline
          FROM v
          WHERE games.id = v.id AND games.version = v.expected_version AND games.ply = v.expected_ply
          RETURNING games.id",
@@ -384,7 +391,7 @@ async fn apply_plain_commits(
 }
 
 /// The values of a row of [`apply_plain_commits`]' `v`.
-const PLAIN_COMMIT_COLUMNS: usize = 20;
+const PLAIN_COMMIT_COLUMNS: usize = 22;
 
 /// Numbers and inserts user and lobby events: a multi-row `INSERT` per
 /// table ([`insert_user_events`]).

@@ -36,13 +36,28 @@ pub struct VariantJson {
     pub short: Word,
 }
 
-/// A time control; always `unlimited`.
+/// A time control, as lichess writes it: `clock` (with `limit`,
+/// `increment` and `show`), `correspondence` (with `daysPerTurn`) or
+/// `unlimited`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct TimeControlJson {
-    /// Always `unlimited`.
+    /// `clock`, `correspondence` or `unlimited`.
     #[serde(rename = "type")]
     pub kind: Word,
+    /// A clock's initial time, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    /// A clock's increment, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub increment: Option<u32>,
+    /// A clock as players write it (`3+2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub show: Option<String>,
+    /// A correspondence game's days per move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days_per_turn: Option<u32>,
 }
 
 /// A challenge.
@@ -64,9 +79,10 @@ pub struct ChallengeJson {
     pub variant: VariantJson,
     /// Whether the game will be rated.
     pub rated: bool,
-    /// Always `correspondence`.
+    /// lichess's speed: `ultraBullet`, `bullet`, `blitz`, `rapid`,
+    /// `classical` or `correspondence` (also for untimed games).
     pub speed: Word,
-    /// Always unlimited.
+    /// The time control.
     pub time_control: TimeControlJson,
     /// The challenger's colour request: `white`, `black` or `random`.
     pub color: Word,

@@ -36,6 +36,10 @@ pub enum ClientFrame<I, M> {
         /// Offer or accept a draw with it.
         #[serde(default, skip_serializing_if = "crate::is_false")]
         draw: bool,
+        /// The network lag the client measured, ms (lichess's `l`): a
+        /// timed game's clock forgives it, up to a quota per player.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        l: Option<i64>,
         /// The number the acknowledgement or refusal repeats.
         #[serde(skip_serializing_if = "Option::is_none")]
         a: Option<i64>,

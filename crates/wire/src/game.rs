@@ -43,12 +43,14 @@ pub enum GameStatus {
     Stalemate,
     /// Drawn by agreement or by a rule.
     Draw,
+    /// A clock ran out.
+    Outoftime,
 }
 
 impl GameStatus {
     /// lichess's numeric id of the status (`status.id` of its game
     /// objects): started 20, aborted 25, mate 30, resign 31, stalemate
-    /// 32, draw 34 (lichess's others, such as created 10 or outoftime 35,
+    /// 32, draw 34, outoftime 35 (lichess's others, such as created 10,
     /// do not happen here).
     pub const fn id(self) -> u16 {
         match self {
@@ -58,6 +60,7 @@ impl GameStatus {
             GameStatus::Resign => 31,
             GameStatus::Stalemate => 32,
             GameStatus::Draw => 34,
+            GameStatus::Outoftime => 35,
         }
     }
 
@@ -75,6 +78,7 @@ impl GameStatus {
             GameStatus::Resign => "resign",
             GameStatus::Stalemate => "stalemate",
             GameStatus::Draw => "draw",
+            GameStatus::Outoftime => "outoftime",
         }
     }
 }
@@ -99,13 +103,14 @@ pub struct GameStateJson {
     pub kind: GameStateKind,
     /// Space-separated Merge-UCI moves.
     pub moves: String,
-    /// Untimed: always 2147483647.
+    /// White's time left, ms, when the state was made (untimed and
+    /// correspondence-free games: 2147483647).
     pub wtime: i64,
-    /// Untimed: always 2147483647.
+    /// Black's, likewise.
     pub btime: i64,
-    /// Always 0.
+    /// White's increment, ms.
     pub winc: i64,
-    /// Always 0.
+    /// Black's increment, ms.
     pub binc: i64,
     /// `started`, `aborted`, `mate`, `resign`, `stalemate` or `draw`.
     pub status: GameStatus,
@@ -290,7 +295,8 @@ impl<'de> Deserialize<'de> for LegalMoves {
     }
 }
 
-/// A perf (rating category) in brief; all our games are untimed.
+/// A perf (rating category) in brief: named by the game's speed, as
+/// lichess names its standard perfs (ratings here are kept by variant).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct PerfJson {
@@ -298,16 +304,42 @@ pub struct PerfJson {
     /// correspondence. Absent from events stored before it was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<Word>,
-    /// Always `Correspondence`.
+    /// `UltraBullet`, `Bullet`, `Blitz`, `Rapid`, `Classical` or `Correspondence`.
     pub name: Word,
 }
 
 impl PerfJson {
-    /// The only perf.
+    /// Correspondence and untimed games.
     pub const CORRESPONDENCE: PerfJson = PerfJson {
         icon: Some(Word::of(";")),
         name: Word::of("Correspondence"),
     };
+
+    /// The perf of a speed word (lichess's names and icons).
+    pub fn of_speed(speed: &str) -> PerfJson {
+        let (icon, name) = match speed {
+            "ultraBullet" => ("{", "UltraBullet"),
+            "bullet" => ("T", "Bullet"),
+            "blitz" => (")", "Blitz"),
+            "rapid" => ("#", "Rapid"),
+            "classical" => ("+", "Classical"),
+            _ => return PerfJson::CORRESPONDENCE,
+        };
+        PerfJson {
+            icon: Some(Word::of(icon)),
+            name: Word::of(name),
+        }
+    }
+}
+
+/// A real-time game's clock in `gameFull`, ms (lichess's board API).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+pub struct ClockJson {
+    /// Each side's time at the start.
+    pub initial: i64,
+    /// Added after each move.
+    pub increment: i64,
 }
 
 /// A player of a game: a user, or the computer.
@@ -350,10 +382,16 @@ pub struct GameFullJson {
     pub id: String,
     /// The variant.
     pub variant: VariantJson,
-    /// Always `correspondence`.
+    /// lichess's speed (`blitz`, ..., `correspondence`).
     pub speed: Word,
     /// The perf.
     pub perf: PerfJson,
+    /// A real-time game's clock (absent otherwise).
+    #[serde(default)]
+    pub clock: Option<ClockJson>,
+    /// A correspondence game's days per move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days_per_turn: Option<u32>,
     /// Whether the game is rated.
     pub rated: bool,
     /// Milliseconds since the Unix epoch.
@@ -439,7 +477,7 @@ pub struct NowPlayingJson {
     pub has_moved: bool,
     /// Whether it is your move.
     pub is_my_turn: bool,
-    /// Untimed: always 2147483 (lichess-bot reads it).
+    /// Your time left, seconds (untimed: 2147483; lichess-bot reads it).
     pub seconds_left: i64,
     /// The last move, Merge-UCI (empty before the first).
     pub last_move: String,
@@ -448,13 +486,13 @@ pub struct NowPlayingJson {
     pub last_move_at: i64,
     /// Your opponent.
     pub opponent: OpponentJson,
-    /// Always `correspondence`.
+    /// The perf key: the speed (`blitz`, ..., `correspondence`).
     pub perf: Word,
     /// Whether the game is rated.
     pub rated: bool,
     /// `friend`, `lobby` or `ai`.
     pub source: Word,
-    /// Always `correspondence`.
+    /// lichess's speed (`blitz`, ..., `correspondence`).
     pub speed: Word,
     /// The status.
     pub status: StatusJson,

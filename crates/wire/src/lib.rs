@@ -26,8 +26,9 @@ pub use event::{
 };
 pub use frame::{ClientFrame, ErrorFrame, ServerFrame};
 pub use game::{
-    CompatJson, GameFullJson, GameStateJson, GameStatus, LegalMoveJson, LegalMoves, NowPlayingJson,
-    OpponentJson, PerfJson, PlayerJson, RatingDiffJson, RematchJson, StatusJson, Words,
+    ClockJson, CompatJson, GameFullJson, GameStateJson, GameStatus, LegalMoveJson, LegalMoves,
+    NowPlayingJson, OpponentJson, PerfJson, PlayerJson, RatingDiffJson, RematchJson, StatusJson,
+    Words,
 };
 
 /// Clock value lichess sends for untimed games.

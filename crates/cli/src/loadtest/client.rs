@@ -244,6 +244,7 @@ impl Conn {
             u: uci,
             ply: Some(ply),
             draw: false,
+            l: None,
             a: Some(a),
         };
         tokio::time::timeout(limit, ws.send(message(&frame)))

@@ -332,6 +332,7 @@ mod tests {
             u: "Pa6a7",
             ply: Some(2),
             draw: false,
+            l: None,
             a: Some(5),
         };
         assert_eq!(

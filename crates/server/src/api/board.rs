@@ -16,7 +16,7 @@ use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{MovePath, Path, Query};
 use crate::games::Games;
 use crate::games::{Actor, LiveGame};
-use crate::model::{Color, GameId, GameStatus, UserId};
+use crate::model::{Color, GameId, GameStatus, TimeControl, UserId};
 use crate::review::Analyses;
 use crate::state::Site;
 use crate::store;
@@ -70,7 +70,8 @@ pub(crate) async fn play_as(
 ) -> ApiResult<Json<OkJson>> {
     let offering = q.offering_draw.unwrap_or(false);
     games
-        .play_move(id, Actor::User(player.id), mv, None, offering)
+        // lichess's HTTP APIs report no lag: their moves are charged in full.
+        .play_move(id, Actor::User(player.id), mv, None, offering, 0)
         .await?;
     Ok(Json(OkJson::yes()))
 }
@@ -92,6 +93,38 @@ pub async fn resign(
     Path(id): Path<GameId>,
 ) -> ApiResult<Json<OkJson>> {
     games.resign(&id, user.human()?.id).await?;
+    Ok(Json(OkJson::yes()))
+}
+
+/// Most seconds one call of `add-time` gives (lichess's bound).
+pub const MAX_ADD_SECONDS: u32 = 86_400;
+
+/// Give the opponent time on a real-time clock (lichess's `add-time`;
+/// the page's "+15 seconds"). Bounded per move, like offers.
+#[utoipa::path(post, path = "/api/round/{id}/add-time/{seconds}", tag = "board",
+    params(("id" = String, Path, description = "game id"),
+        ("seconds" = u32, Path, description = "1 to 86400")),
+    responses(
+        (status = 400, description = "malformed id or seconds", body = ErrorBody),
+        (status = 200, description = "given", body = OkJson),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 403, description = "not your game", body = ErrorBody),
+        (status = 404, description = "no such game", body = ErrorBody),
+        (status = 409, description = "the game is over, has no real-time clock, or time was given too often at this move", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn add_time(
+    State(games): State<Arc<Games>>,
+    user: AuthUser,
+    Path((id, seconds)): Path<(GameId, u32)>,
+) -> ApiResult<Json<OkJson>> {
+    if !(1..=MAX_ADD_SECONDS).contains(&seconds) {
+        return Err(ApiError::bad(format!(
+            "seconds must be 1 to {MAX_ADD_SECONDS}, not {seconds}"
+        )));
+    }
+    games
+        .give_time(&id, user.user.id, i64::from(seconds) * 1_000)
+        .await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -282,6 +315,7 @@ fn pgn_of(
         GameStatus::Mate | GameStatus::Resign | GameStatus::Stalemate | GameStatus::Draw => {
             "Normal"
         }
+        GameStatus::Outoftime => "Time forfeit",
     }
     .to_owned();
     let kind = if g.rated { "Rated" } else { "Casual" };
@@ -292,6 +326,15 @@ fn pgn_of(
         ("White".into(), players.white.name.clone()),
         ("Black".into(), players.black.name.clone()),
         ("GameId".into(), g.id.to_string()),
+        // lichess's form: `180+2` for a clock, `-` otherwise (its
+        // correspondence games too).
+        (
+            "TimeControl".into(),
+            match g.time_control() {
+                Some(TimeControl::Clock { limit, increment }) => format!("{limit}+{increment}"),
+                _ => "-".into(),
+            },
+        ),
         ("Termination".into(), termination),
     ];
     // lichess's rating tags, for a finished rated game.
@@ -355,8 +398,8 @@ async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> Api
         id: g.id.to_string(),
         rated: g.rated,
         variant: views::variant_key(g.variant, Some(g.initial_fen.as_str())),
-        speed: "correspondence",
-        perf: "correspondence",
+        speed: g.speed(),
+        perf: g.speed(),
         created_at: g.created_at,
         last_move_at: g.updated_at,
         status: g.status,

@@ -13,7 +13,7 @@ use crate::challenges::{Challenges, OPEN_LIST_LIMIT, Terms, direction_for};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path, Query};
 use crate::games::Games;
-use crate::model::{ChallengeId, ColorRequest, Variant};
+use crate::model::{ChallengeId, ColorRequest, TimeControl, Variant};
 use crate::store::Challenge;
 use crate::views::DECLINE_REASONS;
 use crate::views::{ChallengeJson, ChallengeListJson, GameJson, OkJson};
@@ -48,14 +48,14 @@ pub struct ChallengeParams {
     #[schema(value_type = Option<bool>)]
     #[param(value_type = Option<bool>)]
     pub rated: Option<LooseBool>,
-    /// lichess's days per move of a correspondence game: accepted and
-    /// ignored (games here are untimed).
+    /// Days per move of a correspondence game: 1, 2, 3, 5, 7, 10 or 14
+    /// (lichess's). Leave out `days` and the clock for an untimed game.
     #[serde(default, deserialize_with = "optional")]
     pub days: Option<i64>,
-    /// lichess's clock: refused (games here are untimed).
+    /// A real-time clock's initial time, seconds: 0 to 10800 (with `clock.increment`).
     #[serde(rename = "clock.limit", default, deserialize_with = "optional")]
     pub clock_limit: Option<i64>,
-    /// lichess's clock increment: refused (games here are untimed).
+    /// A real-time clock's increment, seconds: 0 to 180 (with `clock.limit`).
     #[serde(rename = "clock.increment", default, deserialize_with = "optional")]
     pub clock_increment: Option<i64>,
     /// lichess's name of an open challenge (berserk's `create_open` sends
@@ -106,13 +106,45 @@ pub struct DeclineParams {
     pub reason: Option<String>,
 }
 
+/// The time control of a challenge's parameters: a clock, days, or
+/// neither (untimed); each fault is a 400 naming its field.
+fn time_control(p: &ChallengeParams) -> ApiResult<Option<TimeControl>> {
+    let number = |field: &str, v: i64| {
+        u32::try_from(v).map_err(|_| ApiError::bad(format!("{field} must not be negative: {v}")))
+    };
+    let control = match (p.clock_limit, p.clock_increment, p.days) {
+        (None, None, None) => return Ok(None),
+        (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
+            return Err(ApiError::bad(
+                "days and clock.limit/clock.increment exclude each other: send a clock or days",
+            ));
+        }
+        (Some(limit), Some(increment), None) => TimeControl::Clock {
+            limit: number("clock.limit", limit)?,
+            increment: number("clock.increment", increment)?,
+        },
+        (Some(_), None, None) => {
+            return Err(ApiError::bad(
+                "clock.increment is missing: send it with clock.limit",
+            ));
+        }
+        (None, Some(_), None) => {
+            return Err(ApiError::bad(
+                "clock.limit is missing: send it with clock.increment",
+            ));
+        }
+        (None, None, Some(days)) => TimeControl::Correspondence {
+            days: number("days", days)?,
+        },
+    };
+    crate::games::clock::check(control)
+        .map(Some)
+        .map_err(ApiError::bad)
+}
+
 fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
     let rated = p.rated.is_some_and(|r| r.0);
-    if p.clock_limit.is_some() || p.clock_increment.is_some() {
-        return Err(ApiError::bad(
-            "timed games are not offered: games here are untimed; leave out clock.limit and clock.increment",
-        ));
-    }
+    let time_control = time_control(p)?;
     if p.accept_by_token
         .as_deref()
         .is_some_and(|t| !t.trim().is_empty())
@@ -138,6 +170,7 @@ fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
         ));
     }
     terms.rated = rated;
+    terms.time_control = time_control;
     Ok(terms)
 }
 

@@ -197,6 +197,7 @@ pub async fn import_game(
             rated: false,
             white_rating: None,
             black_rating: None,
+            clock: None,
         };
         let first = serde_json::to_string(&views::game_state(&row, pos))
             .map_err(|e| ApiError::Internal(format!("cannot encode an event: {e}")))?;

@@ -51,7 +51,7 @@ pub const LARGE_BODIES: &[(&str, usize)] = &[("/api/import", import::BODY_LIMIT)
         challenge::challenge_user, challenge::challenge_open, challenge::challenge_ai,
         challenge::list, challenge::list_open, challenge::show,
         challenge::accept, challenge::decline, challenge::cancel, levels::levels,
-        board::play_move, board::resign, board::abort, board::draw, board::show,
+        board::play_move, board::resign, board::add_time, board::abort, board::draw, board::show,
         board::playing, board::export, board::user_games,
         stream::game_stream, stream::event_stream, socket::socket, openapi_json,
         analysis::analyse, analysis::best, analysis::show_game_analysis,
@@ -213,6 +213,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/board/game/stream/{id}", get(stream::game_stream))
         .route("/api/board/game/{id}/move/{move}", post(board::play_move))
         .route("/api/board/game/{id}/resign", post(board::resign))
+        .route("/api/round/{id}/add-time/{seconds}", post(board::add_time))
         .route("/api/board/game/{id}/abort", post(board::abort))
         .route("/api/board/game/{id}/draw/{accept}", post(board::draw))
         .route(

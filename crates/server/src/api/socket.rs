@@ -346,6 +346,7 @@ async fn handle(
             u,
             ply,
             draw,
+            l,
             a,
         } => {
             let Some(user) = user else {
@@ -363,7 +364,7 @@ async fn handle(
             let result = match u.parse::<UciMove>() {
                 Ok(mv) => state
                     .games
-                    .play_move(&id, Actor::User(user.id), &mv, ply, draw)
+                    .play_move(&id, Actor::User(user.id), &mv, ply, draw, l.unwrap_or(0))
                     .await
                     .map_err(ApiError::from),
                 Err(e) => Err(ApiError::from(e)),

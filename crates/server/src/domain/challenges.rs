@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::{self, Actor, GameError, Games};
 use crate::model::{
-    ChallengeId, ChallengeKind, ChallengeStatus, Color, ColorRequest, GameStatus, UserId, Variant,
+    ChallengeId, ChallengeKind, ChallengeStatus, Color, ColorRequest, GameStatus, TimeControl,
+    UserId, Variant,
 };
 use crate::ratings::Glicko;
 use crate::store::{self, Challenge, NewEvents, Store, StoreError, StoreResult, User};
@@ -113,6 +114,8 @@ pub struct Terms {
     pub fen: Option<String>,
     /// Rated (person and open challenges from the usual start only).
     pub rated: bool,
+    /// The time control (`None`: untimed), checked against lichess's ranges.
+    pub time_control: Option<TimeControl>,
 }
 
 impl Terms {
@@ -141,6 +144,7 @@ impl Terms {
             color,
             fen,
             rated: false,
+            time_control: None,
         })
     }
 }
@@ -396,6 +400,7 @@ impl Challenges {
                 decline_reason: None,
                 created_at: crate::now_ms(),
                 rated: terms.rated && terms.fen.is_none(),
+                time_control: terms.time_control,
             };
             let mut json = views::challenge_of(&c, Some(by), dest.as_ref(), &self.base_url);
             with_ratings(self.store.as_ref(), &c, &mut json).await?;
@@ -445,6 +450,7 @@ impl Challenges {
                 decline_reason: None,
                 created_at: crate::now_ms(),
                 rated: false,
+                time_control: terms.time_control,
             };
             let (white, black) = match mine {
                 Color::White => (Some(by), None),
@@ -508,6 +514,7 @@ impl Challenges {
             rated: c.rated,
             white_rating: None,
             black_rating: None,
+            clock: c.time_control.map(|tc| games::clock::start(tc, now)),
         };
         let side = |u: Option<&User>| match u {
             Some(u) => match ratings.iter().find(|(id, _)| *id == u.id) {
@@ -861,8 +868,10 @@ impl Challenges {
             status: ChallengeStatus::Accepted,
             decline_reason: None,
             created_at: crate::now_ms(),
-            // A rematch is rated when the game was (lichess's rule).
+            // A rematch is rated when the game was (lichess's rule), and
+            // has its time control.
             rated: old.rated,
+            time_control: old.time_control(),
         };
         let (white, black) = match mine {
             Color::White => (Some(me), other),

@@ -108,9 +108,11 @@ impl Computer {
     /// (moved, or had nothing to do), false when it gave up.
     async fn run(&self, id: &GameId) -> Result<bool, GameError> {
         for _ in 0..MAX_TRIES {
-            let Some((rules, ply, level, human)) = self.games.computer_turn(id).await? else {
+            let Some(turn) = self.games.computer_turn(id).await? else {
                 return Ok(true);
             };
+            let (rules, ply, level, human) = (turn.rules, turn.ply, turn.level, turn.human);
+            let budget = turn.budget;
             // Several nodes: only the one holding the claim computes.
             if !self.claim(id, ply).await? {
                 return Ok(true);
@@ -119,9 +121,9 @@ impl Computer {
             // The lane takes turns by player: one player's many games wait
             // behind each other, not in front of everyone else's.
             let share = human.map_or(Share::Server, Share::User);
-            let search = self
-                .lane
-                .run_for(share, move || chessmerge_engine::choose_move(&rules, level));
+            let search = self.lane.run_for(share, move || {
+                chessmerge_engine::choose_move_within(&rules, level, budget)
+            });
             let chosen = self.renewing(id, ply, search).await;
             let mv = match chosen {
                 Ok(Some(mv)) => mv,
@@ -138,14 +140,19 @@ impl Computer {
                 }
             };
             tracing::debug!(game = %id, %mv, level, ms = started.elapsed().as_millis() as u64, "computer move");
-            if let Some(rest) = self.min_think.checked_sub(started.elapsed()) {
+            // On the clock the computer plays as soon as it has chosen.
+            if let Some(rest) = self
+                .min_think
+                .checked_sub(started.elapsed())
+                .filter(|_| budget.is_none())
+            {
                 // Nothing is stored before the move is played: a restart in
                 // this pause resumes the game (see `resume_all`).
                 tokio::time::sleep(rest).await;
             }
             match self
                 .games
-                .play_move(id, Actor::Computer, &UciMove::from(mv), Some(ply), false)
+                .play_move(id, Actor::Computer, &UciMove::from(mv), Some(ply), false, 0)
                 .await
             {
                 Ok(_) => return Ok(true),

@@ -32,6 +32,7 @@ use crate::store::{self, GameCommit, NewEvents, Store, StoreError};
 use crate::views::{self, NowPlayingJson, Players, UserEvent};
 
 mod cache;
+pub mod clock;
 mod corr;
 mod records;
 use cache::{CommitGuard, Slot};
@@ -142,10 +143,14 @@ pub enum Offer {
     Takeback,
     /// Save conditional moves: [`FORECAST_SAVES_PER_MOVE`] times.
     Forecasts,
+    /// Give the opponent time: [`GIVE_TIMES_PER_MOVE`] times.
+    GiveTime,
 }
 
 /// How many times a side may save its conditional moves between two moves.
 pub const FORECAST_SAVES_PER_MOVE: u8 = 30;
+/// How many times a side may give its opponent time between two moves.
+pub const GIVE_TIMES_PER_MOVE: u8 = 4;
 
 impl Offer {
     /// How many times a side may do it between two moves.
@@ -153,6 +158,7 @@ impl Offer {
         match self {
             Offer::Draw | Offer::Takeback => 1,
             Offer::Forecasts => FORECAST_SAVES_PER_MOVE,
+            Offer::GiveTime => GIVE_TIMES_PER_MOVE,
         }
     }
 }
@@ -166,7 +172,7 @@ impl Offer {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Offers {
     /// By [`Offer`], then `[white, black]`.
-    counts: [[u8; 2]; 3],
+    counts: [[u8; 2]; 4],
 }
 
 impl Offers {
@@ -233,6 +239,20 @@ pub struct Games {
     /// docs/deploy.md) would otherwise read it at every move there. At
     /// most `capacity`.
     caught_up_unused: Mutex<HashSet<GameId>>,
+}
+
+/// The computer's turn in a game.
+pub struct ComputerTurn {
+    /// The rules' game.
+    pub rules: RulesGame,
+    /// The ply the move is for.
+    pub ply: i64,
+    /// The level, 1 to 8.
+    pub level: u8,
+    /// The human player: the computer's searches take turns by them.
+    pub human: Option<UserId>,
+    /// Most time to think in a timed game (its share of the clock).
+    pub budget: Option<std::time::Duration>,
 }
 
 /// A change computed from a live game.
@@ -371,6 +391,32 @@ fn apply_move(
     Ok(())
 }
 
+/// Ends `row` on time: the side to move ran out. Before both sides have
+/// moved the game is aborted (lichess's rule for a first move not made);
+/// otherwise the other side wins, unless it has only its royal piece left
+/// and so could never mate: then it is a draw (docs/playing.md).
+fn end_on_time(row: &mut store::Game, position: &Position) {
+    let loser = row.turn();
+    row.draw_offer = None;
+    if row.ply < 2 {
+        row.status = GameStatus::Aborted;
+        row.winner = None;
+        row.status_reason = Some(format!("{loser} did not make a first move in time"));
+        return;
+    }
+    row.status = GameStatus::Outoftime;
+    if position.has_mating_material(loser.other()) {
+        row.winner = Some(loser.other());
+        row.status_reason = Some(format!("{loser} ran out of time"));
+    } else {
+        row.winner = None;
+        row.status_reason = Some(format!(
+            "{loser} ran out of time, but {} has only its king",
+            loser.other()
+        ));
+    }
+}
+
 fn require_ongoing(row: &store::Game) -> GameResult<()> {
     if row.is_ongoing() {
         Ok(())
@@ -457,12 +503,15 @@ impl Games {
             };
             let mut row = next.row;
             row.version = live.row.version + 1;
+            let now = crate::now_ms();
             if !row.is_ongoing() {
-                // Offers and plans end with the game.
+                // Offers and plans end with the game, and its clocks stop.
                 row.takeback_offer = None;
                 row.forecasts.clear();
+                let (turn, ply) = (row.turn(), row.ply);
+                row.clock = row.clock.map(|c| clock::on_end(&c, turn, ply, now));
             }
-            row.updated_at = crate::now_ms().max(live.row.updated_at);
+            row.updated_at = now.max(live.row.updated_at);
             // A rated game's end: its rating changes commit with it.
             let ratings = if crate::profile::rates(&live.row, &row) {
                 crate::profile::rate(self.store.as_ref(), &mut row).await?
@@ -549,7 +598,10 @@ impl Games {
     }
 
     /// Plays a move. `expected_ply`, when given, must be the game's current
-    /// ply (a stale move is refused).
+    /// ply (a stale move is refused). In a timed game the move is charged
+    /// less `lag_ms`, the network lag its client reports (see [`clock`]);
+    /// a move that comes after its side's time ran out is not played: the
+    /// game ends on time and the move is refused with that state.
     pub async fn play_move(
         &self,
         id: &GameId,
@@ -557,31 +609,129 @@ impl Games {
         uci: &UciMove,
         expected_ply: Option<i64>,
         offering_draw: bool,
+        lag_ms: i64,
     ) -> GameResult<store::Game> {
+        let mut too_late = false;
+        let row = self
+            .change(id, |live| {
+                too_late = false;
+                let old = &live.row;
+                let color = actor_color(old, actor)?;
+                require_ongoing(old)?;
+                if let Some(p) = expected_ply
+                    && p != old.ply
+                {
+                    return Err(GameError::Stale {
+                        at: old.ply,
+                        sent: p,
+                    });
+                }
+                if old.turn() != color {
+                    return Err(GameError::NotYourTurn);
+                }
+                let mut rules = live.rules.clone();
+                let mut new = old.clone();
+                if let Some(c) = &old.clock {
+                    match clock::on_move(c, color, old.ply, crate::now_ms(), lag_ms) {
+                        Ok(next) => new.clock = Some(next),
+                        Err(clock::TimedOut) => {
+                            too_late = true;
+                            end_on_time(&mut new, live.position());
+                            return Ok(Some(Next {
+                                row: new,
+                                rules: None,
+                                extra: Extra::default(),
+                                by: color,
+                            }));
+                        }
+                    }
+                }
+                apply_move(&mut new, &mut rules, color, uci, offering_draw)?;
+                // The waiting side's conditional reply, in the same change.
+                corr::answer_forecasts(&mut new, &mut rules, color);
+                Ok(Some(Next {
+                    row: new,
+                    rules: Some(rules),
+                    extra: Extra::default(),
+                    by: color,
+                }))
+            })
+            .await?;
+        if too_late {
+            return Err(GameError::Over(row.status));
+        }
+        Ok(row)
+    }
+
+    /// Ends the game on time if its side to move has run out (the flag
+    /// sweep's call; a game that is not due is left as it is).
+    pub async fn time_out(&self, id: &GameId) -> GameResult<store::Game> {
         self.change(id, |live| {
             let old = &live.row;
-            let color = actor_color(old, actor)?;
-            require_ongoing(old)?;
-            if let Some(p) = expected_ply
-                && p != old.ply
-            {
-                return Err(GameError::Stale {
-                    at: old.ply,
-                    sent: p,
-                });
+            let due = old.is_ongoing()
+                && old
+                    .clock
+                    .as_ref()
+                    .is_some_and(|c| clock::timed_out(c, crate::now_ms()));
+            if !due {
+                return Ok(None);
             }
-            if old.turn() != color {
-                return Err(GameError::NotYourTurn);
-            }
-            let mut rules = live.rules.clone();
             let mut new = old.clone();
-            apply_move(&mut new, &mut rules, color, uci, offering_draw)?;
-            // The waiting side's conditional reply, in the same change.
-            corr::answer_forecasts(&mut new, &mut rules, color);
+            end_on_time(&mut new, live.position());
             Ok(Some(Next {
                 row: new,
-                rules: Some(rules),
+                rules: None,
                 extra: Extra::default(),
+                by: old.turn(),
+            }))
+        })
+        .await
+    }
+
+    /// Ends on time every game whose deadline has passed (at most a
+    /// hundred a call, the oldest first); returns how many ended.
+    pub async fn time_out_due(&self) -> GameResult<usize> {
+        let due = self.store.games_past_deadline(crate::now_ms(), 100).await?;
+        let mut ended = 0;
+        for id in due {
+            match self.time_out(&id).await {
+                Ok(row) if !row.is_ongoing() => ended += 1,
+                Ok(_) | Err(GameError::Over(_)) => {}
+                Err(e) => tracing::warn!(game = %id, error = %e, "cannot end a game on time"),
+            }
+        }
+        Ok(ended)
+    }
+
+    /// Gives the opponent of `user` `ms` more (real-time games; lichess's
+    /// "moretime", [`clock::GIVE_TIME_MS`] on the page).
+    pub async fn give_time(&self, id: &GameId, user: UserId, ms: i64) -> GameResult<store::Game> {
+        self.change(id, |live| {
+            let old = &live.row;
+            let color = actor_color(old, Actor::User(user))?;
+            require_ongoing(old)?;
+            let Some(c) = &old.clock else {
+                return Err(GameError::Refused("the game has no clock".into()));
+            };
+            let Some(more) = clock::give_time(c, color, old.turn(), old.ply, ms) else {
+                return Err(GameError::Refused(
+                    "time can be given in real-time games only".into(),
+                ));
+            };
+            if !live.offers.allowed(Offer::GiveTime, color) {
+                return Err(GameError::Refused(format!(
+                    "you gave time {GIVE_TIMES_PER_MOVE} times at this move already"
+                )));
+            }
+            let mut new = old.clone();
+            new.clock = Some(more);
+            Ok(Some(Next {
+                row: new,
+                rules: None,
+                extra: Extra {
+                    offer: Some(Offer::GiveTime),
+                    ..Extra::default()
+                },
                 by: color,
             }))
         })
@@ -676,21 +826,20 @@ impl Games {
         .await
     }
 
-    /// What the computer needs to choose its move: the rules' game, the
-    /// ply it is for and the level; `None` when the computer is not to move.
-    pub async fn computer_turn(
-        &self,
-        id: &GameId,
-    ) -> GameResult<Option<(RulesGame, i64, u8, Option<UserId>)>> {
+    /// What the computer needs to choose its move (see [`ComputerTurn`]);
+    /// `None` when the computer is not to move.
+    pub async fn computer_turn(&self, id: &GameId) -> GameResult<Option<ComputerTurn>> {
         self.read(id, |live| {
-            computer_to_move(&live.row).then(|| {
-                (
-                    live.rules.clone(),
-                    live.row.ply,
-                    live.row.ai_level.unwrap_or(1).clamp(1, 8),
-                    // The human player: the computer's searches take turns by them.
-                    live.row.white_id.or(live.row.black_id),
-                )
+            let row = &live.row;
+            computer_to_move(row).then(|| ComputerTurn {
+                rules: live.rules.clone(),
+                ply: row.ply,
+                level: row.ai_level.unwrap_or(1).clamp(1, 8),
+                human: row.white_id.or(row.black_id),
+                budget: row
+                    .clock
+                    .as_ref()
+                    .and_then(|c| clock::think_budget(c, row.turn(), row.ply, crate::now_ms())),
             })
         })
         .await
@@ -770,7 +919,7 @@ mod tests {
         games.started(&row, players, start);
         let w = row.white_id.unwrap();
         games
-            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false)
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false, 0)
             .await
             .unwrap();
         assert_eq!(games.replays(), 0);
@@ -783,7 +932,7 @@ mod tests {
         let (games, row, _rx, _dir) = setup("drawagree").await;
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         let g = games
-            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), true)
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), true, 0)
             .await
             .unwrap();
         assert_eq!(
@@ -791,7 +940,7 @@ mod tests {
             (GameStatus::Started, Some(Color::White))
         );
         let g = games
-            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false)
+            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false, 0)
             .await
             .unwrap();
         assert_eq!(
@@ -800,11 +949,11 @@ mod tests {
             "declined"
         );
         games
-            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), true)
+            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), true, 0)
             .await
             .unwrap();
         let g = games
-            .play_move(&row.id, Actor::User(b), &uci("d7d6"), Some(3), true)
+            .play_move(&row.id, Actor::User(b), &uci("d7d6"), Some(3), true, 0)
             .await
             .unwrap();
         assert_eq!(
@@ -837,7 +986,7 @@ mod tests {
         for (i, (who, m)) in moves.into_iter().enumerate() {
             let games = if i % 2 == 0 { &there } else { &here };
             games
-                .play_move(&row.id, Actor::User(who), &uci(m), Some(i as i64), false)
+                .play_move(&row.id, Actor::User(who), &uci(m), Some(i as i64), false, 0)
                 .await
                 .unwrap();
             // The commit's event outdates the other one's copy.
@@ -864,11 +1013,11 @@ mod tests {
         let (here, row, _rx, _dir) = setup("catch_up").await;
         let there = another_process(&here);
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
-        here.play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false)
+        here.play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false, 0)
             .await
             .unwrap();
         there
-            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false)
+            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false, 0)
             .await
             .unwrap();
         let cached_version = || cached_version(&here, &row.id);
@@ -882,7 +1031,7 @@ mod tests {
         assert_eq!(moves, 2);
         assert_eq!(here.store().stats().statements, statements, "no read");
         assert_eq!(here.replays(), replays, "no replay");
-        here.play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), false)
+        here.play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), false, 0)
             .await
             .unwrap();
         let g = here.get(&row.id).await.unwrap();
@@ -902,7 +1051,7 @@ mod tests {
         let (here, row, _rx, _dir) = setup("unused").await;
         let there = another_process(&here);
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
-        here.play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false)
+        here.play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(0), false, 0)
             .await
             .unwrap();
         let cached_version = || cached_version(&here, &row.id);
@@ -914,13 +1063,13 @@ mod tests {
             }
         };
         there
-            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false)
+            .play_move(&row.id, Actor::User(b), &uci("e7e6"), Some(1), false, 0)
             .await
             .unwrap();
         wait_for(Some(3)).await;
         // (Both processes share one store, and so its statement count.)
         there
-            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), false)
+            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), false, 0)
             .await
             .unwrap();
         wait_for(None).await;
@@ -934,7 +1083,7 @@ mod tests {
         assert_eq!(here.replays(), replays, "no replay");
         // Used here now: the next move elsewhere is caught up again.
         there
-            .play_move(&row.id, Actor::User(b), &uci("d7d6"), Some(3), false)
+            .play_move(&row.id, Actor::User(b), &uci("d7d6"), Some(3), false, 0)
             .await
             .unwrap();
         wait_for(Some(5)).await;
@@ -949,7 +1098,7 @@ mod tests {
             .enumerate()
         {
             let g = games
-                .play_move(&row.id, Actor::User(who), &uci(m), Some(i as i64), false)
+                .play_move(&row.id, Actor::User(who), &uci(m), Some(i as i64), false, 0)
                 .await
                 .unwrap();
             assert_eq!(g.ply, i as i64 + 1);
@@ -979,7 +1128,7 @@ mod tests {
             .enumerate()
         {
             games
-                .play_move(&row.id, Actor::User(who), &uci(m), Some(i as i64), false)
+                .play_move(&row.id, Actor::User(who), &uci(m), Some(i as i64), false, 0)
                 .await
                 .unwrap();
         }
@@ -1035,22 +1184,29 @@ mod tests {
         let (games, row, _rx, _dir) = setup("refuse").await;
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         let r = games
-            .play_move(&row.id, Actor::User(b), &uci("e7e6"), None, false)
+            .play_move(&row.id, Actor::User(b), &uci("e7e6"), None, false, 0)
             .await;
         assert!(matches!(r, Err(GameError::NotYourTurn)), "{r:?}");
         let r = games
-            .play_move(&row.id, Actor::User(w), &uci("e2e5"), None, false)
+            .play_move(&row.id, Actor::User(w), &uci("e2e5"), None, false, 0)
             .await;
         assert!(matches!(r, Err(GameError::Illegal(_))), "{r:?}");
         let r = games
-            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(3), false)
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), Some(3), false, 0)
             .await;
         assert!(
             matches!(r, Err(GameError::Stale { at: 0, sent: 3 })),
             "{r:?}"
         );
         let r = games
-            .play_move(&row.id, Actor::User(UserId(999)), &uci("e2e3"), None, false)
+            .play_move(
+                &row.id,
+                Actor::User(UserId(999)),
+                &uci("e2e3"),
+                None,
+                false,
+                0,
+            )
             .await;
         assert!(matches!(r, Err(GameError::NotAPlayer)), "{r:?}");
         let r = games
@@ -1060,6 +1216,7 @@ mod tests {
                 &uci("e2e3"),
                 None,
                 false,
+                0,
             )
             .await;
         assert!(matches!(r, Err(GameError::NotFound)), "{r:?}");
@@ -1122,7 +1279,7 @@ mod tests {
         let (games, row, _rx, _dir) = setup("suspect").await;
         let w = row.white_id.unwrap();
         games
-            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false, 0)
             .await
             .unwrap();
         // A reader holds the game while another process's reply commits
@@ -1162,7 +1319,7 @@ mod tests {
             .into();
         let w = row.white_id.unwrap();
         games
-            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false, 0)
             .await
             .unwrap();
         assert!(games.on_committed(Ok(Committed::Interrupted)));
@@ -1187,7 +1344,7 @@ mod tests {
         let (games, row, _rx, _dir) = setup("elsewhere").await;
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         games
-            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false, 0)
             .await
             .unwrap();
         // Another process plays black's reply straight into the store.
@@ -1205,12 +1362,12 @@ mod tests {
         }
         // White moves again on this node, on the game as stored.
         let g = games
-            .play_move(&row.id, Actor::User(w), &uci("d2d3"), None, false)
+            .play_move(&row.id, Actor::User(w), &uci("d2d3"), None, false, 0)
             .await
             .unwrap();
         assert_eq!(g.moves, "e2e3 e7e6 d2d3");
         let r = games
-            .play_move(&row.id, Actor::User(w), &uci("g1f3"), None, false)
+            .play_move(&row.id, Actor::User(w), &uci("g1f3"), None, false, 0)
             .await;
         assert!(matches!(r, Err(GameError::NotYourTurn)), "{r:?}");
         let _ = b;
@@ -1221,7 +1378,7 @@ mod tests {
         let (games, row, _rx, dir) = setup("cancelled").await;
         let (w, b) = (row.white_id.unwrap(), row.black_id.unwrap());
         games
-            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false)
+            .play_move(&row.id, Actor::User(w), &uci("e2e3"), None, false, 0)
             .await
             .unwrap();
         // Another connection holds the write lock, so the move waits in its
@@ -1237,7 +1394,7 @@ mod tests {
             .unwrap();
         let reply_move = uci("e7e6");
         let mut reply =
-            Box::pin(games.play_move(&row.id, Actor::User(b), &reply_move, None, false));
+            Box::pin(games.play_move(&row.id, Actor::User(b), &reply_move, None, false, 0));
         for _ in 0..20 {
             assert!(futures_util::FutureExt::now_or_never(reply.as_mut()).is_none());
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -1257,7 +1414,7 @@ mod tests {
         drop(reply);
         assert_eq!(games.read(&row.id, |g| g.row.ply).await.unwrap(), 2);
         games
-            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), false)
+            .play_move(&row.id, Actor::User(w), &uci("d2d3"), Some(2), false, 0)
             .await
             .expect("white is to move after the cancelled request's move");
     }

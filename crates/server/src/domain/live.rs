@@ -772,7 +772,7 @@ mod tests {
         let elsewhere = Games::new(other, 100, turns);
         let mv: chessmerge_rules::UciMove = "e2e3".parse().unwrap();
         let moved = elsewhere
-            .play_move(&row.id, Actor::User(a.id), &mv, Some(0), false)
+            .play_move(&row.id, Actor::User(a.id), &mv, Some(0), false, 0)
             .await
             .unwrap();
         let stored = store.game_events_since(&row.id, row.version).await.unwrap();
@@ -876,6 +876,7 @@ mod tests {
             decline_reason: None,
             created_at: 0,
             rated: false,
+            time_control: None,
         };
         let ended = crate::store::tokens_ended_event(&["t1".into()]);
         let events = NewEvents {

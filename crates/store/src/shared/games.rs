@@ -47,6 +47,23 @@ written_once! {
         rows::all(r, rows::game)
     }
 
+    /// Ongoing games whose clock deadline is at or before `now` (ms): the
+    /// flag sweep's work, oldest deadline first, at most `limit`.
+    pub async fn games_past_deadline(&self, now: i64, limit: i64) -> StoreResult<Vec<GameId>> {
+        self.read(1);
+        let r: Vec<(String,)> = sqlx::query_as(
+            "SELECT id FROM games WHERE clock_deadline IS NOT NULL AND clock_deadline <= $1
+             ORDER BY clock_deadline LIMIT $2",
+        )
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        r.into_iter()
+            .map(|(id,)| id.parse().map_err(|e| StoreError::Corrupt(format!("game id: {e}"))))
+            .collect()
+    }
+
     /// The user's games that are still being played.
     pub async fn ongoing_games(&self, user_id: UserId) -> StoreResult<Vec<Game>> {
         self.read(1);

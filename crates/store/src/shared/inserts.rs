@@ -32,7 +32,7 @@ pub(crate) type EventSeqs = StoreResult<(Vec<i64>, Vec<i64>, u64)>;
 macro_rules! inserts {
     ($conn:ty, $dialect:ident, $for_update:literal) => {
         use super::EventRows;
-        use crate::model::GameId;
+        use crate::model::{GameClock, GameId, TimeControl};
         use crate::{
             Challenge, Game, NewEvents, PendingCounts, RatingChange, StoreResult, StoredEvent,
             Topic,
@@ -115,9 +115,9 @@ macro_rules! inserts {
             sqlx::query(
                 "INSERT INTO games (id, variant, initial_fen, white_id, black_id, ai_level, status,
                     winner, status_reason, moves, san, fen, ply, version, draw_offer, created_at,
-                    updated_at, rated)
+                    updated_at, rated, clock, clock_deadline)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                    $17, $18)",
+                    $17, $18, $19, $20)",
             )
             .bind(game.id.as_str())
             .bind(game.variant.id())
@@ -137,6 +137,8 @@ macro_rules! inserts {
             .bind(game.created_at)
             .bind(game.updated_at)
             .bind(i64::from(game.rated))
+            .bind(game.clock.as_ref().map(GameClock::to_text))
+            .bind(game.clock_deadline())
             .execute(&mut *conn)
             .await?;
             Ok(())
@@ -166,8 +168,8 @@ macro_rules! inserts {
         pub(crate) async fn insert_challenge(conn: &mut $conn, c: &Challenge) -> StoreResult<()> {
             sqlx::query(
                 "INSERT INTO challenges (id, kind, challenger_id, dest_user_id, variant, color,
-                    initial_fen, ai_level, status, decline_reason, created_at, rated)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                    initial_fen, ai_level, status, decline_reason, created_at, rated, time_control)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
             )
             .bind(c.id.as_str())
             .bind(c.kind.as_str())
@@ -181,6 +183,7 @@ macro_rules! inserts {
             .bind(&c.decline_reason)
             .bind(c.created_at)
             .bind(i64::from(c.rated))
+            .bind(c.time_control.map(TimeControl::to_text))
             .execute(&mut *conn)
             .await?;
             Ok(())

@@ -83,7 +83,19 @@ pub(super) fn answer_forecasts(row: &mut store::Game, rules: &mut RulesGame, mov
     let Ok(uci) = reply.parse::<UciMove>() else {
         return;
     };
-    if apply_move(row, rules, mover.other(), &uci, false).is_err() || !row.is_ongoing() {
+    let ply = row.ply;
+    if apply_move(row, rules, mover.other(), &uci, false).is_err() {
+        return;
+    }
+    // The reply is made at once: its side's clock starts the mover's turn.
+    if let Some(next) = row
+        .clock
+        .as_ref()
+        .and_then(|c| super::clock::on_move(c, mover.other(), ply, crate::now_ms(), 0).ok())
+    {
+        row.clock = Some(next);
+    }
+    if !row.is_ongoing() {
         return;
     }
     row.forecasts = lines

@@ -1,0 +1,7 @@
+-- Timed games (docs/playing.md): a challenge's time control, and a game's
+-- clocks with the moment it ends on time unless the side to move moves.
+ALTER TABLE challenges ADD COLUMN time_control TEXT;
+ALTER TABLE games ADD COLUMN clock TEXT;
+ALTER TABLE games ADD COLUMN clock_deadline BIGINT;
+-- The flag sweep reads the games whose deadline has passed.
+CREATE INDEX games_clock_deadline ON games(clock_deadline) WHERE clock_deadline IS NOT NULL;
