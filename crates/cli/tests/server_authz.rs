@@ -142,6 +142,12 @@ fn no_forecasts(_: &Fixture) -> Value {
     json!({"steps": []})
 }
 
+/// A correspondence seek nobody can take (no one is rated 0-1): it waits
+/// like an open challenge.
+fn lonely_seek(_: &Fixture) -> Value {
+    json!({"days": 14, "ratingRange": "0-1"})
+}
+
 fn computer_level_1(_: &Fixture) -> Value {
     json!({"level": 1})
 }
@@ -212,6 +218,10 @@ const MATRIX: &[Row] = &[
     with_body(
         row("POST", "/api/challenge/ai", Nothing, USERS_200),
         computer_level_1,
+    ),
+    with_body(
+        row("POST", "/api/board/seek", Nothing, USERS_200),
+        lonely_seek,
     ),
     // `{username}` is the challenged player: no one challenges themself.
     with_body(

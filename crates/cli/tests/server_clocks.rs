@@ -300,3 +300,132 @@ async fn time_controls_outside_lichess_ranges_are_refused_naming_the_field() {
         json!({"type": "correspondence", "daysPerTurn": 3})
     );
 }
+
+/// A real-time seek's request: its ndjson response, while it is open.
+async fn seek_stream(p: &Player, body: Value) -> reqwest::Response {
+    let resp = p
+        .client
+        .post(format!("{}/api/board/seek", p.base))
+        .bearer_auth(&p.token)
+        .json(&body)
+        .timeout(Duration::from_secs(120))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    resp
+}
+
+/// The `gameId` of a real-time seek's last line (the stream then ends).
+async fn paired_game(resp: reqwest::Response) -> String {
+    let text = tokio::time::timeout(Duration::from_secs(30), resp.text())
+        .await
+        .expect("the seek's stream ends once paired")
+        .unwrap();
+    let last = text
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .expect("a last line");
+    let v: Value = serde_json::from_str(last).unwrap();
+    v["gameId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_pairing_pairs_two_seekers_and_a_seek_lapses_with_its_request() {
+    let env = fresh("clock-seek");
+    let base = &env.server.base;
+    let a = register(base, "Seeker").await;
+    let b = register(base, "Finder").await;
+    let blitz = json!({"time": 3, "increment": 2, "variant": "standard"});
+    // The first seeker waits on its open request; the second is paired with it.
+    let waiting = seek_stream(&a, blitz.clone()).await;
+    let (_, open) = b.get("/api/challenge/open").await;
+    let listed = &open["challenges"][0];
+    assert_eq!(listed["challenger"]["name"], "Seeker", "{open}");
+    assert_eq!(listed["timeControl"]["show"], "3+2");
+    let second = seek_stream(&b, blitz.clone()).await;
+    let game = paired_game(second).await;
+    assert_eq!(paired_game(waiting).await, game);
+    let mut stream = a.stream(&format!("/api/board/game/stream/{game}")).await;
+    let full = stream.next_of("gameFull").await;
+    assert_eq!(
+        full["clock"],
+        json!({"initial": 180_000, "increment": 2_000})
+    );
+    let names = [&full["white"]["name"], &full["black"]["name"]];
+    assert!(
+        names.contains(&&json!("Seeker")) && names.contains(&&json!("Finder")),
+        "{full}"
+    );
+
+    // A seek whose rating range leaves the other out pairs nobody: both wait.
+    let (s, high) = a
+        .post(
+            "/api/board/seek",
+            json!({"days": 3, "ratingRange": "1800-2500"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{high}");
+    assert!(high["gameId"].is_null(), "{high}");
+    let (s, low) = b.post("/api/board/seek", json!({"days": 3})).await;
+    assert_eq!(s, StatusCode::OK, "{low}");
+    assert!(
+        low["gameId"].is_null(),
+        "a 1500 player is outside 1800-2500: {low}"
+    );
+    let (s, v) = b
+        .post_empty(&format!(
+            "/api/challenge/{}/accept",
+            high["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("rating range"), "{v}");
+    // The same days without a range take the waiting seek at once.
+    let (s, v) = a.post("/api/board/seek", json!({"days": 3})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["gameId"], low["id"], "{v}");
+
+    // A real-time seek whose request goes away is withdrawn.
+    let lapsing = seek_stream(&a, json!({"time": 10, "increment": 0})).await;
+    let (_, open) = b.get("/api/challenge/open").await;
+    let id = open["challenges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["timeControl"]["show"] == "10+0")
+        .expect("the 10+0 seek is listed")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    drop(lapsing);
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (_, c) = a.get(&format!("/api/challenge/{id}/show")).await;
+        if c["status"] == "canceled" {
+            break;
+        }
+        assert!(Instant::now() < until, "the lapsed seek is still {c}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Faults are named.
+    for (body, field) in [
+        (json!({"time": -1, "increment": 0}), "time"),
+        (json!({"time": 3}), "increment"),
+        (json!({"time": 3, "increment": 2, "days": 3}), "days"),
+        (
+            json!({"time": 3, "increment": 2, "ratingRange": "1800-1500"}),
+            "ratingRange",
+        ),
+        (
+            json!({"time": 3, "increment": 2, "color": "white"}),
+            "color",
+        ),
+        (json!({"days": 4}), "days"),
+    ] {
+        let (s, v) = a.post("/api/board/seek", body.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        assert!(v["error"].as_str().unwrap().contains(field), "{body}: {v}");
+    }
+}

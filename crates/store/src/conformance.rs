@@ -49,6 +49,7 @@ pub fn challenge(
         created_at: at,
         rated: false,
         time_control: None,
+        rating_range: None,
     }
 }
 

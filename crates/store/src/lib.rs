@@ -291,6 +291,9 @@ pub struct Challenge {
     pub rated: bool,
     /// The game's time control (`None`: untimed).
     pub time_control: Option<TimeControl>,
+    /// A seek's rating range, inclusive: only players rated within it may
+    /// accept (`None`: anyone).
+    pub rating_range: Option<(i64, i64)>,
 }
 
 /// A game as stored: everything needed to rebuild it with the rules crate,

@@ -124,6 +124,7 @@ pub(super) fn challenge(row: &impl Columns) -> StoreResult<Challenge> {
                 .opt_text("time_control")?
                 .map(|t| TimeControl::parse(&t).map_err(|e| corrupt("time_control", e)))
                 .transpose()?,
+            rating_range: row.opt_int("rating_min")?.zip(row.opt_int("rating_max")?),
         })
     };
     read().map_err(|e| within("challenge", &id, e))

@@ -7,13 +7,13 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::params::{ChallengeVariant, LooseBool, optional};
+use super::params::{CHALLENGE_CLOCK, ChallengeVariant, LooseBool, optional, time_control};
 use crate::auth::AuthUser;
 use crate::challenges::{Challenges, OPEN_LIST_LIMIT, Terms, direction_for};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Input, Path, Query};
 use crate::games::Games;
-use crate::model::{ChallengeId, ColorRequest, TimeControl, Variant};
+use crate::model::{ChallengeId, ColorRequest, Variant};
 use crate::store::Challenge;
 use crate::views::DECLINE_REASONS;
 use crate::views::{ChallengeJson, ChallengeListJson, GameJson, OkJson};
@@ -106,45 +106,9 @@ pub struct DeclineParams {
     pub reason: Option<String>,
 }
 
-/// The time control of a challenge's parameters: a clock, days, or
-/// neither (untimed); each fault is a 400 naming its field.
-fn time_control(p: &ChallengeParams) -> ApiResult<Option<TimeControl>> {
-    let number = |field: &str, v: i64| {
-        u32::try_from(v).map_err(|_| ApiError::bad(format!("{field} must not be negative: {v}")))
-    };
-    let control = match (p.clock_limit, p.clock_increment, p.days) {
-        (None, None, None) => return Ok(None),
-        (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
-            return Err(ApiError::bad(
-                "days and clock.limit/clock.increment exclude each other: send a clock or days",
-            ));
-        }
-        (Some(limit), Some(increment), None) => TimeControl::Clock {
-            limit: number("clock.limit", limit)?,
-            increment: number("clock.increment", increment)?,
-        },
-        (Some(_), None, None) => {
-            return Err(ApiError::bad(
-                "clock.increment is missing: send it with clock.limit",
-            ));
-        }
-        (None, Some(_), None) => {
-            return Err(ApiError::bad(
-                "clock.limit is missing: send it with clock.increment",
-            ));
-        }
-        (None, None, Some(days)) => TimeControl::Correspondence {
-            days: number("days", days)?,
-        },
-    };
-    crate::games::clock::check(control)
-        .map(Some)
-        .map_err(ApiError::bad)
-}
-
 fn terms(p: &ChallengeParams) -> ApiResult<Terms> {
     let rated = p.rated.is_some_and(|r| r.0);
-    let time_control = time_control(p)?;
+    let time_control = time_control(p.clock_limit, p.clock_increment, p.days, CHALLENGE_CLOCK)?;
     if p.accept_by_token
         .as_deref()
         .is_some_and(|t| !t.trim().is_empty())

@@ -14,6 +14,7 @@ pub mod params;
 pub mod players;
 pub mod profile;
 pub mod relations;
+pub mod seek;
 pub mod site;
 pub mod socket;
 pub mod stream;
@@ -50,7 +51,7 @@ pub const LARGE_BODIES: &[(&str, usize)] = &[("/api/import", import::BODY_LIMIT)
         account::revoke_token, account::account,
         challenge::challenge_user, challenge::challenge_open, challenge::challenge_ai,
         challenge::list, challenge::list_open, challenge::show,
-        challenge::accept, challenge::decline, challenge::cancel, levels::levels,
+        challenge::accept, challenge::decline, challenge::cancel, seek::seek, levels::levels,
         board::play_move, board::resign, board::add_time, board::abort, board::draw, board::show,
         board::playing, board::export, board::user_games,
         stream::game_stream, stream::event_stream, socket::socket, openapi_json,
@@ -214,6 +215,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/board/game/{id}/move/{move}", post(board::play_move))
         .route("/api/board/game/{id}/resign", post(board::resign))
         .route("/api/round/{id}/add-time/{seconds}", post(board::add_time))
+        .route("/api/board/seek", post(seek::seek))
         .route("/api/board/game/{id}/abort", post(board::abort))
         .route("/api/board/game/{id}/draw/{accept}", post(board::draw))
         .route(

@@ -19,7 +19,9 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Unexpected, Visitor};
 
-use crate::model::{ChatRoom, ColorRequest, Variant};
+use crate::error::{ApiError, ApiResult};
+use crate::games::clock;
+use crate::model::{ChatRoom, ColorRequest, TimeControl, Variant};
 use crate::store::ResultFilter;
 
 /// A value a request field may hold.
@@ -38,6 +40,101 @@ pub trait Param: Sized {
     /// From a JSON whole number.
     fn from_number(_: i64) -> Option<Self> {
         None
+    }
+
+    /// From a JSON number with a fraction.
+    fn from_fraction(_: f64) -> Option<Self> {
+        None
+    }
+}
+
+/// The names a request gives lichess's clock fields (for its refusals).
+#[derive(Debug, Clone, Copy)]
+pub struct ClockFields {
+    /// The initial time's field.
+    pub limit: &'static str,
+    /// The increment's field.
+    pub increment: &'static str,
+}
+
+/// A challenge's clock fields: `clock.limit` and `clock.increment`.
+pub const CHALLENGE_CLOCK: ClockFields = ClockFields {
+    limit: "clock.limit",
+    increment: "clock.increment",
+};
+
+/// A seek's clock fields: `time` (minutes) and `increment`.
+pub const SEEK_CLOCK: ClockFields = ClockFields {
+    limit: "time",
+    increment: "increment",
+};
+
+/// A time control from lichess's fields: `limit` and `increment` seconds
+/// for a real-time clock, or `days` for correspondence, or neither
+/// (untimed). lichess's ranges: a limit of 0 to 180 minutes, an increment
+/// of 0 to 180 s, not both 0; days from [`clock::DAYS`]. Each fault is a
+/// 400 naming its field as `names` says.
+pub fn time_control(
+    limit: Option<i64>,
+    increment: Option<i64>,
+    days: Option<i64>,
+    names: ClockFields,
+) -> ApiResult<Option<TimeControl>> {
+    let within = |field: &str, v: i64, max: u32| {
+        u32::try_from(v)
+            .ok()
+            .filter(|v| *v <= max)
+            .ok_or_else(|| ApiError::bad(format!("{field} must be 0 to {max} seconds, not {v}")))
+    };
+    let (l, i) = (names.limit, names.increment);
+    match (limit, increment, days) {
+        (None, None, None) => Ok(None),
+        (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => Err(ApiError::bad(format!(
+            "days and {l}/{i} exclude each other: send a clock or days"
+        ))),
+        (Some(_), None, None) => Err(ApiError::bad(format!("{i} is missing: send it with {l}"))),
+        (None, Some(_), None) => Err(ApiError::bad(format!("{l} is missing: send it with {i}"))),
+        (Some(limit), Some(increment), None) => {
+            let limit = within(l, limit, clock::MAX_LIMIT_SECS)?;
+            let increment = within(i, increment, clock::MAX_INCREMENT_SECS)?;
+            if limit == 0 && increment == 0 {
+                return Err(ApiError::bad(format!("{l} and {i} cannot both be 0")));
+            }
+            Ok(Some(TimeControl::Clock { limit, increment }))
+        }
+        (None, None, Some(days)) => u32::try_from(days)
+            .ok()
+            .filter(|d| clock::DAYS.contains(d))
+            .map(|days| Some(TimeControl::Correspondence { days }))
+            .ok_or_else(|| {
+                ApiError::bad(format!(
+                    "days must be one of 1, 2, 3, 5, 7, 10, 14, not {days}"
+                ))
+            }),
+    }
+}
+
+/// A clock's initial time in minutes, as lichess's seek takes it (`0.5`,
+/// `3`): held as whole seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Minutes(pub i64);
+
+impl Param for Minutes {
+    const EXPECTED: &'static str = "a number of minutes, such as 3 or 0.5";
+
+    fn from_text(text: &str) -> Option<Minutes> {
+        text.parse::<f64>().ok().and_then(Minutes::from_fraction)
+    }
+
+    fn from_number(n: i64) -> Option<Minutes> {
+        n.checked_mul(60).map(Minutes)
+    }
+
+    fn from_fraction(f: f64) -> Option<Minutes> {
+        // Within i64 and whole seconds once scaled; the range is the
+        // caller's check (it names the field).
+        let secs = (f * 60.0).round();
+        (f.is_finite() && secs.abs() < 1e12).then_some(Minutes(secs as i64))
     }
 }
 
@@ -258,6 +355,12 @@ impl<'de, T: Param> Visitor<'de> for ParamVisitor<T> {
             .and_then(T::from_number)
             .map(Some)
             .ok_or_else(|| E::invalid_value(Unexpected::Unsigned(n), &self))
+    }
+
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<Option<T>, E> {
+        T::from_fraction(f)
+            .map(Some)
+            .ok_or_else(|| E::invalid_type(Unexpected::Float(f), &self))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {

@@ -69,6 +69,9 @@ pub enum ChallengeError {
 
 type ChallengeResult<T> = Result<T, ChallengeError>;
 
+mod seek;
+pub use seek::{Seek, Seeking};
+
 /// Who may challenge a player: their `challenge` setting (lichess's
 /// preference of that name; lichess also has "friends").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -116,6 +119,8 @@ pub struct Terms {
     pub rated: bool,
     /// The time control (`None`: untimed), checked against lichess's ranges.
     pub time_control: Option<TimeControl>,
+    /// A seek's rating range: who may accept (`None`: anyone).
+    pub rating_range: Option<(i64, i64)>,
 }
 
 impl Terms {
@@ -145,6 +150,7 @@ impl Terms {
             fen,
             rated: false,
             time_control: None,
+            rating_range: None,
         })
     }
 }
@@ -401,6 +407,7 @@ impl Challenges {
                 created_at: crate::now_ms(),
                 rated: terms.rated && terms.fen.is_none(),
                 time_control: terms.time_control,
+                rating_range: terms.rating_range,
             };
             let mut json = views::challenge_of(&c, Some(by), dest.as_ref(), &self.base_url);
             with_ratings(self.store.as_ref(), &c, &mut json).await?;
@@ -451,6 +458,7 @@ impl Challenges {
                 created_at: crate::now_ms(),
                 rated: false,
                 time_control: terms.time_control,
+                rating_range: None,
             };
             let (white, black) = match mine {
                 Color::White => (Some(by), None),
@@ -558,6 +566,16 @@ impl Challenges {
         if c.status != ChallengeStatus::Created {
             return Err(ChallengeError::NotPending(c.status));
         }
+        if c.rating_range.is_some()
+            && !seek::within(
+                c.rating_range,
+                seek::rating(&self.store, me.id, c.variant).await?,
+            )
+        {
+            return Err(ChallengeError::NotYours(
+                "your rating is outside the rating range of this seek",
+            ));
+        }
         let challenger = self
             .store
             .user_by_id(c.challenger_id)
@@ -651,6 +669,20 @@ impl Challenges {
             return Err(ChallengeError::NoLongerPending);
         }
         Ok(())
+    }
+
+    /// Withdraws `me`'s challenge if it is still pending (a lapsed seek):
+    /// unlike [`Challenges::cancel`], a game it started is left alone.
+    /// Whether it was withdrawn.
+    pub async fn withdraw(&self, me: UserId, id: &ChallengeId) -> ChallengeResult<bool> {
+        let c = self.get(id).await?;
+        if c.challenger_id != me {
+            return Err(ChallengeError::NotYours("only the challenger may cancel"));
+        }
+        if c.status != ChallengeStatus::Created {
+            return Ok(false);
+        }
+        self.close_canceled(c).await
     }
 
     /// Refuses a challenge `dest`'s setting does not let `by` make, or
@@ -872,6 +904,7 @@ impl Challenges {
             // has its time control.
             rated: old.rated,
             time_control: old.time_control(),
+            rating_range: None,
         };
         let (white, black) = match mine {
             Color::White => (Some(me), other),

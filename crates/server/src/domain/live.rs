@@ -877,6 +877,7 @@ mod tests {
             created_at: 0,
             rated: false,
             time_control: None,
+            rating_range: None,
         };
         let ended = crate::store::tokens_ended_event(&["t1".into()]);
         let events = NewEvents {

@@ -32,6 +32,33 @@ written_once! {
         rows::all(r, rows::challenge)
     }
 
+    /// Pending open challenges from the usual start with these terms
+    /// (`time_control` as [`crate::TimeControl::to_text`], empty for
+    /// untimed), oldest first, at most `limit`: the seeks a quick pairing
+    /// may take.
+    pub async fn open_challenges_like<'a>(
+        &'a self,
+        variant: crate::model::Variant,
+        time_control: &'a str,
+        rated: bool,
+        limit: i64,
+    ) -> StoreResult<Vec<Challenge>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT * FROM challenges WHERE kind = 'open' AND status = 'created'
+                AND variant = $1 AND COALESCE(time_control, '') = $2 AND rated = $3
+                AND initial_fen IS NULL
+             ORDER BY created_at, id LIMIT $4",
+        )
+        .bind(variant.id())
+        .bind(time_control)
+        .bind(i64::from(rated))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::challenge)
+    }
+
     /// Pending challenges (to users and open) made before `before` (ms),
     /// oldest first, at most `limit`: those due to expire.
     pub async fn stale_challenges(&self, before: i64, limit: i64) -> StoreResult<Vec<Challenge>> {

@@ -168,8 +168,9 @@ macro_rules! inserts {
         pub(crate) async fn insert_challenge(conn: &mut $conn, c: &Challenge) -> StoreResult<()> {
             sqlx::query(
                 "INSERT INTO challenges (id, kind, challenger_id, dest_user_id, variant, color,
-                    initial_fen, ai_level, status, decline_reason, created_at, rated, time_control)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                    initial_fen, ai_level, status, decline_reason, created_at, rated, time_control,
+                    rating_min, rating_max)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
             )
             .bind(c.id.as_str())
             .bind(c.kind.as_str())
@@ -184,6 +185,8 @@ macro_rules! inserts {
             .bind(c.created_at)
             .bind(i64::from(c.rated))
             .bind(c.time_control.map(TimeControl::to_text))
+            .bind(c.rating_range.map(|r| r.0))
+            .bind(c.rating_range.map(|r| r.1))
             .execute(&mut *conn)
             .await?;
             Ok(())

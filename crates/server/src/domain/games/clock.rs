@@ -37,36 +37,6 @@ fn side(c: Color) -> usize {
     }
 }
 
-/// Checks lichess's ranges: a limit of 0 to 180 minutes, an increment of
-/// 0 to 180 s, not both 0; days from [`DAYS`]. The error names the field.
-pub fn check(control: TimeControl) -> Result<TimeControl, String> {
-    match control {
-        TimeControl::Clock { limit, increment } => {
-            if limit > MAX_LIMIT_SECS {
-                return Err(format!(
-                    "clock.limit must be 0 to {MAX_LIMIT_SECS} seconds, not {limit}"
-                ));
-            }
-            if increment > MAX_INCREMENT_SECS {
-                return Err(format!(
-                    "clock.increment must be 0 to {MAX_INCREMENT_SECS} seconds, not {increment}"
-                ));
-            }
-            if limit == 0 && increment == 0 {
-                return Err("clock.limit and clock.increment cannot both be 0".into());
-            }
-        }
-        TimeControl::Correspondence { days } => {
-            if !DAYS.contains(&days) {
-                return Err(format!(
-                    "days must be one of 1, 2, 3, 5, 7, 10, 14, not {days}"
-                ));
-            }
-        }
-    }
-    Ok(control)
-}
-
 /// lichess's lag quota gain per move for a control, ms: 1 s from a
 /// 3-minute estimate, 0.2 s up to 15 s, in between estimate/2 + 10 cs.
 fn quota_gain(control: TimeControl) -> i64 {
@@ -246,36 +216,6 @@ mod tests {
         limit: 180,
         increment: 2,
     };
-
-    #[test]
-    fn ranges_are_lichess_and_errors_name_the_field() {
-        assert!(check(BLITZ).is_ok());
-        let e = check(TimeControl::Clock {
-            limit: 10_801,
-            increment: 0,
-        })
-        .unwrap_err();
-        assert!(e.contains("clock.limit"), "{e}");
-        let e = check(TimeControl::Clock {
-            limit: 60,
-            increment: 181,
-        })
-        .unwrap_err();
-        assert!(e.contains("clock.increment"), "{e}");
-        assert!(
-            check(TimeControl::Clock {
-                limit: 0,
-                increment: 0
-            })
-            .is_err()
-        );
-        assert!(
-            check(TimeControl::Correspondence { days: 4 })
-                .unwrap_err()
-                .contains("days")
-        );
-        assert!(check(TimeControl::Correspondence { days: 14 }).is_ok());
-    }
 
     #[test]
     fn first_moves_are_free_then_time_and_lag_are_charged() {
