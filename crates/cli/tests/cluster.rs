@@ -470,3 +470,37 @@ async fn a_node_recovers_by_itself_when_postgresql_restarts() {
     let v = state(&mut ws).await;
     assert_eq!(v["v"], 4, "live again after the restart");
 }
+
+/// Issue 48: a timed game's flag falls on another node when the node that
+/// served it dies, with no client connected anywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flag_falls_on_the_surviving_node_when_the_games_node_dies() {
+    let dir = TempDir::new("cluster-flag");
+    let url = fresh_postgres_database(&dir);
+    let mut a = Server::start_on(url.clone().into(), &[]);
+    let b = Server::start_on(url.into(), &[]);
+    let white = register(&a.base, "flagwhite").await;
+    let black = register(&a.base, "flagblack").await;
+    // 0+1: each clock starts with 3 s once both sides have moved.
+    let id = common::accepted_game(
+        &white,
+        &black,
+        json!({"variant": "standard", "color": "white", "clock.limit": 0, "clock.increment": 1}),
+    )
+    .await;
+    assert_eq!(white.mv(&id, "e2e4").await.0, StatusCode::OK);
+    assert_eq!(black.mv(&id, "e7e5").await.0, StatusCode::OK);
+    a.kill9();
+    let on_b = via(&white, &b.base);
+    let until = Instant::now() + Duration::from_secs(20);
+    let game = loop {
+        let (s, g) = on_b.get(&format!("/api/game/{id}")).await;
+        assert_eq!(s, StatusCode::OK, "{g}");
+        if g["status"] != "started" || Instant::now() > until {
+            break g;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(game["status"], "outoftime", "node b ended it: {game}");
+    assert_eq!(game["winner"], "black", "{game}");
+}
