@@ -1239,3 +1239,97 @@ async fn berserk_s_challenge_board_bot_account_and_export_calls_work() {
     );
     assert!(started.elapsed() < Duration::from_secs(60));
 }
+
+/// Issue 48: a bot plays a 3+2 game as lichess-bot reads one: the
+/// challenge's speed and clock (what its `time_controls` and
+/// `min_base`/`max_increment` filter on), `gameFull`'s `clock`, and the
+/// times it hands its engine (`wtime`/`btime`/`winc`/`binc`), charged by
+/// the server as the bot thinks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_plays_a_3_plus_2_game_on_the_clock_as_lichess_bot_reads_it() {
+    let env = fresh("bot-blitz");
+    let base = env.server.base.as_str();
+    let alice = register(base, "Blitzhuman").await;
+    let bot = register(base, "Blitzbot").await;
+    let (s, v) = bot.post_empty("/api/bot/account/upgrade").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let mut events = RawLines::open(&bot, "/api/stream/event").await;
+    let (s, v) = alice
+        .post(
+            "/api/challenge/blitzbot",
+            json!({"variant": "standard", "color": "white", "clock.limit": 180, "clock.increment": 2}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = v["id"].as_str().unwrap().to_owned();
+    let c = events.next_of("challenge").await["challenge"].clone();
+    assert_eq!(c["speed"], "blitz", "{c}");
+    assert_eq!(
+        c["timeControl"],
+        json!({"type": "clock", "limit": 180, "increment": 2, "show": "3+2"})
+    );
+    assert_eq!(c["perf"]["name"], "Blitz");
+    let (s, v) = bot.post_empty(&format!("/api/challenge/{id}/accept")).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let start = events.next_of("gameStart").await;
+    assert_eq!(start["game"]["speed"], "blitz");
+    assert_eq!(start["game"]["secondsLeft"], 180, "{start}");
+
+    let mut game = RawLines::open(&bot, &format!("/api/bot/game/stream/{id}")).await;
+    let full = game.next_of("gameFull").await;
+    assert_eq!(full["speed"], "blitz");
+    assert_eq!(
+        full["clock"],
+        json!({"initial": 180_000, "increment": 2_000})
+    );
+    assert_eq!(
+        [
+            &full["state"]["wtime"],
+            &full["state"]["btime"],
+            &full["state"]["binc"]
+        ],
+        [&json!(180_000), &json!(180_000), &json!(2_000)]
+    );
+    // The first moves are free; then the bot's clock runs from the
+    // human's move: it thinks 300 ms, and is charged that (the bot API
+    // reports no lag), plus the round trips.
+    assert_eq!(alice.mv(&id, "e2e4").await.0, StatusCode::OK);
+    game.next_of("gameState").await;
+    let (s, v) = bot
+        .post_empty(&format!("/api/bot/game/{id}/move/e7e5"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    game.next_of("gameState").await;
+    assert_eq!(alice.mv(&id, "g1f3").await.0, StatusCode::OK);
+    let st = game.next_of("gameState").await;
+    let btime = st["btime"].as_i64().unwrap();
+    assert!(
+        (179_900..=180_000).contains(&btime),
+        "black's turn has just begun: {st}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (s, v) = bot
+        .post_empty(&format!("/api/bot/game/{id}/move/b8c6"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let st = game.next_of("gameState").await;
+    let btime = st["btime"].as_i64().unwrap();
+    assert!(
+        (181_000..=181_700).contains(&btime),
+        "180 s - ~300 ms + 2 s, got {btime}"
+    );
+    let (_, v) = bot.get("/api/account/playing").await;
+    let left = v["nowPlaying"][0]["secondsLeft"].as_i64().unwrap();
+    assert!((181..=182).contains(&left), "{v}");
+    // The game ends; the stream with it.
+    let (s, v) = alice
+        .post_empty(&format!("/api/board/game/{id}/resign"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let end = game.next_of("gameState").await;
+    assert_eq!(
+        (&end["status"], &end["winner"]),
+        (&json!("resign"), &json!("black"))
+    );
+    assert!(game.next().await.is_none(), "the stream ends with the game");
+}
