@@ -1,5 +1,5 @@
 // Accessibility checked by a machine (issue 47): axe-core, injected into
-// every page of the site in the light and the dark theme, on a desktop
+// every page of the site (a timed game's clocks too) in the light and the dark theme, on a desktop
 // (1366×900) and a phone (390×844, touch); any serious or critical
 // violation (contrast included) fails. Each page is also photographed
 // into e2e/artifacts/ (a11y-<theme>-<viewport>-<page>.png). Then what axe
@@ -68,10 +68,21 @@ async function world() {
   await post(ben, `/api/challenge/${done.id}/accept`);
   await post(ben, `/api/board/game/${done.id}/move/e2e4`);
   await post(ben, `/api/board/game/${done.id}/resign`);
-  const ch = await post(ben, '/api/challenge/ann', { color: 'random', variant: 'fusion' });
+  const ch = await post(ben, '/api/challenge/ann', { color: 'random', variant: 'fusion', 'clock.limit': 300, 'clock.increment': 3 });
+  // Timed games (issue 48): a 30+0 one whose White clock runs (after each
+  // side's first move) for longer than the run takes, and a correspondence one.
+  const timed = await post(ann, '/api/challenge/ben', { color: 'white', variant: 'standard', 'clock.limit': 1800, 'clock.increment': 0 });
+  await post(ben, `/api/challenge/${timed.id}/accept`);
+  const days = await post(ann, '/api/challenge/ben', { color: 'white', variant: 'standard', days: 3 });
+  await post(ben, `/api/challenge/${days.id}/accept`);
+  for (const id of [timed.id, days.id]) {
+    for (const [p, mv] of [[ann, 'e2e4'], [ben, 'e7e5']]) await post(p, `/api/board/game/${id}/move/${mv}`);
+  }
+  // An open challenge with a clock, on the lobby's list.
+  await post(ben, '/api/challenge/open', { color: 'random', variant: 'chessmerge', 'clock.limit': 180, 'clock.increment': 2 });
   await ann.context().close();
   await ben.context().close();
-  setup = { game: g.id, done: done.id, challenge: ch.id };
+  setup = { game: g.id, done: done.id, challenge: ch.id, timed: timed.id, days: days.id };
   return setup;
 }
 
@@ -87,7 +98,7 @@ const SIGNED_OUT = [
 ];
 
 /** The pages signed in as ann. */
-function signedIn({ game, done, challenge }) {
+function signedIn({ game, done, challenge, timed, days }) {
   return [
     ['lobby', '/', '#open-list'],
     ['practice', '/practice', '.board'],
@@ -104,6 +115,9 @@ function signedIn({ game, done, challenge }) {
     ['game', `/${game}`, '#moves .m.last'],
     ['game-finished', `/${done}`, '#result:not(.hidden)'],
     ['challenge', `/${challenge}`, '#ch-info'],
+    // Both clocks, White's running; a correspondence game's days.
+    ['game-clock', `/${timed}`, '.clock.running'],
+    ['game-days', `/${days}`, '.clock.days:not(.hidden)'],
   ];
 }
 

@@ -10,6 +10,7 @@ import { moveRows } from '../../web/js/movelist.js';
 import { ApiError } from '../../web/js/api.js';
 import { START_FEN, parseFen } from '../../web/js/fen.js';
 import { explainRefusal } from '../../web/js/words.js';
+import { clockText, daysText, timeControlText, timeControlOfFull } from '../../web/js/clock.js';
 
 const BLACK_17 = '8/8/8/8/8/8/8/K1k5 b - - 3 17';
 
@@ -61,6 +62,9 @@ test('result texts', () => {
   assert.deepEqual(resultText({ status: 'draw', reason: 'agreement' }), { head: 'Draw', why: 'by agreement' });
   assert.deepEqual(resultText({ status: 'draw' }), { head: 'Draw', why: 'drawn' });
   assert.equal(resultText({ status: 'aborted' })?.head, 'Game aborted');
+  assert.equal(resultText({ status: 'aborted', reason: 'white did not make a first move in time' })?.why, 'Nobody won: white did not make a first move in time.');
+  assert.deepEqual(resultText({ status: 'outoftime', winner: 'black', reason: 'white ran out of time' }), { head: 'Black wins', why: 'on time (white ran out of time)' });
+  assert.deepEqual(resultText({ status: 'outoftime', reason: 'white ran out of time, but black has only its king' }), { head: 'Draw', why: 'White ran out of time, but black has only its king' });
   assert.equal(outcomeHead({ status: 'mate', winner: 'white', you: 'black' }), 'You lost');
   assert.equal(outcomeHead({ status: 'mate', winner: 'white', you: null }), 'White won');
   assert.equal(finishedText({ status: 'mate', winner: 'white' }, true), 'won by checkmate');
@@ -68,6 +72,22 @@ test('result texts', () => {
   assert.equal(finishedText({ status: 'stalemate' }, true), 'draw by stalemate');
   assert.equal(finishedText({ status: 'draw' }, true), 'draw');
   assert.equal(finishedText({ status: 'aborted' }, true), 'aborted');
+});
+
+test('clock readings and time controls in words', () => {
+  assert.deepEqual([180_000, 179_001, 10_000, 9_999, 9_400, 50, 0, -20, 3_723_000].map(clockText),
+    ['3:00', '2:59', '0:10', '0:09.9', '0:09.4', '0:00.0', '0:00.0', '0:00.0', '1:02:03']);
+  assert.deepEqual([3 * 86_400_000, 86_400_000 * 2 + 5 * 3_600_000 + 1, 86_400_000, 5 * 3_600_000 + 12 * 60_000, 3_600_000, 12 * 60_000 + 59_000, 30_000].map(daysText),
+    ['3 days', '2 days 5 h', '1 day', '5 h 12 min', '1 h', '12 min', 'under a minute']);
+  assert.equal(timeControlText({ type: 'clock', limit: 180, increment: 2, show: '3+2' }), '3+2');
+  assert.equal(timeControlText({ type: 'correspondence', daysPerTurn: 1 }), '1 day');
+  assert.equal(timeControlText({ type: 'correspondence', daysPerTurn: 14 }), '14 days');
+  assert.equal(timeControlText({ type: 'unlimited' }), 'Unlimited');
+  assert.equal(timeControlText(undefined), 'Unlimited');
+  assert.deepEqual(timeControlOfFull({ clock: { initial: 30_000, increment: 0 } }), { type: 'clock', limit: 30, increment: 0, show: '½+0' });
+  assert.deepEqual(timeControlOfFull({ clock: { initial: 90_000, increment: 1000 } }), { type: 'clock', limit: 90, increment: 1, show: '1.5+1' });
+  assert.deepEqual(timeControlOfFull({ clock: null, daysPerTurn: 3 }), { type: 'correspondence', daysPerTurn: 3 });
+  assert.deepEqual(timeControlOfFull({ clock: null }), { type: 'unlimited' });
 });
 
 test('oneAtATime runs a task once at a time, once more for the calls meanwhile', async () => {

@@ -181,3 +181,17 @@ export async function apiPost(page, path, data) {
   if (!r.ok()) throw new Error(`POST ${path}: ${r.status()} ${JSON.stringify(body)}`);
   return body;
 }
+
+/** The WCAG contrast ratio of an element's text on its background. */
+export async function contrast(locator) {
+  return locator.evaluate((el) => {
+    const cs = getComputedStyle(el);
+    const rgb = (s) => s.match(/[\d.]+/g).slice(0, 3).map(Number);
+    const lum = ([r, g, b]) => {
+      const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const a = lum(rgb(cs.color)), b = lum(rgb(cs.backgroundColor));
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  });
+}

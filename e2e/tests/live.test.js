@@ -8,7 +8,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Server, launchBrowser, newPage, shot, signUp, clickMove, waitLastMove, waitStatus, apiPost as post } from './harness.js';
+import { Server, launchBrowser, newPage, shot, signUp, clickMove, waitLastMove, waitStatus, apiPost as post, contrast } from './harness.js';
 
 let server, browser;
 
@@ -20,20 +20,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/** The WCAG contrast ratio of an element's text on its background. */
-async function contrast(locator) {
-  return locator.evaluate((el) => {
-    const cs = getComputedStyle(el);
-    const rgb = (s) => s.match(/[\d.]+/g).slice(0, 3).map(Number);
-    const lum = ([r, g, b]) => {
-      const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-    };
-    const a = lum(rgb(cs.color)), b = lum(rgb(cs.backgroundColor));
-    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-  });
-}
 
 // One game between Alice (desktop) and Bob (phone), followed through the
 // tests below in order; each checks one thing.

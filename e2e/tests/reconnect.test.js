@@ -34,7 +34,7 @@ test('pages reconnect after a server restart and the next move arrives', async (
   await finn.click('#join button');
   // The challenge page says what it is before it is accepted.
   await finn.locator('#ch-info').waitFor();
-  assert.match(await finn.locator('#ch-info').innerText(), /erin's open challenge · ChessMerge · casual · erin plays white/);
+  assert.match(await finn.locator('#ch-info').innerText(), /erin's open challenge · ChessMerge · Unlimited · casual · erin plays white/);
   await finn.click('[data-act=accept]');
   await waitStatus(finn, 'Waiting for erin');
   await waitStatus(erin, 'Your move'); // Erin's lobby follows her accepted challenge

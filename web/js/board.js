@@ -60,6 +60,52 @@ export function mergeRefusal(variant, units, from, to) {
 }
 
 /** @typedef {import('./fen.js').Unit} Unit */
+
+/**
+ * Premoves: the moves the units of `color` might make after the
+ * opponent's reply, as a list the board takes like legal moves (Merge-UCI
+ * `from`+`to`, no notation). Each piece's pattern with the squares between
+ * left aside (they may empty); pawns one or two steps ahead (two from
+ * their start rank) and diagonally ahead; a king on its start square two
+ * files aside (castling). Never onto one's own king, and, but for a merge
+ * that the variant could allow (onto a single piece, not with a king),
+ * never onto one's own units. Whether it is legal is asked once the
+ * opponent has moved.
+ * @param {Record<string, Unit>} units @param {'w' | 'b'} color @param {string} variant
+ * @returns {import('./types.js').LegalMove[]}
+ */
+export function premoveMoves(units, color, variant) {
+  /** @type {import('./types.js').LegalMove[]} */
+  const out = [];
+  const ahead = color === 'w' ? 1 : -1;
+  const home = color === 'w' ? 0 : 7;
+  for (const [from, u] of Object.entries(units)) {
+    if (u.color !== color) continue;
+    for (let f = 0; f < 8; f++) {
+      for (let r = 0; r < 8; r++) {
+        const to = sq(f, r);
+        if (to === from) continue;
+        const t = units[to];
+        if (t && t.color === color) {
+          const merge = variant !== 'standard' && u.roles.length === 1 && t.roles.length === 1
+            && !u.roles.includes('K') && !t.roles.includes('K');
+          if (!merge) continue;
+        }
+        const df = f - fileOf(from), dr = r - rankOf(from);
+        const reaches = u.roles.some((role) => {
+          if (role === 'P') {
+            const start = rankOf(from) === home + ahead;
+            return (df === 0 && (dr === ahead || (start && dr === 2 * ahead))) || (Math.abs(df) === 1 && dr === ahead);
+          }
+          if (role === 'K' && dr === 0 && Math.abs(df) === 2 && rankOf(from) === home && fileOf(from) === 4) return true;
+          return patternReaches([role], color, from, to);
+        });
+        if (reaches) out.push({ uci: from + to, san: '' });
+      }
+    }
+  }
+  return out;
+}
 /** @typedef {import('./types.js').Color} Color */
 /** A legal move with its squares read: `from`, `to`, `split`, `promo` (none for a move parseUci cannot read). @typedef {import('./types.js').LegalMove & Partial<NonNullable<ReturnType<typeof parseUci>>>} Reading */
 /** A mark on a square: `cls` is added to its classes. @typedef {{ square: string, cls: string }} Mark */
@@ -73,6 +119,7 @@ export function mergeRefusal(variant, units, from, to) {
  * @property {(uci: string) => void} [onMove] called with a legal Merge-UCI move the player chose
  * @property {(from: string, to: string) => void} [onIllegal] a drop on a square no legal move reaches
  * @property {(unit: Unit, square: string) => boolean} [canPick] whether the player may pick up this unit
+ * @property {(square: string) => void} [onCancel] a click (or tap, or Enter) on a square that picks nothing up while nothing is picked, or Escape
  */
 
 export class Board {
@@ -295,7 +342,8 @@ export class Board {
       if (this.opts.onIllegal) this.opts.onIllegal(from, s);
       return;
     }
-    if (this.canPick(s)) { this.selected = s; this.render(); }
+    if (this.canPick(s)) { this.selected = s; this.render(); return; }
+    if (this.opts.onCancel) this.opts.onCancel(s);
   }
 
   /** @param {PointerEvent} e */
@@ -373,6 +421,7 @@ export class Board {
       this.activate(cur);
     } else if (e.key === 'Escape') {
       this.selected = null; this.render();
+      if (this.opts.onCancel) this.opts.onCancel(cur);
     }
   }
 

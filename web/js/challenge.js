@@ -4,6 +4,7 @@
 
 import { api, esc, failure } from './api.js';
 import { navigate, notFound } from './app.js';
+import { timeControlHtml } from './clock.js';
 import { diagramHtml } from './diagram.js';
 
 /**
@@ -52,7 +53,7 @@ export async function mountChallenge(root, id, me) {
   const fen = c.initialFen ? `${diagramHtml(c.initialFen, c.variant.key)}<span class="muted">from <code>${esc(c.initialFen)}</code></span>` : '';
   const p = document.createElement('p');
   p.id = 'ch-info';
-  p.innerHTML = `${mine ? 'Your' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>'s`} ${c.kind === 'open' ? 'open ' : ''}challenge · ${esc(c.variant.name)} · <span id="ch-rated">${c.rated ? 'rated' : 'casual'}</span> · ${colour}${fen}`;
+  p.innerHTML = `${mine ? 'Your' : `<strong>${esc(c.challenger ? c.challenger.name : '?')}</strong>'s`} ${c.kind === 'open' ? 'open ' : ''}challenge · ${esc(c.variant.name)} · <span id="ch-tc">${timeControlHtml(c.timeControl, c.speed)}</span> · <span id="ch-rated">${c.rated ? 'rated' : 'casual'}</span> · ${colour}${fen}`;
   actions.before(p);
   if (c.status !== 'created') {
     error.textContent = `This challenge was ${c.status}.`;

@@ -88,13 +88,15 @@ const HOW = { mate: 'by checkmate', resign: 'by resignation', stalemate: 'by sta
  */
 export function resultText(g) {
   if (g.status === 'started') return null;
-  if (g.status === 'aborted') return { head: 'Game aborted', why: 'Nobody won: the game was aborted before both sides moved.' };
+  if (g.status === 'aborted') return { head: 'Game aborted', why: g.reason ? `Nobody won: ${g.reason}.` : 'Nobody won: the game was aborted before both sides moved.' };
   const head = g.winner ? `${cap(g.winner)} wins` : 'Draw';
   let why;
   switch (g.status) {
     case 'mate': case 'stalemate': why = HOW[g.status]; break;
     case 'resign': why = g.reason || HOW.resign; break;
     case 'draw': why = g.reason ? `by ${g.reason}` : 'drawn'; break;
+    // A flag fell: "on time (black ran out of time)"; a draw when the other side could never mate.
+    case 'outoftime': why = g.winner ? `${HOW.outoftime}${g.reason ? ` (${g.reason})` : ''}` : cap(g.reason || `drawn ${HOW.outoftime}`); break;
     default: why = g.reason || g.status;
   }
   return { head, why };

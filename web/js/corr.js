@@ -112,9 +112,13 @@ export class ForecastPanel {
     this.sanCache = new Map();
   }
 
-  /** Shows the panel for `g` when `g.you` waits for a person's move; hides it otherwise. @param {import('./types.js').Game} g */
-  update(g) {
-    const waiting = g.you && g.status === 'started' && g.turn !== g.you && !g[otherColor(g.you)].aiLevel;
+  /**
+   * Shows the panel for `g` when `g.you` waits for a person's move (and
+   * the game allows conditional moves: not a real-time one); hides it otherwise.
+   * @param {import('./types.js').Game} g @param {boolean} [allowed]
+   */
+  update(g, allowed = true) {
+    const waiting = allowed && g.you && g.status === 'started' && g.turn !== g.you && !g[otherColor(g.you)].aiLevel;
     if (!waiting) {
       // Gone from the page (not only hidden): one interactive board at a time.
       this.el.classList.add('hidden');

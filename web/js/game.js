@@ -9,11 +9,13 @@
 
 import { api, currentUser, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
-import { Board } from './board.js';
+import { Board, premoveMoves } from './board.js';
 import { mountChallenge } from './challenge.js';
+import { GameClocks } from './clock.js';
 import { finder, oneAtATime, otherColor } from './common.js';
 import { ForecastPanel, renderAfterGame, takebackNews } from './corr.js';
-import { layoutHtml, renderActions, renderAnalysis, renderChat, renderPlayer, renderReviewing, renderStatus, renderVariantLine } from './gamepanels.js';
+import { parseUci } from './fen.js';
+import { layoutHtml, renderActions, renderAnalysis, renderChat, renderPlayer, renderPremove, renderReviewing, renderStatus, renderVariantLine } from './gamepanels.js';
 import { Live } from './live.js';
 import { GLYPHS, renderMoves } from './movelist.js';
 import { Review, bindKeys, plyFromHash } from './review.js';
@@ -105,15 +107,31 @@ class GamePage {
     this.cancellingTakeback = false;
     /** The live channel was down: catch up when it is back. */
     this.wasDown = false;
+    /** Both clocks: the time control (from the game's `gameFull`) and the last state's figures. */
+    this.clocks = new GameClocks();
+    /** The clocks' redraw timer and its period (0: none). */
+    this.ticker = 0;
+    this.tickMs = 0;
+    /** A check that the server ended the game once a clock showed 0. */
+    this.flagTimer = 0;
+    /** A premove (Merge-UCI `from`+`to`) waiting for the opponent's move, in a real-time game. @type {string | null} */
+    this.premove = null;
     // ---- the parts ----
     this.forecasts = new ForecastPanel(this.el('#forecasts'), id);
     this.board = new Board(this.el('#board-host'), {
       interactive: true,
       orientation: g.you || 'white',
       label: 'game board',
-      canPick: (unit) => this.myTurn() && unit.color === (this.g.you === 'white' ? 'w' : 'b'),
-      onMove: (uci) => this.play(uci),
-      onIllegal: (from, to) => { if (this.myTurn()) this.play(from + to); },
+      canPick: (unit) => (this.myTurn() || this.canPremove()) && unit.color === (this.g.you === 'white' ? 'w' : 'b'),
+      onMove: (uci) => {
+        if (this.myTurn()) this.play(uci);
+        else if (this.canPremove()) this.setPremove(uci);
+      },
+      onIllegal: (from, to) => {
+        if (this.myTurn()) this.play(from + to);
+        else if (this.premove) this.setPremove(null);
+      },
+      onCancel: () => { if (this.premove) this.setPremove(null); },
     });
     this.review = new Review(id, () => this.render());
     /** Fetches the game; once at a time (a call meanwhile fetches again after), the newest wins. */
@@ -131,7 +149,7 @@ class GamePage {
     this.live = new Live({
       game: id,
       onEvent: (d) => this.onEvent(d),
-      onGame: (gid, t, v, d) => this.onPush(gid, t, v, d),
+      onGame: (gid, t, v, d, full) => this.onPush(gid, t, v, d, full),
       onStatus: (up) => this.onStatus(up),
     });
   }
@@ -143,10 +161,18 @@ class GamePage {
     return this.review.cursor === null && !this.pending && g.status === 'started' && !!g.you && g.turn === g.you;
   }
 
+  /** Whether the board takes a premove now: the opponent's turn in a real-time game, the game in view. */
+  canPremove() {
+    const g = this.g;
+    return this.clocks.realtime && this.review.cursor === null && g.status === 'started' && !!g.you && g.turn !== g.you;
+  }
+
   /** Follows the game, binds the controls, draws; answers the cleanup. */
   start() {
     const review = this.review;
-    this.live.subscribe(this.id, this.version);
+    // Without a version: the feed starts with the game's `gameFull`, the
+    // one place that tells its time control, and the clocks as of now.
+    this.live.subscribe(this.id, null);
     this.el('#flip').onclick = () => { this.board.flip(); this.render(); };
     const movesEl = this.el('#moves');
     /** @param {Event} e */
@@ -167,6 +193,8 @@ class GamePage {
     review.load().then(() => { if (this.alive && askedPly !== null) review.goTo(askedPly); });
     return () => {
       this.alive = false;
+      clearInterval(this.ticker);
+      clearTimeout(this.flagTimer);
       unbindKeys();
       this.live.close();
       document.title = 'ChessMerge';
@@ -183,11 +211,21 @@ class GamePage {
     board.setPosition(back ? back.fen : g.fen, g.variant.key);
     board.setLastMove(back ? back.lastMove || null : g.lastMove);
     board.setCheck(back ? back.check : g.check);
-    board.setLegal(this.myTurn() ? g.legalMoves : []);
+    const premoving = this.canPremove();
+    // Looking back, or the game over: a premove waiting is dropped.
+    if (this.premove && !premoving && !this.myTurn()) this.premove = null;
+    const mine = g.you === 'black' ? 'b' : 'w';
+    board.setLegal(this.myTurn() ? g.legalMoves : premoving ? premoveMoves(board.units, mine, g.variant.key) : []);
+    board.el.classList.toggle('premoving', premoving);
+    const pm = this.premove && parseUci(this.premove);
+    board.setMarks(pm ? [{ square: pm.from, cls: 'premove' }, { square: pm.to, cls: 'premove' }] : []);
+    renderPremove(root, this.premove, () => this.setPremove(null));
     renderReviewing(root, g, review);
     const bottom = board.orientation;
     renderPlayer(this.el('#bottom-player'), g, bottom);
     renderPlayer(this.el('#top-player'), g, otherColor(bottom));
+    this.drawClocks();
+    this.tune();
     renderStatus(root, g);
     const judged = review.analysis && review.analysis.analysis;
     const glyphs = judged ? judged.map((e) => (e.judgment ? GLYPHS[e.judgment.name] : '')) : [];
@@ -195,7 +233,8 @@ class GamePage {
     renderVariantLine(root, g);
     this.renderActions();
     renderAfterGame(this.el('#after-game'), g, (what) => this.rematchAct(what));
-    this.forecasts.update(g);
+    // Conditional moves are for games without a running clock.
+    this.forecasts.update(g, this.clocks.known && !this.clocks.realtime);
     renderAnalysis(root, g, review, { id: this.id, signedIn: this.signedIn, onRequest: () => this.requestAnalysis() });
     // The analysis board: for a finished game, or for spectators (a player's own ongoing game: no engine help).
     const analyse = this.el('#analyse', HTMLAnchorElement);
@@ -212,7 +251,85 @@ class GamePage {
         this.act(what);
       },
       resign: () => this.resign(),
+      giveTime: this.clocks.realtime ? () => this.giveTime() : null,
     });
+  }
+
+  /** Draws both clocks as of now (each beside its player's bar). */
+  drawClocks() {
+    if (!this.alive) return;
+    const bottom = this.board.orientation;
+    const top = otherColor(bottom);
+    const c = this.clocks;
+    c.draw(this.el('#bottom-clock'), bottom, this.g.you === bottom);
+    c.draw(this.el('#top-clock'), top, this.g.you === top);
+    // A clock at 0: the server ends the game and says so. Should its word
+    // not come (the socket down), ask for the game.
+    if (c.realtime && c.running() && c.left(c.turn) <= 0 && !this.flagTimer) {
+      this.flagTimer = setTimeout(() => {
+        this.flagTimer = 0;
+        if (this.alive && this.g.status === 'started') this.refresh();
+      }, 2000);
+    }
+  }
+
+  /**
+   * Redraws the clocks as often as they change: every 100 ms while a
+   * real-time clock runs, every 30 s in a correspondence game; and pings
+   * the socket every 5 s during a real-time game (its lag goes with moves).
+   */
+  tune() {
+    const c = this.clocks;
+    const want = c.realtime && c.running() ? 100 : c.days && this.g.status === 'started' ? 30_000 : 0;
+    if (want !== this.tickMs) {
+      clearInterval(this.ticker);
+      this.tickMs = want;
+      this.ticker = want ? setInterval(() => this.drawClocks(), want) : 0;
+    }
+    this.live.pingEvery(c.realtime && this.g.status === 'started' ? 5000 : 20000);
+  }
+
+  /**
+   * Sets (or with null, cancels) the premove, drawn on the board and
+   * beside the status.
+   * @param {string | null} uci
+   */
+  setPremove(uci) {
+    this.premove = uci;
+    this.render();
+  }
+
+  /**
+   * The opponent has moved: the premove waiting is played if it is legal
+   * now, else dropped. Its squares may have several readings (a pair
+   * together or one of its pieces, promotions): the whole unit and a
+   * queen are taken, as the board's own input reads them first.
+   */
+  playPremove() {
+    const uci = this.premove;
+    if (!uci || !this.myTurn()) return;
+    this.premove = null;
+    const want = parseUci(uci);
+    const cands = this.g.legalMoves
+      .map((m) => ({ uci: m.uci, r: parseUci(m.uci) }))
+      .filter((m) => m.r && want && m.r.from === want.from && m.r.to === want.to);
+    const whole = cands.filter((m) => m.r && !m.r.split);
+    const pool = whole.length ? whole : cands;
+    const pick = pool.find((m) => m.r && !m.r.promo) || pool.find((m) => m.r && m.r.promo === 'q') || pool[0];
+    this.board.setMarks([]);
+    renderPremove(this.root, null, () => {});
+    if (pick) this.play(pick.uci);
+  }
+
+  /** "+15 s": gives the opponent 15 seconds (real-time games); the new time comes as a push. */
+  async giveTime() {
+    try {
+      await api('POST', `/api/round/${this.id}/add-time/15`);
+    } catch (e) {
+      toast(failure(e).message);
+      return;
+    }
+    if (!this.live.up) this.refresh();
   }
 
   /** The game's chat (bots say things through the bot API); read again with each new state. */
@@ -232,6 +349,8 @@ class GamePage {
    */
   accept(n) {
     const old = this.g;
+    // The time control comes with the feed's gameFull only: a fetched game keeps it.
+    if (n.clock === undefined && old.clock !== undefined) n = { ...n, clock: old.clock, daysPerTurn: old.daysPerTurn, speed: old.speed };
     this.g = n;
     this.loadChat();
     this.version = n.version;
@@ -251,6 +370,11 @@ class GamePage {
     if (news) toast(news, 'info', 6000);
     if (!n.takebackOffer) this.cancellingTakeback = false;
     this.render();
+    this.playPremove();
+    // A fetched state the clocks' figures are not of (a push missed): the
+    // feed's gameFull brings them as of now.
+    const c = this.clocks;
+    if (c.timing && (n.ply !== c.ply || n.status !== c.status) && this.live.up) this.live.subscribe(this.id, null);
     // A rated game ended while we look: read it again for the players' new
     // ratings as stored (and whether they are still provisional).
     if (old.status === 'started' && n.status !== 'started' && n.rated) this.refresh();
@@ -265,18 +389,32 @@ class GamePage {
    * A push on the live channel: the next state (or a full description) is
    * taken as it is; a gap, or a state without what the page shows, is
    * fetched instead.
+   * A `gameFull` (`full`) also tells the time control, and its state the
+   * clocks as of now.
    * @param {string} gid @param {'gameFull' | 'gameState'} t @param {number} v @param {GameState} state
+   * @param {import('./types.js').GameFull | null} [full]
    */
-  onPush(gid, t, v, state) {
-    if (gid !== this.id || !this.alive || v <= this.version) return;
+  onPush(gid, t, v, state, full = null) {
+    if (gid !== this.id || !this.alive) return;
+    if (full) {
+      this.clocks.setTiming(full);
+      this.g = { ...this.g, clock: full.clock || null, daysPerTurn: full.daysPerTurn, speed: full.speed };
+      if (v === this.version) {
+        this.clocks.take(state);
+        this.render();
+      }
+    }
+    if (v <= this.version) return;
     if (t === 'gameState' && typeof state.type === 'string' && state.type.startsWith('analysis')) {
       this.onAnalysisNews(v, state);
       return;
     }
     // A full description may jump any distance; a state only the next step.
     const n = (t === 'gameFull' || v === this.version + 1) ? gameFromPush(this.g, state) : null;
-    if (n && n.version === v) this.accept(n);
-    else this.refresh();
+    if (n && n.version === v) {
+      this.clocks.take(state);
+      this.accept(n);
+    } else this.refresh();
   }
 
   /**
@@ -317,8 +455,13 @@ class GamePage {
     conn.classList.toggle('down', !up);
     this.el('.game-layout').dataset.live = up ? 'up' : 'down';
     // After a drop, the subscription resumes from our version and the
-    // server replays what we missed; fetch as well in case of a gap.
-    if (up && this.wasDown) this.refresh();
+    // server replays what we missed; fetch as well in case of a gap. The
+    // replayed states' clocks are as they were then: a timed game follows
+    // from a fresh gameFull instead.
+    if (up && this.wasDown) {
+      if (this.clocks.timing) this.live.subscribe(this.id, null);
+      this.refresh();
+    }
     this.wasDown = !up;
   }
 
@@ -335,7 +478,12 @@ class GamePage {
     this.pending = true;
     this.sentAt = this.version;
     this.board.setLegal([]);
-    const sent = this.live.request({ t: 'move', id: this.id, u: uci, ply: this.g.ply });
+    /** @type {{ t: 'move', id: string, u: string, ply: number, l?: number }} */
+    const frame = { t: 'move', id: this.id, u: uci, ply: this.g.ply };
+    // A timed game's clock forgives the network lag we measured (half a ping's round trip).
+    const lag = this.live.lag;
+    if (this.clocks.timing && lag !== null) frame.l = lag;
+    const sent = this.live.request(frame);
     if (sent) {
       try {
         await sent;

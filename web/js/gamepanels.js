@@ -18,9 +18,9 @@ export function layoutHtml(id) {
   return `
     <div class="game-layout">
       <div class="board-wrap">
-        <div class="player" id="top-player"></div>
+        <div class="player-bar"><div class="player" id="top-player"></div><div class="clock hidden" id="top-clock" role="timer"></div></div>
         <div id="board-host"></div>
-        <div class="player" id="bottom-player"></div>
+        <div class="player-bar"><div class="player" id="bottom-player"></div><div class="clock hidden" id="bottom-clock" role="timer"></div></div>
       </div>
       <aside class="side" aria-label="game">
         <div class="banner hidden" id="result" role="status"></div>
@@ -29,6 +29,7 @@ export function layoutHtml(id) {
         <div class="draw-offer hidden" id="draw-offer"></div>
         <div class="draw-offer hidden" id="takeback-offer"></div>
         <div class="actions" id="actions"></div>
+        <div class="premove-note hidden" id="premove"></div>
         <section class="forecasts hidden" id="forecasts" aria-label="conditional moves"></section>
         <div class="moves" id="moves" aria-label="moves"></div>
         <details class="legend" id="notation-legend">
@@ -96,7 +97,7 @@ export function renderStatus(root, g) {
   const title = `ChessMerge: ${g.white.name} vs ${g.black.name}`;
   if (res) {
     banner.classList.remove('hidden');
-    const detail = g.you && g.winner ? `${res.head}${/^by /.test(res.why) ? ' ' : ': '}${res.why}` : res.why;
+    const detail = g.you && g.winner ? `${res.head}${/^(by|on) /.test(res.why) ? ' ' : ': '}${res.why}` : res.why;
     banner.innerHTML = `<strong>${esc(g.status === 'aborted' ? res.head : outcomeHead(g))}</strong>${esc(detail)}`;
     status.textContent = 'Game over';
     document.title = title;
@@ -107,8 +108,24 @@ export function renderStatus(root, g) {
   let text = g.you ? (mine ? 'Your move' : `Waiting for ${playerName(g, g.turn)}`) : `${cap(g.turn)} to move`;
   // Say who is in check: always the side to move.
   if (g.check) text += mine ? ' — you are in check!' : ` — ${g.you ? playerName(g, g.turn) : cap(g.turn)} is in check`;
+  // A real-time game's clocks start with each side's first move; until then the server waits 30 s for it.
+  else if (mine && g.clock && g.ply < 2) text += ' — make your first move within 30 s, or the game is aborted';
   status.textContent = text;
   document.title = `${mine ? '● ' : ''}${title}`;
+}
+
+/**
+ * The premove waiting to be played (`uci`, from and to squares), with its
+ * cancel button; hidden when there is none.
+ * @param {HTMLElement} root @param {string | null} uci @param {() => void} cancel
+ */
+export function renderPremove(root, uci, cancel) {
+  const el = /** @type {HTMLElement} */ (root.querySelector('#premove'));
+  el.classList.toggle('hidden', !uci);
+  if (!uci) { el.innerHTML = ''; return; }
+  el.dataset.uci = uci;
+  el.innerHTML = `<span>Premove <strong>${esc(uci.slice(0, 2))}–${esc(uci.slice(2, 4))}</strong>, played if legal when it is your move.</span> <button type="button" data-act="premove-cancel">Cancel</button>`;
+  /** @type {HTMLElement} */ (el.querySelector('[data-act=premove-cancel]')).onclick = cancel;
 }
 
 /**
@@ -234,6 +251,7 @@ function showOffer(el, text, what, accept, decline) {
  * @property {() => void} cancelDraw takes back our own draw offer
  * @property {(what: string) => void} takeback a takeback action (`takeback/yes`, `takeback/no`)
  * @property {() => void} resign the resign button (armed first, unless the setting skips it)
+ * @property {(() => void) | null} [giveTime] gives the opponent 15 s (real-time games against a person)
  */
 
 /**
@@ -256,6 +274,10 @@ export function renderActions(root, g, resignArmed, on) {
     if (g.drawOffer === g.you) actionButton(actions, 'Cancel draw offer', 'draw-cancel', on.cancelDraw);
     else if (g.drawOffer !== opp) actionButton(actions, 'Offer draw', 'draw-offer', () => on.act('draw/yes'));
     renderTakeback(actions, takebackOffer, g, g.you, on.takeback);
+  }
+  if (on.giveTime && !g[opp].aiLevel) {
+    actionButton(actions, '+15 s', 'add-time', on.giveTime);
+    /** @type {HTMLElement} */ (actions.lastElementChild).title = `Give ${g[opp].name} 15 seconds`;
   }
   actionButton(actions, resignArmed ? 'Confirm resignation' : 'Resign', 'resign', on.resign, resignArmed ? 'danger confirm' : 'danger');
   if (g.drawOffer === opp) {

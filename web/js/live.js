@@ -13,7 +13,7 @@ import { ApiError } from './api.js';
  * @typedef {{ t: 'hello', user: { id: string, name: string } | null }
  *   | { t: 'event', d: import('./types.js').UserEvent }
  *   | { t: 'lobby', d: import('./types.js').LobbyChange }
- *   | { t: 'gameFull', id: string, v: number, d: { state: import('./types.js').GameState } }
+ *   | { t: 'gameFull', id: string, v: number, d: import('./types.js').GameFull }
  *   | { t: 'gameState', id: string, v: number, d: import('./types.js').GameState }
  *   | { t: 'ack', a: number }
  *   | { t: 'error', a?: number, status: number, error: string, code: import('./types.js').ErrorCode }
@@ -28,8 +28,8 @@ export class Live {
   /**
    * @param {object} [handlers]
    * @param {(event: import('./types.js').UserEvent) => void} [handlers.onEvent] a user event (`d` of `{"t":"event"}`), or `{type: 'hello'}`
-   * @param {(id: string, type: 'gameFull' | 'gameState', version: number, state: import('./types.js').GameState) => void} [handlers.onGame]
-   *   a game's state: pushed, or a `gameFull`'s `state`
+   * @param {(id: string, type: 'gameFull' | 'gameState', version: number, state: import('./types.js').GameState, full: import('./types.js').GameFull | null) => void} [handlers.onGame]
+   *   a game's state: pushed, or a `gameFull`'s `state` (then `full` is the whole `gameFull`: its clock, days per move, speed)
    * @param {(up: boolean) => void} [handlers.onStatus] the socket opened or dropped
    * @param {(change: import('./types.js').LobbyChange) => void} [handlers.onLobby] the open challenges' list, then each change
    * @param {string} [handlers.game]
@@ -49,6 +49,12 @@ export class Live {
     /** @type {Map<number, { resolve: (msg: object) => void, reject: (e: ApiError) => void }>} ack number -> its promise's ends */
     this.acks = new Map();
     this.nextAck = 1;
+    /** How often the socket pings, ms (a timed game's page asks for more often: `pingEvery`). */
+    this.pingMs = 20000;
+    /** When the ping in flight left (performance.now()), or 0. */
+    this.pingAt = 0;
+    /** The last few ping round trips, ms, newest last. @type {number[]} */
+    this.rtts = [];
     this.open();
   }
 
@@ -64,7 +70,9 @@ export class Live {
       for (const [id, v] of this.subs) this.sendSub(id, v);
       if (this.lobby) this.send({ t: 'lobby' });
       this.onStatus(true);
-      this.pinger = setInterval(() => this.send({ t: 'ping' }), 20000);
+      this.pingAt = 0;
+      this.ping();
+      this.pinger = setInterval(() => this.ping(), this.pingMs);
     };
     ws.onmessage = (e) => {
       /** @type {ServerFrame} */
@@ -76,7 +84,7 @@ export class Live {
         const last = this.subs.get(msg.id);
         if (last == null || msg.v > last) this.subs.set(msg.id, msg.v);
         const state = msg.t === 'gameFull' ? msg.d.state : msg.d;
-        if (state) this.onGame(msg.id, msg.t, msg.v, state);
+        if (state) this.onGame(msg.id, msg.t, msg.v, state, msg.t === 'gameFull' ? msg.d : null);
       } else if ((msg.t === 'ack' || msg.t === 'error') && msg.a != null) {
         const w = this.acks.get(msg.a);
         if (!w) return;
@@ -85,6 +93,9 @@ export class Live {
         else w.reject(new ApiError(msg.status, msg.error, msg.code));
       } else if (msg.t === 'hello') {
         this.onEvent({ type: 'hello', user: msg.user });
+      } else if (msg.t === 'pong') {
+        if (this.pingAt) this.rtts = [...this.rtts, performance.now() - this.pingAt].slice(-4);
+        this.pingAt = 0;
       }
     };
     ws.onclose = () => {
@@ -104,6 +115,38 @@ export class Live {
   /** @param {object} obj */
   send(obj) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(obj));
+  }
+
+  /** Sends a ping (one at a time; one unanswered for 10 s is given up) to measure the round trip. */
+  ping() {
+    const now = performance.now();
+    if (this.pingAt && now - this.pingAt < 10000) return;
+    if (!this.up) return;
+    this.pingAt = now;
+    this.send({ t: 'ping' });
+  }
+
+  /**
+   * Pings every `ms` from now on (a real-time game measures its lag more
+   * often than the 20 s that keep a socket alive).
+   * @param {number} ms
+   */
+  pingEvery(ms) {
+    if (ms === this.pingMs) return;
+    this.pingMs = ms;
+    if (!this.connected) return;
+    clearInterval(this.pinger);
+    this.pinger = setInterval(() => this.ping(), ms);
+  }
+
+  /**
+   * The network lag to report with a move (lichess's `l`): half the
+   * median of the last round trips, ms, rounded; null before any pong.
+   */
+  get lag() {
+    if (!this.rtts.length) return null;
+    const sorted = [...this.rtts].sort((a, b) => a - b);
+    return Math.round(sorted[Math.floor(sorted.length / 2)] / 2);
   }
 
   /** Whether the socket is open now. */

@@ -7,6 +7,7 @@ import { diagramHtml } from './diagram.js';
 import { api, apiLines, currentUser, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
+import { speedName, timeControlHtml, timeControlOfFull } from './clock.js';
 import { finder, finishedText } from './common.js';
 import { VARIANT_OPTIONS, variantName } from './fen.js';
 import { Live } from './live.js';
@@ -19,9 +20,42 @@ const GONE = new Set(['not_found', 'not_pending', 'game_under_way']);
 /** @typedef {import('./types.js').Challenge} Challenge @typedef {import('./types.js').PlayingGame} PlayingGame */
 
 /**
- * A tile of "Your games": its game as listed, then as pushed states move it.
- * @typedef {{ el: HTMLElement, board: Board, info: HTMLElement, color: import('./types.js').Color, version: number | null, g: PlayingGame }} Tile
+ * A tile of "Your games": its game as listed, then as pushed states move
+ * it; its time control from the game's `gameFull` (the list has none).
+ * @typedef {{ el: HTMLElement, board: Board, info: HTMLElement, color: import('./types.js').Color, version: number | null, g: PlayingGame, tc?: import('./types.js').TimeControl }} Tile
  */
+
+/** The real-time presets: minutes, increment seconds, and their speed (by lichess's estimate, as the server names it). @type {[number, number, string][]} */
+const CLOCK_PRESETS = [[1, 0, 'Bullet'], [3, 2, 'Blitz'], [5, 0, 'Blitz'], [10, 0, 'Rapid'], [15, 10, 'Rapid'], [30, 0, 'Classical']];
+/** Correspondence: days per move (lichess's choices). */
+const DAYS = [1, 2, 3, 5, 7, 10, 14];
+
+/**
+ * The time control fields of the new-game form as the API takes them
+ * (`clock.limit` and `clock.increment` in seconds, or `days`; nothing for
+ * unlimited), or an error in words.
+ * @param {HTMLFormElement} form
+ * @returns {{ fields: Record<string, number> } | { error: string }}
+ */
+export function timeControlFields(form) {
+  const data = new FormData(form);
+  const kind = String(data.get('tc') || 'unlimited');
+  if (kind === 'corr') return { fields: { days: Number(data.get('days')) } };
+  if (kind !== 'clock') return { fields: {} };
+  const preset = String(data.get('preset') || '');
+  let minutes, increment;
+  if (preset === 'custom') {
+    minutes = Number(data.get('minutes'));
+    increment = Number(data.get('increment'));
+    if (!Number.isFinite(minutes) || minutes < 0 || minutes > 180) return { error: 'Minutes per side: 0 to 180.' };
+    if (!Number.isInteger(increment) || increment < 0 || increment > 180) return { error: 'Increment: a whole number of seconds, 0 to 180.' };
+  } else {
+    [minutes, increment] = preset.split('+').map(Number);
+  }
+  const limit = Math.round(minutes * 60);
+  if (limit === 0 && increment === 0) return { error: 'A clock needs some time: minutes or an increment.' };
+  return { fields: { 'clock.limit': limit, 'clock.increment': increment } };
+}
 
 /**
  * The viewer's colour in a challenge: "random colours", "you play black".
@@ -32,6 +66,9 @@ function colourText(c) {
   if (c.direction === 'in') return `you play ${c.color === 'white' ? 'black' : 'white'}`;
   return `you play ${c.color}`;
 }
+
+/** Whether a speed word is a real-time one (a finished game's list entry names it; `correspondence` is also every untimed game's). @param {string | undefined} speed */
+const realtime = (speed) => !!speed && speed !== 'correspondence';
 
 /** @param {HTMLElement} root */
 export async function mount(root) {
@@ -63,6 +100,18 @@ export async function mount(root) {
           <label class="field">Variant <select name="variant" id="variant">${VARIANT_OPTIONS}</select></label>
           <label class="field">Your colour
             <select name="color" id="color"><option value="random">Random</option><option value="white">White</option><option value="black">Black</option></select></label>
+          <label class="field">Time control
+            <select name="tc" id="tc">
+              <option value="unlimited">Unlimited</option>
+              <option value="clock">Real time</option>
+              <option value="corr">Correspondence</option>
+            </select></label>
+          <label class="field" id="preset-field">Clock (minutes+seconds)
+            <select name="preset" id="preset">${CLOCK_PRESETS.map(([m, i, speed]) => `<option value="${m}+${i}"${m === 5 ? ' selected' : ''}>${m}+${i} ${speed}</option>`).join('')}<option value="custom">Custom…</option></select></label>
+          <label class="field" id="minutes-field">Minutes per side <input type="number" name="minutes" id="minutes" min="0" max="180" step="0.25" value="5" inputmode="decimal"></label>
+          <label class="field" id="increment-field">Seconds added a move <input type="number" name="increment" id="increment" min="0" max="180" step="1" value="3" inputmode="numeric"></label>
+          <label class="field" id="days-field">Days per move
+            <select name="days" id="days">${DAYS.map((d) => `<option value="${d}"${d === 3 ? ' selected' : ''}>${d} day${d === 1 ? '' : 's'}</option>`).join('')}</select></label>
         </div>
         <label class="check" id="rated-field"><input type="checkbox" name="rated" id="rated"> Rated (changes both players' ratings; games from a custom position are casual)</label>
         <label class="field">Start position (Merge-FEN, optional)
@@ -106,6 +155,16 @@ export async function mount(root) {
   };
   kind.onchange = syncKind;
   syncKind();
+  const tcIn = $('#tc', HTMLSelectElement);
+  const presetIn = $('#preset', HTMLSelectElement);
+  const syncTime = () => {
+    $('#preset-field').classList.toggle('hidden', tcIn.value !== 'clock');
+    for (const f of ['#minutes-field', '#increment-field']) $(f).classList.toggle('hidden', tcIn.value !== 'clock' || presetIn.value !== 'custom');
+    $('#days-field').classList.toggle('hidden', tcIn.value !== 'corr');
+  };
+  tcIn.onchange = syncTime;
+  presetIn.onchange = syncTime;
+  syncTime();
   // Each level's approximate rating in standard chess ("about 1850", "below 1350").
   api('GET', '/api/levels').then((/** @type {{ levels: { level: number, text: string }[] }} */ { levels }) => {
     // Levels that share a rating ("below 1350") are told apart by strength.
@@ -152,8 +211,10 @@ export async function mount(root) {
     e.preventDefault();
     const err = $('#new-error');
     err.textContent = '';
-    /** @type {{ variant: string, color: string, fen?: string, rated?: boolean, level?: number }} */
-    const body = { variant: variantIn.value, color: $('#color', HTMLSelectElement).value };
+    const time = timeControlFields(form);
+    if ('error' in time) { err.textContent = time.error; return; }
+    /** @type {{ variant: string, color: string, fen?: string, rated?: boolean, level?: number } & Record<string, unknown>} */
+    const body = { variant: variantIn.value, color: $('#color', HTMLSelectElement).value, ...time.fields };
     if (fenIn.value.trim()) body.fen = fenIn.value.trim();
     if (kind.value !== 'ai' && $('#rated', HTMLInputElement).checked) body.rated = true;
     try {
@@ -184,10 +245,10 @@ export async function mount(root) {
     else toast('That is not a challenge link or id.');
   };
 
-  /** "ChessMerge · rated · you play white", and whether it starts from a custom position. @param {Challenge} c */
+  /** "ChessMerge · 3+2 · rated · you play white", and whether it starts from a custom position. @param {Challenge} c */
   const describe = (c) => {
     const fen = c.initialFen ? ' · custom position' : '';
-    return `${esc(c.variant.name)} · ${c.rated ? 'rated' : 'casual'} · ${colourText(c)}${fen}`;
+    return `${esc(c.variant.name)} · ${timeControlHtml(c.timeControl, c.speed)} · ${c.rated ? 'rated' : 'casual'} · ${colourText(c)}${fen}`;
   };
 
   // Everyone's open challenges, kept by the socket's lobby feed: a full list
@@ -209,7 +270,7 @@ export async function mount(root) {
       const who = mine ? '<span class="tag">yours</span>' : userHtml(c.challenger);
       const fen = c.initialFen ? `${diagramHtml(c.initialFen, c.variant.key)}<div class="muted fen-line">from <code title="${esc(c.initialFen)}">${esc(c.initialFen)}</code></div>` : '';
       const share = mine ? `<a class="share" href="/${c.id}" data-link>${esc(location.origin)}/${c.id}</a>` : '';
-      li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${c.rated ? 'rated' : 'casual'} · ${colourText(c)}</span>${share}${fen}</span>
+      li.innerHTML = `<span class="open-info"><span>${who} · ${esc(c.variant.name)} · ${timeControlHtml(c.timeControl, c.speed)} · ${c.rated ? 'rated' : 'casual'} · ${colourText(c)}</span>${share}${fen}</span>
         ${mine ? '<button data-act="cancel">Cancel</button>' : '<button class="primary" data-act="join">Accept</button>'}`;
       const btn = /** @type {HTMLButtonElement} */ (li.querySelector('button'));
       btn.onclick = async () => {
@@ -312,7 +373,8 @@ export async function mount(root) {
     t.board.setPosition(g.fen, g.variant.key);
     t.board.setLastMove(g.lastMove || null);
     const since = g.isMyTurn && g.lastMove && g.lastMoveAt ? ` · <span class="since" title="${esc(new Date(g.lastMoveAt).toLocaleString())}">moved ${ago(g.lastMoveAt)}</span>` : '';
-    t.info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong>${ratingHtml(g.opponent.rating, g.opponent.provisional)} ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}${since}</div>`;
+    const tc = t.tc ? ` · ${timeControlHtml(t.tc, g.speed)}` : '';
+    t.info.innerHTML = `<div>vs <strong>${esc(g.opponent.username)}</strong>${ratingHtml(g.opponent.rating, g.opponent.provisional)} ${g.isMyTurn ? '<span class="tag">your move</span>' : ''}</div><div class="muted">${esc(g.variant.name)}${tc}${since}</div>`;
   }
   function sortTiles() {
     const box = $('#playing');
@@ -322,9 +384,13 @@ export async function mount(root) {
     const theirs = list.filter((t) => !t.g.isMyTurn);
     for (const t of [...mine, ...theirs]) box.append(t.el);
   }
-  /** @param {string} id @param {'gameFull' | 'gameState'} type @param {number} v @param {import('./types.js').GameState} st */
-  function onGamePush(id, type, v, st) {
+  /**
+   * @param {string} id @param {'gameFull' | 'gameState'} type @param {number} v @param {import('./types.js').GameState} st
+   * @param {import('./types.js').GameFull | null} full
+   */
+  function onGamePush(id, type, v, st, full) {
     const t = tiles.get(id);
+    if (t && alive && full && !t.tc) { t.tc = timeControlOfFull(full); drawTile(t); }
     if (!t || !alive || (t.version != null && v <= t.version)) return;
     if (!st.fen) return;
     t.version = v;
@@ -363,7 +429,7 @@ export async function mount(root) {
       box.append(a);
       boards.push(b);
       const old = tiles.get(g.gameId);
-      const t = { el: a, board: b, info, color: g.color, version: old ? old.version : null, g };
+      const t = { el: a, board: b, info, color: g.color, version: old ? old.version : null, g, tc: old ? old.tc : undefined };
       tiles.set(g.gameId, t);
       drawTile(t);
       // Without a version the server first sends the game as it is now.
@@ -383,7 +449,7 @@ export async function mount(root) {
       const li = document.createElement('li');
       li.dataset.game = g.id;
       // The opponent's rating before a rated game, and what it changed mine by.
-      li.innerHTML = `<span>vs ${opponentHtml(opp)}${ratingHtml(opp.rating, false)}</span><span class="muted result">${esc(variantName(g.variant))} · ${esc(finishedText(g, youWhite))}${diffHtml(mine.ratingDiff)}</span><a href="/${g.id}" data-link class="to-game">Open game</a>`;
+      li.innerHTML = `<span>vs ${opponentHtml(opp)}${ratingHtml(opp.rating, false)}</span><span class="muted result">${esc(variantName(g.variant))}${realtime(g.speed) ? ` · <span class="tc" title="a real-time game">${esc(speedName(g.speed))}</span>` : ''} · ${esc(finishedText(g, youWhite))}${diffHtml(mine.ratingDiff)}</span><a href="/${g.id}" data-link class="to-game">Open game</a>`;
       fin.append(li);
     }
   }

@@ -6,6 +6,7 @@
 
 import { api, botTag, currentUser, esc, failure, toast } from './api.js';
 import { navigate, notFound } from './app.js';
+import { speedName } from './clock.js';
 import { cap, finishedText } from './common.js';
 import { VARIANTS, variantName } from './fen.js';
 import { finder } from './common.js';
@@ -67,7 +68,7 @@ export function gameRow(g, userId) {
   return `<li data-game="${esc(g.id)}" data-result="${cls}">
       <span class="result ${cls}">${esc(cap(result))}${diffHtml(me.ratingDiff)}</span>
       <span><span class="dot ${white ? 'white' : 'black'}" aria-hidden="true"></span>${white ? 'White' : 'Black'} vs ${oppHtml}${ratingHtml(opp.rating, false)}</span>
-      <span class="muted">${esc(variantName(g.variant))} · ${g.rated ? 'rated' : 'casual'} · <time datetime="${date.toISOString()}">${esc(date.toLocaleDateString())}</time></span>
+      <span class="muted">${esc(variantName(g.variant))}${g.speed && g.speed !== 'correspondence' ? ` · <span class="tc" title="a real-time game">${esc(speedName(g.speed))}</span>` : ''} · ${g.rated ? 'rated' : 'casual'} · <time datetime="${date.toISOString()}">${esc(date.toLocaleDateString())}</time></span>
       <a href="/${esc(g.id)}" data-link class="to-game">Open game</a>
     </li>`;
 }

@@ -29,7 +29,7 @@ export async function mount(root) {
         <label class="field">Board colours <select name="theme" id="pref-theme">${options(THEMES, p.theme)}</select></label>
         <label class="field">Size of a pair's second piece <select name="pairSize" id="pref-pairSize">${options(PAIR_SIZES, p.pairSize)}</select></label>
         ${check('dark', 'Dark theme')}
-        ${check('sound', 'Sound', '(a short tone when it is your move or something is offered)')}
+        ${check('sound', 'Sound', '(a short tone when it is your move or something is offered; beeps when your clock runs low)')}
         ${check('confirmResign', 'Confirm before resigning')}
         ${check('notifications', 'Browser notifications', '(while a page of the site is open in the background)')}
         ${me ? `<label class="field">Who may challenge you <select name="challenge" id="pref-challenge">${options(WHO_MAY_CHALLENGE, p.challenge)}</select></label>` : ''}

@@ -104,6 +104,28 @@ export function tone() {
   } catch { /* no audio */ }
 }
 
+/** The low-time warning: three short high beeps (WebAudio; no file). */
+export function beep() {
+  try {
+    audio = audio || new (window.AudioContext || /** @type {{ webkitAudioContext: typeof AudioContext }} */ (/** @type {unknown} */ (window)).webkitAudioContext)();
+    const now = audio.currentTime;
+    for (let i = 0; i < 3; i++) {
+      const o = audio.createOscillator();
+      const g = audio.createGain();
+      const at = now + i * 0.16;
+      o.type = 'square';
+      o.frequency.value = 1175;
+      g.gain.setValueAtTime(0.0001, at);
+      g.gain.exponentialRampToValueAtTime(0.08, at + 0.01);
+      g.gain.exponentialRampToValueAtTime(0.0001, at + 0.08);
+      o.connect(g).connect(audio.destination);
+      o.start(at);
+      o.stop(at + 0.09);
+    }
+    document.documentElement.dataset.lastBeep = String(Date.now());
+  } catch { /* no audio */ }
+}
+
 // ---- notices ----
 
 /**
@@ -204,6 +226,14 @@ const listeners = new Set();
 /** Calls `f(event)` for each user event while signed in (pages that want more than the notice). @param {(ev: UserEvent) => void} f */
 export function onUserEvent(f) { listeners.add(f); return () => listeners.delete(f); }
 
+/** Seconds left as words: `5 h 12 min`, `40 min`. @param {number} secs */
+const timeLeftWords = (secs) => {
+  const h = Math.floor(Math.max(0, secs) / 3600);
+  const m = Math.floor((Math.max(0, secs) % 3600) / 60);
+  return h ? `${h} h${m ? ` ${m} min` : ''}` : `${m} min`;
+};
+/** A challenge's clock after its variant: ", 3+2", ", 3 days a move"; nothing when untimed. @param {import('./types.js').TimeControl | undefined} tc */
+const timeWords = (tc) => (!tc || tc.type === 'unlimited' ? '' : tc.type === 'clock' ? `, ${tc.show}` : `, ${tc.daysPerTurn} day${tc.daysPerTurn === 1 ? '' : 's'} a move`);
 /** @param {string} id */
 const onGamePage = (id) => location.pathname.replace(/\/+$/, '') === `/${id}`;
 /** @param {{ name: string } | null | undefined} p */
@@ -298,6 +328,16 @@ function onEvent(ev) {
       }
       return;
     }
+    case 'timeRunningOut': {
+      // A correspondence game's turn is running low (the server tells once a turn).
+      const g = ev.game;
+      if (!onGamePage(g.gameId)) {
+        const opp = g.opponent && g.opponent.username;
+        alert(`Your time against ${who({ name: opp })} is running out: ${esc(timeLeftWords(g.secondsLeft ?? 0))} left. ${gameLink(g.gameId)}`,
+          `Your time against ${opp} is running out`, 'timeRunningOut', g.gameId);
+      }
+      return;
+    }
     case 'drawOffer':
       if (!onGamePage(ev.gameId)) alert(`${who(ev.by)} offers a draw. ${gameLink(ev.gameId, 'Answer')}`, `${ev.by.name} offers a draw`, 'drawOffer', ev.gameId);
       return;
@@ -309,7 +349,7 @@ function onEvent(ev) {
     case 'challenge': {
       const c = ev.challenge;
       if (c && c.destUser && c.destUser.id === me.id && c.status === 'created' && !onLobby) {
-        alert(`${who(c.challenger)} challenges you (${esc(c.variant.name)}). <a href="/${esc(c.id)}" data-link>See the challenge</a>`,
+        alert(`${who(c.challenger)} challenges you (${esc(c.variant.name)}${esc(timeWords(c.timeControl))}). <a href="/${esc(c.id)}" data-link>See the challenge</a>`,
           `${c.challenger ? c.challenger.name : 'Someone'} challenges you`, 'challenge');
       }
       return;

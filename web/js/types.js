@@ -56,6 +56,30 @@
  * @property {Color | null} you the viewer's colour, null for a spectator
  * @property {boolean} rated
  * @property {RatingDiff | null} [ratingDiff]
+ * @property {ClockConfig | null} [clock] a real-time game's clock (from the `gameFull` the page follows; `GET /api/game/{id}` has none)
+ * @property {number} [daysPerTurn] a correspondence game's days per move (likewise)
+ * @property {string} [speed] lichess's speed word (likewise)
+ */
+
+/** A real-time game's clock in `gameFull`, ms. @typedef {{ initial: number, increment: number }} ClockConfig */
+
+/**
+ * A game's full description on its feed (`{"t":"gameFull"}`, the board
+ * stream's first line): the time control and the state as it is now.
+ * @typedef {object} GameFull
+ * @property {string} id
+ * @property {string} speed `ultraBullet`, `bullet`, `blitz`, `rapid`, `classical` or `correspondence` (untimed games too)
+ * @property {ClockConfig | null} [clock] a real-time game's clock; null or absent otherwise
+ * @property {number} [daysPerTurn] a correspondence game's days per move
+ * @property {GameState} state
+ */
+
+/**
+ * A challenge's time control: a real-time clock (`limit`, `increment`
+ * in seconds, `show` as players write it: `3+2`), days per move, or none.
+ * @typedef {{ type: 'clock', limit: number, increment: number, show: string }
+ *   | { type: 'correspondence', daysPerTurn: number }
+ *   | { type: 'unlimited' }} TimeControl
  */
 
 /**
@@ -64,6 +88,10 @@
  * @typedef {object} GameState
  * @property {string} type
  * @property {string} moves space-separated Merge-UCI
+ * @property {number} [wtime] White's time left, ms, when the server made the state (2147483647: untimed)
+ * @property {number} [btime] Black's, likewise
+ * @property {number} [winc] White's increment, ms
+ * @property {number} [binc] Black's increment, ms
  * @property {string} status
  * @property {Color} [winner]
  * @property {string} [reason]
@@ -97,13 +125,15 @@
  * @property {number} [lastMoveAt] when the game last changed, ms
  * @property {{ id?: string, username: string, ai?: number | null, rating?: number, provisional?: boolean }} opponent
  * @property {Variant} variant
+ * @property {string} [speed] lichess's speed word (`correspondence` for untimed games too)
+ * @property {number} [secondsLeft] the viewer's time left, s (untimed: 2147483)
  */
 
 /**
  * A user event (`GET /api/stream/event`, the socket's `{"t":"event"}`), or
  * the page's own `hello` when the socket opens. `by` names a player (draw
  * offers) or a side (takebacks, rematches).
- * @typedef {{ type: 'gameStart' | 'gameFinish' | 'yourMove', game: PlayingGame }
+ * @typedef {{ type: 'gameStart' | 'gameFinish' | 'yourMove' | 'timeRunningOut', game: PlayingGame }
  *   | { type: 'challenge' | 'challengeCanceled' | 'challengeDeclined', challenge: Challenge }
  *   | { type: 'drawOffer' | 'drawDeclined', gameId: string, by: { name: string } }
  *   | { type: 'takebackOffer' | 'takebackDeclined' | 'rematchOffer' | 'rematchDeclined', gameId: string, by: Color }
@@ -154,6 +184,8 @@
  * @property {string} [initialFen]
  * @property {string} kind `direct`, `open`, ...
  * @property {number} createdAt
+ * @property {string} [speed] lichess's speed word
+ * @property {TimeControl} [timeControl]
  */
 
 /**
@@ -245,6 +277,7 @@
  * @property {string} status
  * @property {Color} [winner]
  * @property {{ white: ExportPlayer, black: ExportPlayer }} players
+ * @property {string} [speed] lichess's speed word (`correspondence` for untimed games too)
  */
 
 /** @typedef {{ user?: LightUser, aiLevel?: number, name?: string, rating?: number, ratingDiff?: number }} ExportPlayer */

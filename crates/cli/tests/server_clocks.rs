@@ -115,7 +115,12 @@ async fn a_blitz_game_charges_each_move_less_the_lag_its_client_reports() {
     play(&mut ww, &id, "e2e4", 0, None).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let st = play(&mut bw, &id, "e7e5", 1, None).await;
-    assert_eq!((ms(&st["wtime"]), ms(&st["btime"])), (180_000, 180_000));
+    // Nothing was charged; white's clock has just started.
+    assert_eq!(ms(&st["btime"]), 180_000, "{st}");
+    assert!(
+        (180_000 - SLACK_MS..=180_000).contains(&ms(&st["wtime"])),
+        "{st}"
+    );
 
     // White's clock runs from black's move: 400 ms on the way, reported
     // as lag, are forgiven (the quota starts at 3 s); the increment is added.
@@ -155,6 +160,15 @@ async fn a_blitz_game_charges_each_move_less_the_lag_its_client_reports() {
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
     }
+
+    // The game's view has the clocks as they stand now.
+    let (s, view) = w.get(&format!("/api/game/{id}")).await;
+    assert_eq!(s, StatusCode::OK, "{view}");
+    assert_eq!(view["speed"], "blitz");
+    assert_eq!(view["timeControl"]["show"], "3+2");
+    assert_eq!(view["clock"]["running"], true, "{view}");
+    assert!(ms(&view["clock"]["white"]) <= ms(&given["wtime"]), "{view}");
+    assert_eq!(view["clock"]["black"], st["btime"], "{view}");
 
     // The export names the time control.
     let resp = w
@@ -232,9 +246,15 @@ async fn a_correspondence_clock_runs_out_when_its_days_pass() {
     assert_eq!(w.mv(&id, "e2e3").await.0, StatusCode::OK);
     assert_eq!(b.mv(&id, "e7e6").await.0, StatusCode::OK);
     assert_eq!(w.mv(&id, "d2d3").await.0, StatusCode::OK);
-    // A day passes: black still has a day.
-    std::fs::write(&offset, (86_400_000).to_string()).unwrap();
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // A day and three quarters pass: black is told its time runs low (a
+    // quarter of its two days is left), and still has it.
+    let mut told = b.stream("/api/stream/event").await;
+    std::fs::write(&offset, (86_400_000 * 7 / 4).to_string()).unwrap();
+    let warning = told.next_of("timeRunningOut").await;
+    assert_eq!(warning["game"]["gameId"], id.as_str(), "{warning}");
+    assert_eq!(warning["game"]["isMyTurn"], true);
+    let left = warning["game"]["secondsLeft"].as_i64().unwrap();
+    assert!((0..=6 * 3600).contains(&left), "{warning}");
     let g = export_until(&w, &id, Duration::from_millis(10), |_| true).await;
     assert_eq!(g["status"], "started", "{g}");
     // Two more: black's two days are gone.
@@ -246,6 +266,7 @@ async fn a_correspondence_clock_runs_out_when_its_days_pass() {
     assert_eq!(g["status"], "outoftime", "{g}");
     assert_eq!(g["winner"], "white", "{g}");
     assert_eq!(g["speed"], "correspondence");
+    assert_eq!(g["daysPerTurn"], 2, "{g}");
     // Correspondence clocks take no gift of time.
     let id = accepted_game(&w, &b, json!({"color": "white", "days": 1})).await;
     let (s, v) = b.post_empty(&format!("/api/round/{id}/add-time/15")).await;

@@ -484,6 +484,52 @@ pub struct GameJson {
     /// The rating changes, once a rated game has ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating_diff: Option<RatingDiffJson>,
+    /// lichess's speed (`blitz`, ..., `correspondence`).
+    pub speed: &'static str,
+    /// The time control, as challenges show it.
+    #[schema(value_type = Object)]
+    pub time_control: TimeControlJson,
+    /// A timed game's clocks now, ms (absent when untimed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockNowJson>,
+}
+
+/// A timed game's clocks at the moment they are read.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClockNowJson {
+    /// White's time left, ms.
+    pub white: i64,
+    /// Black's time left, ms.
+    pub black: i64,
+    /// The increment, ms.
+    pub increment: i64,
+    /// Whether the side to move's clock runs (from each side's first move on, while the game goes on).
+    pub running: bool,
+}
+
+/// A timed game's clocks now ([`ClockNowJson`]), `None` when untimed.
+pub fn clock_now(game: &store::Game) -> Option<ClockNowJson> {
+    let c = game.clock.as_ref()?;
+    let (left, increment) = times(game);
+    Some(ClockNowJson {
+        white: left[0],
+        black: left[1],
+        increment,
+        running: game.is_ongoing() && c.deadline.is_some() && game.ply >= 2,
+    })
+}
+
+/// A clock in an export, seconds, as lichess writes it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportClockJson {
+    /// Initial time, seconds.
+    pub initial: u32,
+    /// Increment, seconds.
+    pub increment: u32,
+    /// lichess's estimate: initial + 40 × increment, seconds.
+    pub total_time: u32,
 }
 
 /// A player in a game export.
@@ -526,10 +572,16 @@ pub struct ExportJson {
     pub rated: bool,
     /// The variant id.
     pub variant: &'static str,
-    /// Always `correspondence`.
+    /// lichess's speed (`blitz`, ..., `correspondence`).
     pub speed: &'static str,
-    /// Always `correspondence`.
+    /// The perf key: the speed.
     pub perf: &'static str,
+    /// A real-time game's clock (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ExportClockJson>,
+    /// A correspondence game's days per move (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub days_per_turn: Option<u32>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
     /// Milliseconds since the Unix epoch.

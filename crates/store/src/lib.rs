@@ -535,13 +535,13 @@ impl Game {
         TimeControl::speed(self.time_control())
     }
 
-    /// When the game ends on time unless the side to move moves (the
-    /// indexed `clock_deadline` column the flag sweep reads).
-    pub fn clock_deadline(&self) -> Option<i64> {
+    /// When the flag sweep must next look at the game (the indexed
+    /// `clock_due` column): [`GameClock::due`] while it is being played.
+    pub fn clock_due(&self) -> Option<i64> {
         self.clock
             .as_ref()
             .filter(|_| self.is_ongoing())
-            .and_then(|c| c.deadline)
+            .and_then(GameClock::due)
     }
 
     /// The Merge-UCI moves as a list.

@@ -365,6 +365,21 @@ pub struct GameClock {
     /// epoch): on time, or aborted before both sides moved. `None` once
     /// the game is over, or while its clocks are paused.
     pub deadline: Option<i64>,
+    /// When to tell the side to move that its time runs low (ms since the
+    /// epoch; correspondence games), `None` once told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warn_at: Option<i64>,
+}
+
+impl GameClock {
+    /// When the flag sweep must next look at the game: the warning, then
+    /// the deadline (the indexed `clock_due` column).
+    pub fn due(&self) -> Option<i64> {
+        match (self.warn_at, self.deadline) {
+            (Some(w), Some(d)) => Some(w.min(d)),
+            (w, d) => d.or(w),
+        }
+    }
 }
 
 impl GameClock {

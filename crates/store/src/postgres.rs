@@ -133,7 +133,7 @@ async fn update_games(
             forecasts = v.forecasts, white_rating = v.white_rating,
             white_rating_diff = v.white_rating_diff, black_rating = v.black_rating,
             black_rating_diff = v.black_rating_diff, clock = v.clock,
-            clock_deadline = v.clock_deadline
+            clock_due = v.clock_due
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
             $7::text[], $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::text[],
             $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::bigint[],
@@ -141,7 +141,7 @@ async fn update_games(
             AS v(id, status, winner, status_reason, moves, san, fen, ply, version, draw_offer,
                 updated_at, takeback_offer, rematch, forecasts, white_rating,
                 white_rating_diff, black_rating, black_rating_diff, expected_version,
-                expected_ply, clock, clock_deadline)
+                expected_ply, clock, clock_due)
          WHERE g.id = v.id AND g.version = v.expected_version AND g.ply = v.expected_ply
          RETURNING g.id",
     )
@@ -166,7 +166,7 @@ async fn update_games(
     .bind(n(&|c| Some(c.expected_version)))
     .bind(n(&|c| Some(c.expected_ply)))
     .bind(g(&|g| g.clock.as_ref().map(super::GameClock::to_text)))
-    .bind(n(&|c| c.game.clock_deadline()))
+    .bind(n(&|c| c.game.clock_due()))
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows.into_iter().map(|(id,)| id).collect())

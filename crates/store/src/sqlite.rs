@@ -161,7 +161,7 @@ async fn apply_game_commit(
         "UPDATE games SET status = ?, winner = ?, status_reason = ?, moves = ?, san = ?, fen = ?,
             ply = ?, version = ?, draw_offer = ?, updated_at = ?, takeback_offer = ?, rematch = ?,
             forecasts = ?, white_rating = ?, white_rating_diff = ?, black_rating = ?,
-            black_rating_diff = ?, clock = ?, clock_deadline = ?
+            black_rating_diff = ?, clock = ?, clock_due = ?
          WHERE id = ? AND version = ? AND ply = ?",
     )
     .bind(g.status.as_str())
@@ -182,7 +182,7 @@ async fn apply_game_commit(
     .bind(g.black_rating.map(|r| r.rating))
     .bind(g.black_rating.map(|r| r.diff))
     .bind(g.clock.as_ref().map(super::GameClock::to_text))
-    .bind(g.clock_deadline())
+    .bind(g.clock_due())
     .bind(g.id.as_str())
     .bind(c.expected_version)
     .bind(c.expected_ply)
@@ -285,7 +285,7 @@ async fn apply_plain_commits(
         "WITH v(id, expected_version, expected_ply, status, winner, status_reason, moves, san,
             fen, ply, version, draw_offer, updated_at, takeback_offer, rematch, forecasts,
             white_rating, white_rating_diff, black_rating, black_rating_diff, clock,
-            clock_deadline) AS (",
+            clock_due) AS (",
     );
     // Padded: a row of NULLs has no `id` to match.
     push_padded_values(
@@ -317,7 +317,7 @@ async fn apply_plain_commits(
                 .push_bind(g.black_rating.map(|r| r.rating))
                 .push_bind(g.black_rating.map(|r| r.diff))
                 .push_bind(g.clock.as_ref().map(super::GameClock::to_text))
-                .push_bind(g.clock_deadline());
+                .push_bind(g.clock_due());
         },
     );
     q.push(
@@ -327,7 +327,7 @@ async fn apply_plain_commits(
             takeback_offer = v.takeback_offer, rematch = v.rematch, forecasts = v.forecasts,
             white_rating = v.white_rating, white_rating_diff = v.white_rating_diff,
             black_rating = v.black_rating, black_rating_diff = v.black_rating_diff,
-            clock = v.clock, clock_deadline = v.clock_deadline
+            clock = v.clock, clock_due = v.clock_due
          FROM v
          WHERE games.id = v.id AND games.version = v.expected_version AND games.ply = v.expected_ply
          RETURNING games.id",

@@ -290,6 +290,11 @@ pub enum UserEvent {
         /// The game as they see it.
         game: NowPlayingJson,
     },
+    /// Their time to move in a correspondence game runs low (`secondsLeft`).
+    TimeRunningOut {
+        /// The game as they see it.
+        game: NowPlayingJson,
+    },
     /// Their opponent offers a draw.
     DrawOffer {
         /// The game.

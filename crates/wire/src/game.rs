@@ -112,7 +112,7 @@ pub struct GameStateJson {
     pub winc: i64,
     /// Black's increment, ms.
     pub binc: i64,
-    /// `started`, `aborted`, `mate`, `resign`, `stalemate` or `draw`.
+    /// `started`, `aborted`, `mate`, `resign`, `stalemate`, `draw` or `outoftime`.
     pub status: GameStatus,
     /// `white` or `black` when the game has a winner.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -200,6 +200,9 @@ pub fn game_json(live: &LiveGame, viewer: Option<UserId>) -> GameJson {
         source: views::source_of(g),
         rated: g.rated,
         rating_diff: state.rating_diff,
+        speed: g.speed(),
+        time_control: views::time_control_json(g.time_control()),
+        clock: views::clock_now(g),
     }
 }
 
@@ -400,6 +403,18 @@ async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> Api
         variant: views::variant_key(g.variant, Some(g.initial_fen.as_str())),
         speed: g.speed(),
         perf: g.speed(),
+        clock: match g.time_control() {
+            Some(TimeControl::Clock { limit, increment }) => Some(views::ExportClockJson {
+                initial: limit,
+                increment,
+                total_time: limit + 40 * increment,
+            }),
+            _ => None,
+        },
+        days_per_turn: match g.time_control() {
+            Some(TimeControl::Correspondence { days }) => Some(days),
+            _ => None,
+        },
         created_at: g.created_at,
         last_move_at: g.updated_at,
         status: g.status,

@@ -663,25 +663,38 @@ impl Games {
         Ok(row)
     }
 
-    /// Ends the game on time if its side to move has run out (the flag
-    /// sweep's call; a game that is not due is left as it is).
+    /// The clock sweep's call: ends the game on time if its side to move
+    /// has run out, or tells that side its time runs low when that is due
+    /// (a `timeRunningOut` event); a game with nothing due is left as it is.
     pub async fn time_out(&self, id: &GameId) -> GameResult<store::Game> {
         self.change(id, |live| {
             let old = &live.row;
-            let due = old.is_ongoing()
-                && old
-                    .clock
-                    .as_ref()
-                    .is_some_and(|c| clock::timed_out(c, crate::now_ms()));
-            if !due {
+            let now = crate::now_ms();
+            let Some(c) = old.clock.as_ref().filter(|_| old.is_ongoing()) else {
+                return Ok(None);
+            };
+            let mut new = old.clone();
+            let mut extra = Extra::default();
+            if clock::timed_out(c, now) {
+                end_on_time(&mut new, live.position());
+            } else if clock::warning_due(c, now) {
+                let mut warned = c.clone();
+                warned.warn_at = None;
+                new.clock = Some(warned);
+                let turn = old.turn();
+                if let Some(uid) = old.player_id(turn) {
+                    let game = views::now_playing(&new, turn, &live.players);
+                    extra
+                        .notify
+                        .push((uid, views::event_text(&UserEvent::TimeRunningOut { game })));
+                }
+            } else {
                 return Ok(None);
             }
-            let mut new = old.clone();
-            end_on_time(&mut new, live.position());
             Ok(Some(Next {
                 row: new,
                 rules: None,
-                extra: Extra::default(),
+                extra,
                 by: old.turn(),
             }))
         })
@@ -691,7 +704,7 @@ impl Games {
     /// Ends on time every game whose deadline has passed (at most a
     /// hundred a call, the oldest first); returns how many ended.
     pub async fn time_out_due(&self) -> GameResult<usize> {
-        let due = self.store.games_past_deadline(crate::now_ms(), 100).await?;
+        let due = self.store.games_due(crate::now_ms(), 100).await?;
         let mut ended = 0;
         for id in due {
             match self.time_out(&id).await {

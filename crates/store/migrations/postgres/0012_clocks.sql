@@ -1,10 +1,12 @@
 -- Timed games (docs/playing.md): a challenge's time control, and a game's
--- clocks with the moment it ends on time unless the side to move moves.
+-- clocks with the next moment the clock sweep must look at it (a low-time
+-- warning due, or the deadline it ends on time unless the side to move
+-- moves).
 ALTER TABLE challenges ADD COLUMN time_control TEXT;
 -- A seek's rating range (quick pairing): who may accept it.
 ALTER TABLE challenges ADD COLUMN rating_min BIGINT;
 ALTER TABLE challenges ADD COLUMN rating_max BIGINT;
 ALTER TABLE games ADD COLUMN clock TEXT;
-ALTER TABLE games ADD COLUMN clock_deadline BIGINT;
--- The flag sweep reads the games whose deadline has passed.
-CREATE INDEX games_clock_deadline ON games(clock_deadline) WHERE clock_deadline IS NOT NULL;
+ALTER TABLE games ADD COLUMN clock_due BIGINT;
+-- The sweep reads the games whose moment has come.
+CREATE INDEX games_clock_due ON games(clock_due) WHERE clock_due IS NOT NULL;

@@ -47,13 +47,14 @@ written_once! {
         rows::all(r, rows::game)
     }
 
-    /// Ongoing games whose clock deadline is at or before `now` (ms): the
-    /// flag sweep's work, oldest deadline first, at most `limit`.
-    pub async fn games_past_deadline(&self, now: i64, limit: i64) -> StoreResult<Vec<GameId>> {
+    /// Ongoing games whose clock is due (a low-time warning or the
+    /// deadline) at or before `now` (ms): the clock sweep's work, the
+    /// longest due first, at most `limit`.
+    pub async fn games_due(&self, now: i64, limit: i64) -> StoreResult<Vec<GameId>> {
         self.read(1);
         let r: Vec<(String,)> = sqlx::query_as(
-            "SELECT id FROM games WHERE clock_deadline IS NOT NULL AND clock_deadline <= $1
-             ORDER BY clock_deadline LIMIT $2",
+            "SELECT id FROM games WHERE clock_due IS NOT NULL AND clock_due <= $1
+             ORDER BY clock_due LIMIT $2",
         )
         .bind(now)
         .bind(limit)

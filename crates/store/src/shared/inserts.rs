@@ -115,7 +115,7 @@ macro_rules! inserts {
             sqlx::query(
                 "INSERT INTO games (id, variant, initial_fen, white_id, black_id, ai_level, status,
                     winner, status_reason, moves, san, fen, ply, version, draw_offer, created_at,
-                    updated_at, rated, clock, clock_deadline)
+                    updated_at, rated, clock, clock_due)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                     $17, $18, $19, $20)",
             )
@@ -138,7 +138,7 @@ macro_rules! inserts {
             .bind(game.updated_at)
             .bind(i64::from(game.rated))
             .bind(game.clock.as_ref().map(GameClock::to_text))
-            .bind(game.clock_deadline())
+            .bind(game.clock_due())
             .execute(&mut *conn)
             .await?;
             Ok(())

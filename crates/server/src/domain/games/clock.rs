@@ -22,6 +22,9 @@ pub const GIVE_TIME_MS: i64 = 15_000;
 /// Most the flag sweep waits past a clock's zero for a lagging move.
 const MAX_GRACE_MS: i64 = 1_000;
 const DAY_MS: i64 = 86_400_000;
+/// A correspondence player is told their time runs low when a quarter of
+/// the turn is left, and at most a day before the deadline.
+const WARN_BEFORE_MS: i64 = DAY_MS;
 
 /// lichess's correspondence choices, in days per move.
 pub const DAYS: [u32; 7] = [1, 2, 3, 5, 7, 10, 14];
@@ -76,9 +79,28 @@ pub fn start(control: TimeControl, now: i64) -> GameClock {
         quota: [quota; 2],
         turn_started_at: now,
         deadline: None,
+        warn_at: None,
     };
     clock.deadline = Some(deadline(&clock, Color::White, 0, now));
+    clock.warn_at = warn_at(&clock);
     clock
+}
+
+/// When the side to move should be told its time runs low: a quarter of
+/// a correspondence turn, at most [`WARN_BEFORE_MS`], before its deadline
+/// (real-time players watch their clock).
+fn warn_at(clock: &GameClock) -> Option<i64> {
+    match clock.control {
+        TimeControl::Correspondence { days } => clock
+            .deadline
+            .map(|d| d - (days_ms(days) / 4).min(WARN_BEFORE_MS)),
+        TimeControl::Clock { .. } => None,
+    }
+}
+
+/// Whether the side to move is due its low-time warning at `now`.
+pub fn warning_due(clock: &GameClock, now: i64) -> bool {
+    clock.warn_at.is_some_and(|w| now >= w)
 }
 
 /// Whether the clocks run at `ply` (from each side's first move on).
@@ -135,6 +157,7 @@ pub fn on_move(
     }
     next.turn_started_at = now;
     next.deadline = Some(deadline(&next, mover.other(), ply + 1, now));
+    next.warn_at = warn_at(&next);
     Ok(next)
 }
 
@@ -143,13 +166,9 @@ pub fn on_move(
 /// nothing runs any more.
 pub fn on_end(clock: &GameClock, turn: Color, ply: i64, now: i64) -> GameClock {
     let mut done = clock.clone();
-    if let TimeControl::Clock { .. } = clock.control
-        && running(ply)
-    {
-        let s = side(turn);
-        done.remaining[s] = (clock.remaining[s] - (now - clock.turn_started_at)).max(0);
-    }
+    done.remaining = remaining_at(clock, turn, ply, now);
     done.deadline = None;
+    done.warn_at = None;
     done
 }
 
@@ -180,10 +199,12 @@ pub fn give_time(
 }
 
 /// Each side's time left at `now`, ms (`[white, black]`): the side to move
-/// loses what its running clock has used.
+/// loses what its running clock has used (a correspondence turn's days
+/// run from the start, the first moves' too).
 pub fn remaining_at(clock: &GameClock, turn: Color, ply: i64, now: i64) -> [i64; 2] {
     let mut left = clock.remaining;
-    if clock.deadline.is_some() && running(ply) {
+    let runs = running(ply) || matches!(clock.control, TimeControl::Correspondence { .. });
+    if clock.deadline.is_some() && runs {
         let s = side(turn);
         left[s] = (left[s] - (now - clock.turn_started_at).max(0)).max(0);
     }
@@ -273,6 +294,12 @@ mod tests {
         let c = on_move(&c, Color::White, 0, day, 0).unwrap();
         assert_eq!(c.deadline, Some(3 * day));
         assert_eq!(on_move(&c, Color::Black, 1, 3 * day + 1, 0), Err(TimedOut));
+        // Black is warned half a day (a quarter of its two) before its deadline.
+        assert_eq!(c.warn_at, Some(3 * day - day / 2));
+        assert!(!warning_due(&c, 3 * day - day / 2 - 1) && warning_due(&c, 3 * day - day / 2));
+        assert_eq!(c.due(), c.warn_at);
+        let long = start(TimeControl::Correspondence { days: 14 }, 0);
+        assert_eq!(long.warn_at, Some(13 * day), "at most a day before");
         assert!(give_time(&c, Color::White, Color::Black, 1, GIVE_TIME_MS).is_none());
 
         let c = start(BLITZ, 0);
