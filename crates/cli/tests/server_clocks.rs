@@ -450,3 +450,39 @@ async fn quick_pairing_pairs_two_seekers_and_a_seek_lapses_with_its_request() {
         assert!(v["error"].as_str().unwrap().contains(field), "{body}: {v}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computer_plays_on_the_clock_within_its_share_of_it() {
+    let env = fresh("clock-ai");
+    let base = &env.server.base;
+    let w = register(base, "Versus").await;
+    let (s, g) = w
+        .post(
+            "/api/challenge/ai",
+            json!({"level": 8, "variant": "standard", "color": "white", "clock.limit": 60, "clock.increment": 0}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{g}");
+    let id = g["id"].as_str().unwrap().to_owned();
+    assert_eq!(g["speed"], "bullet");
+    let (mut ws, _) = follow(&w, &id).await;
+    // Level 8 thinks for seconds in an untimed game; on a 1-minute clock it
+    // answers within a fortieth of its time (1.5 s) and a margin.
+    for (ply, mv) in [(0, "e2e4"), (2, "g1f3"), (4, "b1c3")] {
+        play(&mut ws, &id, mv, ply, None).await;
+        let started = Instant::now();
+        let reply = state_at(&mut ws, ply + 2).await;
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "the computer took {:?}",
+            started.elapsed()
+        );
+        if ply >= 2 {
+            let btime = ms(&reply["btime"]);
+            assert!(
+                (55_000..60_000).contains(&btime),
+                "black's clock was charged: {reply}"
+            );
+        }
+    }
+}
