@@ -142,6 +142,11 @@ fn no_forecasts(_: &Fixture) -> Value {
     json!({"steps": []})
 }
 
+/// Coming back from a vacation one is not on: nothing changes.
+fn at_home(_: &Fixture) -> Value {
+    json!({"away": false})
+}
+
 /// A correspondence seek nobody can take (no one is rated 0-1): it waits
 /// like an open challenge.
 fn lonely_seek(_: &Fixture) -> Value {
@@ -176,6 +181,11 @@ const MATRIX: &[Row] = &[
     row("POST", "/api/account/logout", OwnCredential, ALL_200),
     row("GET", "/api/account", Nothing, USERS_200),
     row("GET", "/api/account/playing", Nothing, USERS_200),
+    row("GET", "/api/account/vacation", Nothing, USERS_200),
+    with_body(
+        row("POST", "/api/account/vacation", Nothing, USERS_200),
+        at_home,
+    ),
     // Site settings; a guest account is made only when signed out.
     row("GET", "/api/account/preferences", Nothing, USERS_200),
     with_body(

@@ -74,6 +74,19 @@ async fn export_until(
     }
 }
 
+/// A server whose clock follows a file of milliseconds to add (its test
+/// option), and that file: writing it lets days pass in a moment.
+fn with_time_offset(name: &str) -> (TempDir, Server, std::path::PathBuf) {
+    let dir = TempDir::new(name);
+    let offset = dir.0.join("time-offset");
+    std::fs::write(&offset, "0").unwrap();
+    let server = Server::start_with(
+        &dir.0.join("test.db"),
+        &["--test-time-offset-file", offset.to_str().unwrap()],
+    );
+    (dir, server, offset)
+}
+
 // How much later than a client's own measure the server may start and
 // stop a turn (scheduling on a busy 2-core machine), ms.
 const SLACK_MS: i64 = 300;
@@ -224,13 +237,7 @@ async fn a_flag_falls_with_no_client_connected_and_a_late_move_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_correspondence_clock_runs_out_when_its_days_pass() {
-    let dir = TempDir::new("clock-days");
-    let offset = dir.0.join("time-offset");
-    std::fs::write(&offset, "0").unwrap();
-    let server = Server::start_with(
-        &dir.0.join("test.db"),
-        &["--test-time-offset-file", offset.to_str().unwrap()],
-    );
+    let (_dir, server, offset) = with_time_offset("clock-days");
     let base = &server.base;
     let w = register(base, "Penpal").await;
     let b = register(base, "Postie").await;
@@ -485,4 +492,71 @@ async fn the_computer_plays_on_the_clock_within_its_share_of_it() {
             );
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vacation_pauses_correspondence_turns_and_its_days_are_counted() {
+    let (_dir, server, offset) = with_time_offset("clock-vacation");
+    let base = &server.base;
+    let w = register(base, "Homebody").await;
+    let b = register(base, "Traveller").await;
+    let (s, v) = b.get("/api/account/vacation").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        (&v["away"], &v["daysLeft"]),
+        (&json!(false), &json!(30.0)),
+        "{v}"
+    );
+    let id = accepted_game(&w, &b, json!({"color": "white", "days": 1})).await;
+    assert_eq!(w.mv(&id, "e2e3").await.0, StatusCode::OK);
+    // Black leaves with its turn under way: its clock stops.
+    let (s, v) = b.post("/api/account/vacation", json!({"away": true})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["away"], true);
+    // Three days pass: black's one day would have run out twice over.
+    std::fs::write(&offset, (3 * 86_400_000).to_string()).unwrap();
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let (_, view) = w.get(&format!("/api/game/{id}")).await;
+    assert_eq!(view["status"], "started", "{view}");
+    assert_eq!(view["clock"]["running"], false, "{view}");
+    let (_, v) = b.get("/api/account/vacation").await;
+    let left = v["daysLeft"].as_f64().unwrap();
+    assert!((26.9..=27.0).contains(&left), "three days used: {v}");
+    // Black moves while away; white's turn runs, and white's answer
+    // starts black's next turn paused.
+    assert_eq!(b.mv(&id, "e7e6").await.0, StatusCode::OK);
+    assert_eq!(w.mv(&id, "d2d3").await.0, StatusCode::OK);
+    let (_, view) = w.get(&format!("/api/game/{id}")).await;
+    assert_eq!(
+        view["clock"]["running"], false,
+        "black's new turn is paused: {view}"
+    );
+    // Back home: the turn runs again, with the whole day.
+    let (s, v) = b
+        .post("/api/account/vacation", json!({"away": false}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["away"], false);
+    let (_, view) = w.get(&format!("/api/game/{id}")).await;
+    assert_eq!(view["clock"]["running"], true, "{view}");
+    let black = view["clock"]["black"].as_i64().unwrap();
+    assert!(
+        (86_400_000 - 60_000..=86_400_000).contains(&black),
+        "{view}"
+    );
+    // A day and more later, black's time is up.
+    std::fs::write(&offset, (3 * 86_400_000 + 86_400_000 + 2_000).to_string()).unwrap();
+    let g = export_until(&w, &id, Duration::from_secs(10), |g| {
+        g["status"] != "started"
+    })
+    .await;
+    assert_eq!(
+        (&g["status"], &g["winner"]),
+        (&json!("outoftime"), &json!("white")),
+        "{g}"
+    );
+    // Faults are named.
+    let (s, v) = b.post("/api/account/vacation", json!({})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("away"), "{v}");
 }

@@ -314,6 +314,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     tokio::spawn(prune_events(store.clone()));
     tokio::spawn(flag_sweep(state.games.clone()));
+    tokio::spawn(end_spent_vacations(state.games.clone()));
     if let Some(path) = args.test_time_offset_file.clone() {
         tracing::warn!(path = %path.display(), "the server's clock follows a test offset file");
         tokio::spawn(follow_time_offset(path));
@@ -380,6 +381,20 @@ async fn flag_sweep(games: Arc<games::Games>) {
         every.tick().await;
         if let Err(e) = games.time_out_due().await {
             tracing::warn!(error = %e, "cannot end games on time");
+        }
+    }
+}
+
+/// Brings back, once a minute, the players whose year's vacation days ran
+/// out while away (their correspondence turns resume).
+async fn end_spent_vacations(games: Arc<games::Games>) {
+    let mut every = tokio::time::interval(Duration::from_secs(60));
+    loop {
+        every.tick().await;
+        match games.end_spent_vacations().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(players = n, "vacations ended: their days ran out"),
+            Err(e) => tracing::warn!(error = %e, "cannot end spent vacations"),
         }
     }
 }

@@ -352,6 +352,18 @@ pub struct Game {
     pub clock: Option<GameClock>,
 }
 
+/// A player's correspondence vacation: the time used in `year` (UTC), and
+/// since when they are away (`None`: at home).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Vacation {
+    /// The calendar year `used_ms` counts in.
+    pub year: i64,
+    /// Vacation taken that year, ms (not counting a current one).
+    pub used_ms: i64,
+    /// When the current vacation began.
+    pub since: Option<i64>,
+}
+
 /// Where a rematch of a finished game stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rematch {

@@ -369,6 +369,10 @@ pub struct GameClock {
     /// epoch; correspondence games), `None` once told.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warn_at: Option<i64>,
+    /// Since when the side to move's correspondence turn is paused (its
+    /// player is on vacation); `deadline` and `warn_at` are then `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_since: Option<i64>,
 }
 
 impl GameClock {

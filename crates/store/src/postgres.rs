@@ -69,7 +69,7 @@ const MIGRATIONS: &[Migration] = embedded!("postgres";
     9 "game imports" "0009_game_imports.sql",
     10 "shared limits: allowances and leases" "0010_shared_limits.sql",
     11 "pending challenges by age, blocks and follows" "0011_challenge_expiry_and_blocks.sql",
-    12 "clocks" "0012_clocks.sql",
+    12 "clocks, seeks and vacations" "0012_clocks.sql",
 );
 
 /// Advisory lock keys: migrations, and the order of user and lobby events.

@@ -44,7 +44,7 @@ const MIGRATIONS: &[Migration] = embedded!("sqlite";
     12 "shared limits: allowances and leases" "0012_shared_limits.sql",
     13 "game events in a table with row ids" "0013_game_events_by_rowid.sql",
     14 "pending challenges by age, blocks and follows" "0014_challenge_expiry_and_blocks.sql",
-    15 "clocks" "0015_clocks.sql",
+    15 "clocks, seeks and vacations" "0015_clocks.sql",
 );
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).

@@ -18,6 +18,7 @@ pub mod seek;
 pub mod site;
 pub mod socket;
 pub mod stream;
+pub mod vacation;
 
 use std::sync::Arc;
 
@@ -64,7 +65,7 @@ pub const LARGE_BODIES: &[(&str, usize)] = &[("/api/import", import::BODY_LIMIT)
         import::import_game,
         corr::takeback, corr::bot_takeback, corr::rematch, corr::rematch_answer,
         corr::forecasts, corr::set_forecasts,
-        profile::rating_history,
+        profile::rating_history, vacation::show, vacation::set,
         site::get_preferences, site::set_preferences, site::create_guest, account::claim_guest,
         relations::block, relations::unblock, relations::blocking,
         relations::follow, relations::unfollow, relations::following,
@@ -216,6 +217,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/board/game/{id}/resign", post(board::resign))
         .route("/api/round/{id}/add-time/{seconds}", post(board::add_time))
         .route("/api/board/seek", post(seek::seek))
+        .route(
+            "/api/account/vacation",
+            get(vacation::show).post(vacation::set),
+        )
         .route("/api/board/game/{id}/abort", post(board::abort))
         .route("/api/board/game/{id}/draw/{accept}", post(board::draw))
         .route(

@@ -35,9 +35,11 @@ mod cache;
 pub mod clock;
 mod corr;
 mod records;
+mod vacation;
 use cache::{CommitGuard, Slot};
 use corr::Extra;
 pub use corr::{Forecasts, RematchStart};
+pub use vacation::{DAYS_PER_YEAR, VacationError, left_ms};
 
 /// Who acts in a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -611,6 +613,7 @@ impl Games {
         offering_draw: bool,
         lag_ms: i64,
     ) -> GameResult<store::Game> {
+        let next_away = self.next_player_away(id, actor).await?;
         let mut too_late = false;
         let row = self
             .change(id, |live| {
@@ -632,7 +635,12 @@ impl Games {
                 let mut rules = live.rules.clone();
                 let mut new = old.clone();
                 if let Some(c) = &old.clock {
-                    match clock::on_move(c, color, old.ply, crate::now_ms(), lag_ms) {
+                    let now = crate::now_ms();
+                    match clock::on_move(c, color, old.ply, now, lag_ms) {
+                        // The opponent's turn starts paused while they are on vacation.
+                        Ok(next) if next_away => {
+                            new.clock = Some(clock::pause(&next, now).unwrap_or(next));
+                        }
                         Ok(next) => new.clock = Some(next),
                         Err(clock::TimedOut) => {
                             too_late = true;

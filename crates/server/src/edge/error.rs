@@ -343,6 +343,15 @@ impl From<BlockingError> for ApiError {
     }
 }
 
+impl From<crate::games::VacationError> for ApiError {
+    fn from(e: crate::games::VacationError) -> ApiError {
+        match e {
+            crate::games::VacationError::NoneLeft => ApiError::Conflict(e.to_string()),
+            crate::games::VacationError::Game(g) => g.into(),
+        }
+    }
+}
+
 impl From<ReviewError> for ApiError {
     fn from(e: ReviewError) -> ApiError {
         match e {

@@ -10,3 +10,13 @@ ALTER TABLE games ADD COLUMN clock TEXT;
 ALTER TABLE games ADD COLUMN clock_due INTEGER;
 -- The sweep reads the games whose moment has come.
 CREATE INDEX games_clock_due ON games(clock_due) WHERE clock_due IS NOT NULL;
+
+-- Correspondence vacations (docs/playing.md): the days a player used in
+-- the current year and, while away, since when. A player away has their
+-- correspondence clocks paused.
+CREATE TABLE vacations (
+    user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+    year    INTEGER NOT NULL,
+    used_ms INTEGER NOT NULL,
+    since   INTEGER
+);

@@ -3,7 +3,7 @@
 //! Written once for both backends (see [`super`]).
 
 use crate::model::{GameId, UserId};
-use crate::{BotUpgrade, ChatLine, GUEST_KEY_PATTERN, StoreResult, User, rows};
+use crate::{BotUpgrade, ChatLine, GUEST_KEY_PATTERN, StoreResult, User, Vacation, rows};
 
 /// [`crate::Store::prune_guests`]'s statement. The tables that refer to
 /// users without `ON DELETE CASCADE` are checked; the rest (tokens,
@@ -396,5 +396,60 @@ written_once! {
             .await?,
         };
         Ok(done.rows_affected() == 1)
+    }
+
+    /// A player's vacation record (`None`: never on vacation).
+    pub async fn vacation(&self, user: UserId) -> StoreResult<Option<Vacation>> {
+        self.read(1);
+        let row: Option<(i64, i64, Option<i64>)> =
+            sqlx::query_as("SELECT year, used_ms, since FROM vacations WHERE user_id = $1")
+                .bind(user.0)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(year, used_ms, since)| Vacation {
+            year,
+            used_ms,
+            since,
+        }))
+    }
+
+    /// Writes a player's vacation record.
+    pub async fn set_vacation(&self, user: UserId, v: &Vacation) -> StoreResult<()> {
+        self.shared.count_tx(1);
+        sqlx::query(
+            "INSERT INTO vacations (user_id, year, used_ms, since) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (user_id) DO UPDATE SET year = excluded.year,
+                used_ms = excluded.used_ms, since = excluded.since",
+        )
+        .bind(user.0)
+        .bind(v.year)
+        .bind(v.used_ms)
+        .bind(v.since)
+        .execute(self.writes())
+        .await?;
+        Ok(())
+    }
+
+    /// The players away on vacation now, with their records.
+    pub async fn away(&self) -> StoreResult<Vec<(UserId, Vacation)>> {
+        self.read(1);
+        let rows: Vec<(i64, i64, i64, Option<i64>)> = sqlx::query_as(
+            "SELECT user_id, year, used_ms, since FROM vacations WHERE since IS NOT NULL",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, year, used_ms, since)| {
+                (
+                    UserId(id),
+                    Vacation {
+                        year,
+                        used_ms,
+                        since,
+                    },
+                )
+            })
+            .collect())
     }
 }

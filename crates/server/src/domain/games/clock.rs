@@ -80,6 +80,7 @@ pub fn start(control: TimeControl, now: i64) -> GameClock {
         turn_started_at: now,
         deadline: None,
         warn_at: None,
+        paused_since: None,
     };
     clock.deadline = Some(deadline(&clock, Color::White, 0, now));
     clock.warn_at = warn_at(&clock);
@@ -156,9 +157,37 @@ pub fn on_move(
         TimeControl::Clock { .. } => {}
     }
     next.turn_started_at = now;
+    next.paused_since = None;
     next.deadline = Some(deadline(&next, mover.other(), ply + 1, now));
     next.warn_at = warn_at(&next);
     Ok(next)
+}
+
+/// The clocks with the side to move's correspondence turn paused at `now`
+/// (its player is on vacation); `None` when there is nothing to pause (a
+/// real-time clock, a turn already paused, a game over).
+pub fn pause(clock: &GameClock, now: i64) -> Option<GameClock> {
+    let corr = matches!(clock.control, TimeControl::Correspondence { .. });
+    if !corr || clock.paused_since.is_some() || clock.deadline.is_none() {
+        return None;
+    }
+    let mut paused = clock.clone();
+    paused.paused_since = Some(now);
+    paused.deadline = None;
+    paused.warn_at = None;
+    Some(paused)
+}
+
+/// A paused turn of `turn` at `ply` resumed at `now`: the pause does not
+/// count against it. `None` when it was not paused.
+pub fn resume(clock: &GameClock, turn: Color, ply: i64, now: i64) -> Option<GameClock> {
+    let since = clock.paused_since?;
+    let mut resumed = clock.clone();
+    resumed.turn_started_at += (now - since).max(0);
+    resumed.paused_since = None;
+    resumed.deadline = Some(deadline(&resumed, turn, ply, resumed.turn_started_at));
+    resumed.warn_at = warn_at(&resumed).filter(|w| *w > now);
+    Some(resumed)
 }
 
 /// The clocks of a game that ends at `now` with `turn` to move at `ply`:
@@ -169,6 +198,7 @@ pub fn on_end(clock: &GameClock, turn: Color, ply: i64, now: i64) -> GameClock {
     done.remaining = remaining_at(clock, turn, ply, now);
     done.deadline = None;
     done.warn_at = None;
+    done.paused_since = None;
     done
 }
 
@@ -204,9 +234,11 @@ pub fn give_time(
 pub fn remaining_at(clock: &GameClock, turn: Color, ply: i64, now: i64) -> [i64; 2] {
     let mut left = clock.remaining;
     let runs = running(ply) || matches!(clock.control, TimeControl::Correspondence { .. });
-    if clock.deadline.is_some() && runs {
+    // A paused turn's clock stands where the pause found it.
+    let until = clock.paused_since.unwrap_or(now);
+    if (clock.deadline.is_some() || clock.paused_since.is_some()) && runs {
         let s = side(turn);
-        left[s] = (left[s] - (now - clock.turn_started_at).max(0)).max(0);
+        left[s] = (left[s] - (until - clock.turn_started_at).max(0)).max(0);
     }
     left
 }
@@ -300,6 +332,22 @@ mod tests {
         assert_eq!(c.due(), c.warn_at);
         let long = start(TimeControl::Correspondence { days: 14 }, 0);
         assert_eq!(long.warn_at, Some(13 * day), "at most a day before");
+        // Black goes on vacation half a day into its turn for three days:
+        // its clock stands still, and its deadline moves by the pause.
+        let paused = pause(&c, day + day / 2).unwrap();
+        assert_eq!((paused.deadline, paused.due()), (None, None));
+        assert!(pause(&paused, 2 * day).is_none(), "paused once");
+        assert_eq!(
+            remaining_at(&paused, Color::Black, 1, 4 * day)[1],
+            2 * day - day / 2
+        );
+        let back = resume(&paused, Color::Black, 1, 4 * day + day / 2).unwrap();
+        assert_eq!(back.deadline, Some(3 * day + 3 * day));
+        assert_eq!(
+            remaining_at(&back, Color::Black, 1, 4 * day + day / 2)[1],
+            2 * day - day / 2
+        );
+        assert!(resume(&back, Color::Black, 1, 5 * day).is_none());
         assert!(give_time(&c, Color::White, Color::Black, 1, GIVE_TIME_MS).is_none());
 
         let c = start(BLITZ, 0);
