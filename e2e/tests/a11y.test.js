@@ -1,5 +1,6 @@
 // Accessibility checked by a machine (issue 47): axe-core, injected into
-// every page of the site (a timed game's clocks too) in the light and the dark theme, on a desktop
+// every page of the site (a timed game's clocks too, the lobby's quick
+// pairing with a seek waiting) in the light and the dark theme, on a desktop
 // (1366×900) and a phone (390×844, touch); any serious or critical
 // violation (contrast included) fails. Each page is also photographed
 // into e2e/artifacts/ (a11y-<theme>-<viewport>-<page>.png). Then what axe
@@ -101,6 +102,17 @@ const SIGNED_OUT = [
 function signedIn({ game, done, challenge, timed, days }) {
   return [
     ['lobby', '/', '#open-list'],
+    // Quick pairing: a real-time seek waiting (its button says so and
+    // cancels), the custom seek's fields open. Standard 1+0, which nothing
+    // else in this world seeks; the next page's load withdraws it.
+    ['lobby-seeking', '/', '#quick-card', async (page) => {
+      await page.selectOption('#quick-variant', 'standard');
+      await page.click('#quick-card [data-seek="1+0"]');
+      await page.locator('#quick-card button.seeking', { hasText: 'Seeking 1+0…' }).waitFor();
+      await page.click('#quick-card [data-seek=custom]');
+      await page.locator('#quick-custom').waitFor();
+      await page.locator('#quick-card').scrollIntoViewIfNeeded();
+    }],
     ['practice', '/practice', '.board'],
     ['import', '/import', '[data-view=import]'],
     ['editor', '/editor', '[data-view=editor]'],
@@ -131,9 +143,10 @@ for (const theme of ['light', 'dark']) {
       await out.addInitScript((dark) => {
         localStorage.setItem('chessmerge-prefs', JSON.stringify({ dark }));
       }, theme === 'dark');
-      const check = async (page, [name, path, ready]) => {
+      const check = async (page, [name, path, ready, act]) => {
         await page.goto(path);
         await settle(page, ready);
+        if (act) await act(page);
         if (theme === 'dark') await page.locator('html.dark-theme').waitFor({ state: 'attached' });
         await shot(page, `a11y-${theme}-${vname}-${name}`);
         for (const v of await axeViolations(page)) found.push(`${name} ${path}: ${v}`);

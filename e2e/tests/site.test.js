@@ -67,6 +67,31 @@ test('my move: the lobby, the title count and a notice update without reload, on
   for (const p of [ann, ben]) assert.deepEqual(p.errors || [], []);
 });
 
+test('the vacation switch pauses correspondence turns and counts the days', async () => {
+  const page = await newPage(browser, server);
+  await signUp(page, 'vera');
+  const opponent = await newPage(browser, server);
+  await signUp(opponent, 'otto');
+  // A correspondence game where it is vera's move.
+  const c = await post(opponent, '/api/challenge/vera', { color: 'black', days: 2 });
+  await post(page, `/api/challenge/${c.id}/accept`);
+  await page.goto('/settings');
+  const status = page.locator('#vacation-status');
+  await status.filter({ hasText: 'You are at home. 30 of your 30 days left' }).waitFor();
+  await page.click('#vacation-switch');
+  await status.filter({ hasText: 'You are away since' }).waitFor();
+  await page.locator('#vacation-switch', { hasText: 'Come back' }).waitFor();
+  const view = await (await page.request.get(`/api/game/${c.id}`)).json();
+  assert.equal(view.clock.running, false, 'her turn is paused while she is away');
+  await shot(page, 'site-07-vacation-away');
+  // A reload finds her still away; coming back resumes her turn.
+  await page.reload();
+  await page.click('#vacation-switch');
+  await status.filter({ hasText: 'You are at home.' }).waitFor();
+  const back = await (await page.request.get(`/api/game/${c.id}`)).json();
+  assert.equal(back.clock.running, true);
+});
+
 test('settings survive a reload and a new sign-in', async () => {
   const page = await newPage(browser, server);
   await signUp(page, 'cleo');

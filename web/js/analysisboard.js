@@ -4,7 +4,7 @@
 // (POST /api/analysis/stream, ndjson; stopped with POST /api/analysis/stream/stop).
 // A player's own ongoing game is not analysed (no engine help during play).
 
-import { api, esc, failure, failureOf } from './api.js';
+import { api, esc, failure, failureOf, readLines } from './api.js';
 import { notFound } from './app.js';
 import { Board } from './board.js';
 import { finder, showPositionResult } from './common.js';
@@ -34,24 +34,6 @@ function barShare(s) {
 /** Why the live engine stopped, in words. */
 const ENGINE_END = { stopped: 'Stopped.', time: 'Time budget spent: the engine stopped.', nodes: 'Node budget spent: the engine stopped.', complete: 'Search complete.' };
 
-/** Reads an ndjson response, calling `onLine` for every non-empty line. @param {Response} resp @param {(line: EngineLine) => void} onLine */
-async function readLines(resp, onLine) {
-  if (!resp.body) return;
-  const reader = resp.body.getReader();
-  const dec = new TextDecoder();
-  let buf = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += dec.decode(value, { stream: true });
-    let i;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, i).trim();
-      buf = buf.slice(i + 1);
-      if (line) onLine(JSON.parse(line));
-    }
-  }
-}
 
 /** @param {HTMLElement} root @param {string} [gameId] a game's moves to start from */
 export function mount(root, gameId) {
@@ -219,7 +201,7 @@ export function mount(root, gameId) {
         if (gen === engineGen) $('#engine-state').textContent = `Engine unavailable: ${why.message}`;
         return;
       }
-      await readLines(resp, (line) => {
+      await readLines(resp, (/** @type {EngineLine} */ line) => {
         if (gen !== engineGen) return;
         if (line.type === 'info') { showEval(line); $('#engine-state').textContent = 'Running'; }
         if (line.type === 'done') {

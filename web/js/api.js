@@ -134,3 +134,28 @@ export const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]
 // A small "BOT" tag after the name of a bot account (its `title`), as lichess marks them.
 /** @param {{ title?: string } | null | undefined} u */
 export const botTag = (u) => (u && u.title === 'BOT' ? ' <span class="tag bot-tag" title="a bot account: an engine plays">BOT</span>' : '');
+
+/**
+ * Reads an ndjson answer line by line as it comes, calling `onLine` with
+ * each non-empty line parsed (keep-alive lines are empty).
+ * @param {Response} resp @param {(line: any) => void} onLine
+ */
+export async function readLines(resp, onLine) {
+  /** @param {string} l */
+  const take = (l) => { if (l.trim()) onLine(JSON.parse(l)); };
+  if (!resp.body) { for (const l of (await resp.text()).split('\n')) take(l); return; }
+  const reader = resp.body.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      take(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+  }
+  take(buf + dec.decode());
+}

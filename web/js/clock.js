@@ -237,3 +237,36 @@ export class GameClocks {
     el.dataset.ms = String(Math.round(left));
   }
 }
+
+/** Correspondence: days per move (lichess's choices). */
+export const DAYS = [1, 2, 3, 5, 7, 10, 14];
+
+/**
+ * The time control fields of a form (the lobby's new-game form, the quick
+ * pairing's custom seek) as the challenge API takes them (`clock.limit`
+ * and `clock.increment` in seconds, or `days`; nothing for unlimited), or
+ * an error in words. The form names its fields `tc` (`clock`, `corr`,
+ * `unlimited`), `preset` (`3+2`, or `custom` with `minutes` and
+ * `increment`) and `days`.
+ * @param {HTMLFormElement} form
+ * @returns {{ fields: Record<string, number> } | { error: string }}
+ */
+export function timeControlFields(form) {
+  const data = new FormData(form);
+  const kind = String(data.get('tc') || 'unlimited');
+  if (kind === 'corr') return { fields: { days: Number(data.get('days')) } };
+  if (kind !== 'clock') return { fields: {} };
+  const preset = String(data.get('preset') || '');
+  let minutes, increment;
+  if (preset === 'custom') {
+    minutes = Number(data.get('minutes'));
+    increment = Number(data.get('increment'));
+    if (!Number.isFinite(minutes) || minutes < 0 || minutes > 180) return { error: 'Minutes per side: 0 to 180.' };
+    if (!Number.isInteger(increment) || increment < 0 || increment > 180) return { error: 'Increment: a whole number of seconds, 0 to 180.' };
+  } else {
+    [minutes, increment] = preset.split('+').map(Number);
+  }
+  const limit = Math.round(minutes * 60);
+  if (limit === 0 && increment === 0) return { error: 'A clock needs some time: minutes or an increment.' };
+  return { fields: { 'clock.limit': limit, 'clock.increment': increment } };
+}

@@ -1,16 +1,18 @@
-// The lobby: create challenges (open, to a player, against the computer),
-// incoming and outgoing challenges live, everyone's open challenges live
-// (accept others', cancel mine), my games (my move first), my friends
-// (online, playing: watch or challenge them) and my finished games.
+// The lobby: quick pairing (seek a game by its time control: quick.js),
+// create challenges (open, to a player, against the computer), incoming
+// and outgoing challenges live, everyone's open challenges live (accept
+// others', cancel mine), my games (my move first), my friends (online,
+// playing: watch or challenge them) and my finished games.
 
 import { diagramHtml } from './diagram.js';
 import { api, apiLines, currentUser, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board } from './board.js';
-import { speedName, timeControlHtml, timeControlOfFull } from './clock.js';
+import { DAYS, speedName, timeControlFields, timeControlHtml, timeControlOfFull } from './clock.js';
 import { finder, finishedText } from './common.js';
 import { VARIANT_OPTIONS, variantName } from './fen.js';
 import { Live } from './live.js';
+import { mountQuick, quickHtml } from './quick.js';
 import { ago } from './site.js';
 import { diffHtml, opponentHtml, ratingHtml, sidesOf, userHtml, userLink } from './users.js';
 
@@ -27,35 +29,6 @@ const GONE = new Set(['not_found', 'not_pending', 'game_under_way']);
 
 /** The real-time presets: minutes, increment seconds, and their speed (by lichess's estimate, as the server names it). @type {[number, number, string][]} */
 const CLOCK_PRESETS = [[1, 0, 'Bullet'], [3, 2, 'Blitz'], [5, 0, 'Blitz'], [10, 0, 'Rapid'], [15, 10, 'Rapid'], [30, 0, 'Classical']];
-/** Correspondence: days per move (lichess's choices). */
-const DAYS = [1, 2, 3, 5, 7, 10, 14];
-
-/**
- * The time control fields of the new-game form as the API takes them
- * (`clock.limit` and `clock.increment` in seconds, or `days`; nothing for
- * unlimited), or an error in words.
- * @param {HTMLFormElement} form
- * @returns {{ fields: Record<string, number> } | { error: string }}
- */
-export function timeControlFields(form) {
-  const data = new FormData(form);
-  const kind = String(data.get('tc') || 'unlimited');
-  if (kind === 'corr') return { fields: { days: Number(data.get('days')) } };
-  if (kind !== 'clock') return { fields: {} };
-  const preset = String(data.get('preset') || '');
-  let minutes, increment;
-  if (preset === 'custom') {
-    minutes = Number(data.get('minutes'));
-    increment = Number(data.get('increment'));
-    if (!Number.isFinite(minutes) || minutes < 0 || minutes > 180) return { error: 'Minutes per side: 0 to 180.' };
-    if (!Number.isInteger(increment) || increment < 0 || increment > 180) return { error: 'Increment: a whole number of seconds, 0 to 180.' };
-  } else {
-    [minutes, increment] = preset.split('+').map(Number);
-  }
-  const limit = Math.round(minutes * 60);
-  if (limit === 0 && increment === 0) return { error: 'A clock needs some time: minutes or an increment.' };
-  return { fields: { 'clock.limit': limit, 'clock.increment': increment } };
-}
 
 /**
  * The viewer's colour in a challenge: "random colours", "you play black".
@@ -83,7 +56,7 @@ export async function mount(root) {
       <button type="button" class="play" data-play="open" aria-controls="new-card" aria-expanded="false">Play anyone<small>an open challenge anyone may accept</small></button>
       <button type="button" class="play" data-play="user" aria-controls="new-card" aria-expanded="false">Play a friend<small>by name, or share an open challenge's link</small></button>
       <button type="button" class="play" data-play="ai" aria-controls="new-card" aria-expanded="false">Play the computer<small>levels 1 to 8</small></button>
-    </div>
+    </div>${quickHtml()}
     <section class="card hidden" id="new-card" aria-labelledby="new-h">
       <h2 id="new-h">New game</h2>
       <form id="new-game" class="stack">
@@ -133,6 +106,7 @@ export async function mount(root) {
     </div>
     <section class="card hidden" id="done-card" aria-labelledby="done-h"><h2 id="done-h">Finished games</h2><ul class="items" id="finished"></ul></section>`;
   const $ = finder(root);
+  let alive = true; // until the lobby is left
   /** Shows a card only when its list has something in it. @param {string} card @param {number} full */
   const fold = (card, full) => $(card).classList.toggle('hidden', !full);
 
@@ -206,6 +180,19 @@ export async function mount(root) {
   let outgoingIds = new Set();
   /** @type {Board[]} */
   const boards = [];
+  // The lobby goes to a game at most once: a seek's answer and the user
+  // feed's gameStart may both name it.
+  let leaving = false;
+  /** @param {string} id */
+  const goGame = (id) => {
+    if (leaving || !alive) return;
+    leaving = true;
+    navigate(`/${id}`);
+  };
+  const quick = mountQuick($('#quick-card'), me, {
+    onGame: goGame,
+    onWaiting: (id) => { outgoingIds.add(id); },
+  });
 
   form.onsubmit = async (e) => {
     e.preventDefault();
@@ -314,13 +301,13 @@ export async function mount(root) {
     } else if (d.type === 'challengeAccepted' || d.type === 'challengeCanceled') {
       open.delete(d.challenge.id);
       gone.add(d.challenge.id);
+      quick.gone(d.challenge.id, d.type === 'challengeAccepted');
     } else {
       return;
     }
     renderOpen();
   }
 
-  let alive = true;
   async function refreshChallenges() {
     /** @type {{ in: Challenge[], out: Challenge[] }} */
     let list;
@@ -481,7 +468,7 @@ export async function mount(root) {
   const live = new Live({
     onEvent: (ev) => {
       if (ev.type === 'gameStart' && outgoingIds.has(ev.game.gameId)) {
-        navigate(`/${ev.game.gameId}`);
+        goGame(ev.game.gameId);
         return;
       }
       if ('challenge' in ev) refreshChallenges();
@@ -501,5 +488,5 @@ export async function mount(root) {
     sortTiles();
     refreshFriends();
   }, 30_000);
-  return () => { alive = false; clearInterval(ageTimer); live.close(); };
+  return () => { alive = false; quick.close(); clearInterval(ageTimer); live.close(); };
 }

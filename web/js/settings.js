@@ -1,9 +1,10 @@
 // Settings: board colours, dark theme, pair-piece size, sound, confirm
 // before resigning, browser notifications, who may challenge you. Kept with the account when
 // signed in (GET/POST /api/account/preferences), in this browser when not;
-// every change is saved at once and applied to the page.
+// every change is saved at once and applied to the page. Signed in, also
+// the correspondence vacation switch (GET/POST /api/account/vacation).
 
-import { currentUser, esc, failure, toast } from './api.js';
+import { api, currentUser, esc, failure, toast } from './api.js';
 import { Board } from './board.js';
 import { finder } from './common.js';
 import { PAIR_SIZES, THEMES, WHO_MAY_CHALLENGE, askNotifications, currentPrefs, loadPrefs, savePrefs, tone } from './site.js';
@@ -11,6 +12,42 @@ import { PAIR_SIZES, THEMES, WHO_MAY_CHALLENGE, askNotifications, currentPrefs, 
 const SAMPLE = 'r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5(NP)2/PPPP2PP/RNBQK2R w KQkq - 0 1';
 
 /** @typedef {import('./types.js').Prefs} Prefs */
+/** @typedef {{ away: boolean, since?: number, daysLeft: number, daysPerYear: number }} Vacation */
+
+/** The vacation card's words. @param {Vacation} v */
+function vacationWords(v) {
+  const days = Math.floor(v.daysLeft * 10) / 10;
+  const left = `${days} of your ${v.daysPerYear} days left this year`;
+  return v.away
+    ? `You are away since ${new Date(v.since ?? Date.now()).toLocaleString()}: your correspondence turns are paused. ${left}.`
+    : `You are at home. ${left}. Going away pauses your correspondence turns (real-time games go on).`;
+}
+
+/** Shows the vacation card in `card` and wires its switch. @param {HTMLElement} card */
+async function mountVacation(card) {
+  /** @param {Vacation} v */
+  const show = (v) => {
+    card.innerHTML = `<h2>Correspondence vacation</h2>
+      <p id="vacation-status" role="status" aria-live="polite">${esc(vacationWords(v))}</p>
+      <button type="button" class="btn" id="vacation-switch">${v.away ? 'Come back' : 'Go away'}</button>`;
+    const button = /** @type {HTMLButtonElement} */ (card.querySelector('#vacation-switch'));
+    button.disabled = !v.away && v.daysLeft <= 0;
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      try {
+        show(/** @type {Vacation} */ (await api('POST', '/api/account/vacation', { away: !v.away })));
+      } catch (ex) {
+        toast(failure(ex).message);
+        button.disabled = false;
+      }
+    });
+  };
+  try {
+    show(/** @type {Vacation} */ (await api('GET', '/api/account/vacation')));
+  } catch (ex) {
+    card.textContent = failure(ex).message;
+  }
+}
 
 /** @param {HTMLElement} root */
 export async function mount(root) {
@@ -36,12 +73,15 @@ export async function mount(root) {
         <p class="muted" id="pref-status" role="status" aria-live="polite"></p>
       </form>
       <div class="card"><h2>Preview</h2><div id="pref-preview"></div></div>
+      ${me ? '<div class="card stack" id="vacation" data-view="vacation"></div>' : ''}
     </div>`;
   const $ = finder(root);
   const board = new Board($('#pref-preview'), { label: 'preview board' });
   board.setPosition(SAMPLE, 'chessmerge');
   board.setLastMove('g1f3');
   const status = $('#pref-status');
+  const vacation = root.querySelector('#vacation');
+  if (vacation instanceof HTMLElement) mountVacation(vacation);
   $('#settings').addEventListener('change', async (e) => {
     // Every field of the form is named after its setting.
     const el = /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target);

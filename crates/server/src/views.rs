@@ -214,12 +214,7 @@ pub fn time_control_json(control: Option<TimeControl>) -> TimeControlJson {
 fn times(game: &store::Game) -> ([i64; 2], i64) {
     match &game.clock {
         Some(c) => {
-            let left = crate::domain::games::clock::remaining_at(
-                c,
-                game.turn(),
-                game.ply,
-                crate::now_ms(),
-            );
+            let left = c.remaining_at(game.turn(), game.ply, crate::now_ms());
             let inc = match c.control {
                 TimeControl::Clock { increment, .. } => i64::from(increment) * 1_000,
                 TimeControl::Correspondence { .. } => 0,
@@ -504,7 +499,9 @@ pub struct ClockNowJson {
     pub black: i64,
     /// The increment, ms.
     pub increment: i64,
-    /// Whether the side to move's clock runs (from each side's first move on, while the game goes on).
+    /// Whether the side to move's clock runs: a real-time clock from each
+    /// side's first move on, a correspondence turn from the start, neither
+    /// while paused by a vacation or once the game is over.
     pub running: bool,
 }
 
@@ -516,7 +513,9 @@ pub fn clock_now(game: &store::Game) -> Option<ClockNowJson> {
         white: left[0],
         black: left[1],
         increment,
-        running: game.is_ongoing() && c.deadline.is_some() && game.ply >= 2,
+        running: game.is_ongoing()
+            && c.deadline.is_some()
+            && (game.ply >= 2 || matches!(c.control, TimeControl::Correspondence { .. })),
     })
 }
 

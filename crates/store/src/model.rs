@@ -376,6 +376,25 @@ pub struct GameClock {
 }
 
 impl GameClock {
+    /// Each side's time left at `now`, ms (`[white, black]`), with `turn`
+    /// to move at `ply`: the side to move loses what its running clock has
+    /// used. A real-time clock runs from each side's first move on (ply
+    /// 2), a correspondence turn from the start; a paused turn stands
+    /// where the pause found it.
+    pub fn remaining_at(&self, turn: Color, ply: i64, now: i64) -> [i64; 2] {
+        let mut left = self.remaining;
+        let runs = ply >= 2 || matches!(self.control, TimeControl::Correspondence { .. });
+        let until = self.paused_since.unwrap_or(now);
+        if (self.deadline.is_some() || self.paused_since.is_some()) && runs {
+            let s = match turn {
+                Color::White => 0,
+                Color::Black => 1,
+            };
+            left[s] = (left[s] - (until - self.turn_started_at).max(0)).max(0);
+        }
+        left
+    }
+
     /// When the flag sweep must next look at the game: the warning, then
     /// the deadline (the indexed `clock_due` column).
     pub fn due(&self) -> Option<i64> {

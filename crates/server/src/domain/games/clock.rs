@@ -228,19 +228,9 @@ pub fn give_time(
     Some(next)
 }
 
-/// Each side's time left at `now`, ms (`[white, black]`): the side to move
-/// loses what its running clock has used (a correspondence turn's days
-/// run from the start, the first moves' too).
+/// Each side's time left at `now`, ms ([`GameClock::remaining_at`]).
 pub fn remaining_at(clock: &GameClock, turn: Color, ply: i64, now: i64) -> [i64; 2] {
-    let mut left = clock.remaining;
-    let runs = running(ply) || matches!(clock.control, TimeControl::Correspondence { .. });
-    // A paused turn's clock stands where the pause found it.
-    let until = clock.paused_since.unwrap_or(now);
-    if (clock.deadline.is_some() || clock.paused_since.is_some()) && runs {
-        let s = side(turn);
-        left[s] = (left[s] - (until - clock.turn_started_at).max(0)).max(0);
-    }
-    left
+    clock.remaining_at(turn, ply, now)
 }
 
 /// How long the computer may think at `now` in a real-time game: a
