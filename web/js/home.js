@@ -44,7 +44,7 @@ export async function mount(root) {
       <div class="card cta">
         <h1>Merge chess, in your browser</h1>
         <p>Pieces may move onto a friendly piece, share the square as a <strong>pair</strong>,
-        move together with either one's powers, and split again later. Untimed games: move when you like.</p>
+        move together with either one's powers, and split again later. Play untimed, by correspondence or on the clock.</p>
         <button class="primary" type="button" id="play-guest">Play the computer now</button>
         <span class="muted">No account needed: you play as a guest, and the game is kept by its link.</span>
         <a href="/signup" data-link><button type="button" tabindex="-1">Sign up</button></a>
