@@ -47,6 +47,20 @@ async function uncovered(locator) {
   });
 }
 
+/**
+ * Whether the element ends up uncovered within `ms`: the game panel may
+ * redraw just after the button first shows (a new state), which a single
+ * look can catch half-way; a notice that covers it keeps covering it.
+ */
+async function uncoveredSoon(locator, ms = 3000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await uncovered(locator).catch(() => false)) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function noSidewaysScroll(page, what) {
   const w = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.ok(w[0] <= w[1], `${what}: the page is ${w[0]} px wide in a ${w[1]} px window`);
@@ -66,7 +80,7 @@ test('notices: never over the takeback Decline button or the phone header; named
   await post(ben, `/api/board/game/${id}/takeback/yes`);
   const decline = ann.locator('[data-act=takeback-decline]');
   await decline.waitFor();
-  assert.ok(await uncovered(decline), 'the takeback Decline button is not covered');
+  assert.ok(await uncoveredSoon(decline), 'the takeback Decline button is not covered');
   await shot(ann, 'edges-01-notices-and-takeback');
   await decline.click();
 
