@@ -375,6 +375,14 @@ pub struct GameClock {
     pub paused_since: Option<i64>,
 }
 
+/// A colour's index in the `[white, black]` pairs the clocks and counts keep.
+pub const fn side_index(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
 impl GameClock {
     /// Each side's time left at `now`, ms (`[white, black]`), with `turn`
     /// to move at `ply`: the side to move loses what its running clock has
@@ -386,10 +394,7 @@ impl GameClock {
         let runs = ply >= 2 || matches!(self.control, TimeControl::Correspondence { .. });
         let until = self.paused_since.unwrap_or(now);
         if (self.deadline.is_some() || self.paused_since.is_some()) && runs {
-            let s = match turn {
-                Color::White => 0,
-                Color::Black => 1,
-            };
+            let s = side_index(turn);
             left[s] = (left[s] - (until - self.turn_started_at).max(0)).max(0);
         }
         left

@@ -179,11 +179,7 @@ pub struct Offers {
 
 impl Offers {
     fn slot(offer: Offer, side: Color) -> (usize, usize) {
-        let side = match side {
-            Color::White => 0,
-            Color::Black => 1,
-        };
-        (offer as usize, side)
+        (offer as usize, crate::model::side_index(side))
     }
 
     /// Whether `side` may do `offer` again before the next move.

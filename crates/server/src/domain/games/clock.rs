@@ -33,12 +33,7 @@ pub const MAX_LIMIT_SECS: u32 = 10_800;
 /// lichess's largest increment, seconds.
 pub const MAX_INCREMENT_SECS: u32 = 180;
 
-fn side(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
+use crate::model::side_index as side;
 
 /// lichess's lag quota gain per move for a control, ms: 1 s from a
 /// 3-minute estimate, 0.2 s up to 15 s, in between estimate/2 + 10 cs.
@@ -195,7 +190,7 @@ pub fn resume(clock: &GameClock, turn: Color, ply: i64, now: i64) -> Option<Game
 /// nothing runs any more.
 pub fn on_end(clock: &GameClock, turn: Color, ply: i64, now: i64) -> GameClock {
     let mut done = clock.clone();
-    done.remaining = remaining_at(clock, turn, ply, now);
+    done.remaining = clock.remaining_at(turn, ply, now);
     done.deadline = None;
     done.warn_at = None;
     done.paused_since = None;
@@ -228,11 +223,6 @@ pub fn give_time(
     Some(next)
 }
 
-/// Each side's time left at `now`, ms ([`GameClock::remaining_at`]).
-pub fn remaining_at(clock: &GameClock, turn: Color, ply: i64, now: i64) -> [i64; 2] {
-    clock.remaining_at(turn, ply, now)
-}
-
 /// How long the computer may think at `now` in a real-time game: a
 /// fortieth of its time left plus most of its increment, less a margin for
 /// the round trip (lichess's bots manage about so); `None` for
@@ -246,7 +236,7 @@ pub fn think_budget(
     let TimeControl::Clock { increment, .. } = clock.control else {
         return None;
     };
-    let left = remaining_at(clock, turn, ply, now)[side(turn)];
+    let left = clock.remaining_at(turn, ply, now)[side(turn)];
     let ms = (left / 40 + i64::from(increment) * 750 - 100).clamp(20, left.max(20));
     Some(std::time::Duration::from_millis(ms as u64))
 }
@@ -328,13 +318,13 @@ mod tests {
         assert_eq!((paused.deadline, paused.due()), (None, None));
         assert!(pause(&paused, 2 * day).is_none(), "paused once");
         assert_eq!(
-            remaining_at(&paused, Color::Black, 1, 4 * day)[1],
+            paused.remaining_at(Color::Black, 1, 4 * day)[1],
             2 * day - day / 2
         );
         let back = resume(&paused, Color::Black, 1, 4 * day + day / 2).unwrap();
         assert_eq!(back.deadline, Some(3 * day + 3 * day));
         assert_eq!(
-            remaining_at(&back, Color::Black, 1, 4 * day + day / 2)[1],
+            back.remaining_at(Color::Black, 1, 4 * day + day / 2)[1],
             2 * day - day / 2
         );
         assert!(resume(&back, Color::Black, 1, 5 * day).is_none());
@@ -347,7 +337,7 @@ mod tests {
         assert_eq!(more.remaining[0], 195_000);
         assert_eq!(more.deadline, Some(c.deadline.unwrap() + GIVE_TIME_MS));
         assert_eq!(
-            remaining_at(&more, Color::White, 2, 5_000),
+            more.remaining_at(Color::White, 2, 5_000),
             [190_000, 180_000]
         );
     }
