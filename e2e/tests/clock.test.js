@@ -75,6 +75,8 @@ test('a 3+2 challenge through the lobby form; the lists show its clock; both clo
   const presets = await ann.locator('#preset option').allInnerTexts();
   assert.deepEqual(presets, ['1+0 Bullet', '3+2 Blitz', '5+0 Blitz', '10+0 Rapid', '15+10 Rapid', '30+0 Classical', 'Custom…']);
   await ann.selectOption('#preset', '3+2');
+  // A casual game (rated is the default): no rating changes in what follows.
+  await ann.uncheck('#rated');
   await ann.click('#create');
 
   const out = ann.locator('#outgoing li', { hasText: 'bea' });
@@ -277,6 +279,7 @@ test('a 0+1 open challenge (custom clock): the flag falls, the page shows the re
   await cid.selectOption('#color', 'white');
   await cid.selectOption('#tc', 'clock');
   await cid.selectOption('#preset', 'custom');
+  await cid.uncheck('#rated');
   await cid.locator('#minutes-field').waitFor();
   await cid.locator('#increment-field').waitFor();
   // Both 0 is refused by the page itself.

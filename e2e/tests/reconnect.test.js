@@ -32,9 +32,9 @@ test('pages reconnect after a server restart and the next move arrives', async (
   const href = await link.getAttribute('href');
   await finn.fill('#join-id', `${server.base}${href}`);
   await finn.click('#join button');
-  // The challenge page says what it is before it is accepted.
+  // The challenge page says what it is before it is accepted (rated: the form's default).
   await finn.locator('#ch-info').waitFor();
-  assert.match(await finn.locator('#ch-info').innerText(), /erin's open challenge · ChessMerge · Unlimited · casual · erin plays white/);
+  assert.match(await finn.locator('#ch-info').innerText(), /erin's open challenge · ChessMerge · Unlimited · rated · erin plays white/);
   await finn.click('[data-act=accept]');
   await waitStatus(finn, 'Waiting for erin');
   await waitStatus(erin, 'Your move'); // Erin's lobby follows her accepted challenge

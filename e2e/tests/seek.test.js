@@ -57,8 +57,9 @@ test('two players press 3+2 (Standard): both land once on the same game, clocks 
   const rheaSeeks = recordSeeks(rhea);
   for (const p of [quinn, rhea]) {
     await p.locator('#quick-card').waitFor();
-    // The default variant is ChessMerge; they both choose Standard.
+    // The default variant is ChessMerge, the default mode rated; they both choose Standard.
     assert.equal(await p.locator('#quick-variant').inputValue(), 'chessmerge');
+    assert.equal(await p.locator('#quick-rated').isChecked(), true);
     await p.selectOption('#quick-variant', 'standard');
   }
   // The presets, lichess's, with a correspondence one and a custom entry.
@@ -74,13 +75,13 @@ test('two players press 3+2 (Standard): both land once on the same game, clocks 
   await preset(quinn, '3+2').click();
   const waiting = quinn.getByRole('button', { name: 'Seeking 3+2… Cancel' });
   await waiting.waitFor();
-  assert.match(await quinn.locator('#quick-status').innerText(), /Seeking a 3\+2 game \(Standard, casual, any rating\): waiting for an opponent/);
+  assert.match(await quinn.locator('#quick-status').innerText(), /Seeking a 3\+2 game \(Standard, rated, any rating\): waiting for an opponent/);
   const inRhea = listed(rhea, 'quinn', '3+2');
   await inRhea.waitFor();
-  assert.match(await inRhea.innerText(), /Standard · 3\+2 · casual · random colours/);
+  assert.match(await inRhea.innerText(), /Standard · 3\+2 · rated · random colours/);
   await quinn.locator('#open-list li.mine', { hasText: '3+2' }).waitFor();
   await shot(quinn, 'seek-02-waiting-light');
-  assert.deepEqual(quinnSeeks, [{ time: 3, increment: 2, variant: 'standard', rated: false }]);
+  assert.deepEqual(quinnSeeks, [{ time: 3, increment: 2, variant: 'standard', rated: true }]);
 
   // Rhea presses the same preset: paired at once, both pages go to the game.
   const r0 = await historyLength(rhea);
@@ -89,7 +90,7 @@ test('two players press 3+2 (Standard): both land once on the same game, clocks 
   await quinn.waitForURL(/\/[A-Za-z0-9]{8}$/);
   const id = gamePath(rhea).slice(1);
   assert.equal(gamePath(quinn), `/${id}`);
-  assert.deepEqual(rheaSeeks, [{ time: 3, increment: 2, variant: 'standard', rated: false }]);
+  assert.deepEqual(rheaSeeks, [{ time: 3, increment: 2, variant: 'standard', rated: true }]);
   for (const p of [quinn, rhea]) {
     await p.locator('.clock[data-color=white]').waitFor();
     assert.equal(await p.locator('.clock[data-color=white]').innerText(), '3:00');
@@ -97,7 +98,7 @@ test('two players press 3+2 (Standard): both land once on the same game, clocks 
   }
   const g = await (await rhea.request.get(`/api/game/${id}`)).json();
   assert.equal(g.variant.key, 'standard');
-  assert.equal(g.rated, false);
+  assert.equal(g.rated, true);
   assert.deepEqual(new Set([g.white.name, g.black.name]), new Set(['quinn', 'rhea']));
   // Each page went to the game once (the seek's answer and the user feed's gameStart both name it).
   await sleep(1500);
@@ -117,6 +118,8 @@ test('a waiting seek cancelled with its button leaves the other lobby; a custom 
   await sol.goto('/');
   await sol.locator('html.dark-theme').waitFor({ state: 'attached' });
   const seeks = recordSeeks(sol);
+  // Casual seeks: the box unticked (rated is the default).
+  await sol.uncheck('#quick-rated');
 
   await preset(sol, '5+0').click();
   await sol.getByRole('button', { name: 'Seeking 5+0… Cancel' }).waitFor();
@@ -202,7 +205,7 @@ test('a correspondence seek waits among my challenges; cancelled from the list; 
   assert.match(await preset(wes, '3d').innerText(), /^Seeking\s+3 days…\s*Cancel$/);
   const mine = wes.locator('#open-list li.mine', { hasText: '3 days' });
   await mine.waitFor();
-  assert.match(await mine.innerText(), /Chessplus · 3 days · casual/);
+  assert.match(await mine.innerText(), /Chessplus · 3 days · rated/);
   await listed(xia, 'wes', '3 days').waitFor();
   // On a phone the narrow button shows "3 days…" by its spinner; its name keeps "Seeking".
   await wes.getByRole('button', { name: 'Seeking 3 days… Cancel' }).waitFor();

@@ -7,6 +7,7 @@
 import { api, esc, failure, failureOf, readLines } from './api.js';
 import { notFound } from './app.js';
 import { Board } from './board.js';
+import { addResizeHandle } from './boardsize.js';
 import { finder, showPositionResult } from './common.js';
 import { knownVariant } from './fen.js';
 import { winningChances } from './graph.js';
@@ -92,6 +93,7 @@ export function mount(root, gameId) {
     onMove: (uci) => play(uci),
     onIllegal: (from, to) => play(from + to, true),
   });
+  addResizeHandle($('#board-host'));
 
   /** @param {TreeNode} node @returns {Promise<AnalysisView>} */
   async function viewOf(node) {

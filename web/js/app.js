@@ -9,8 +9,11 @@
 
 import { api, currentUser, esc, failure, setCurrentUser, toast } from './api.js';
 import { followUser, loadPrefs } from './site.js';
+import { applyBoardSize, storedBoardSize } from './boardsize.js';
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
+// The board size chosen in this browser, before any view draws a board.
+applyBoardSize(storedBoardSize());
 /** @type {(() => void) | null} */
 let cleanup = null;
 

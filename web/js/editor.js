@@ -11,6 +11,7 @@
 
 import { api, esc, failure } from './api.js';
 import { Board } from './board.js';
+import { addResizeHandle } from './boardsize.js';
 import { VARIANTS, START_FEN, ROLE_NAMES, ROLE_ORDER, arrowStep, knownVariant, sortRoles, sq, parseFen, describeUnit } from './fen.js';
 import { pieceSvg } from './pieces.js';
 import { detailOf } from './words.js';
@@ -128,6 +129,7 @@ export function mount(root) {
   const castles = () => [...root.querySelectorAll('input.castle')].filter((c) => c instanceof HTMLInputElement);
   const board = new Board($('#board-host'), { label: 'board editor' });
   const boardEl = $('#board-host .board');
+  addResizeHandle($('#board-host'));
   boardEl.classList.add('editor');
   for (const [s, d] of Object.entries(board.squares)) {
     d.setAttribute('role', 'button');

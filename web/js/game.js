@@ -10,6 +10,7 @@
 import { api, currentUser, esc, failure, toast } from './api.js';
 import { navigate } from './app.js';
 import { Board, premoveMoves } from './board.js';
+import { addResizeHandle } from './boardsize.js';
 import { mountChallenge } from './challenge.js';
 import { GameClocks } from './clock.js';
 import { finder, oneAtATime, otherColor } from './common.js';
@@ -133,6 +134,7 @@ class GamePage {
       },
       onCancel: () => { if (this.premove) this.setPremove(null); },
     });
+    addResizeHandle(this.el('#board-host'));
     this.review = new Review(id, () => this.render());
     /** Fetches the game; once at a time (a call meanwhile fetches again after), the newest wins. */
     this.refresh = oneAtATime(async () => {

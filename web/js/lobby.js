@@ -56,7 +56,7 @@ export async function mount(root) {
       <button type="button" class="play" data-play="open" aria-controls="new-card" aria-expanded="false">Play anyone<small>an open challenge anyone may accept</small></button>
       <button type="button" class="play" data-play="user" aria-controls="new-card" aria-expanded="false">Play a friend<small>by name, or share an open challenge's link</small></button>
       <button type="button" class="play" data-play="ai" aria-controls="new-card" aria-expanded="false">Play the computer<small>levels 1 to 8</small></button>
-    </div>${quickHtml()}
+    </div>${quickHtml(!!me.guest)}
     <section class="card hidden" id="new-card" aria-labelledby="new-h">
       <h2 id="new-h">New game</h2>
       <form id="new-game" class="stack">
@@ -86,7 +86,10 @@ export async function mount(root) {
           <label class="field" id="days-field">Days per move
             <select name="days" id="days">${DAYS.map((d) => `<option value="${d}"${d === 3 ? ' selected' : ''}>${d} day${d === 1 ? '' : 's'}</option>`).join('')}</select></label>
         </div>
-        <label class="check" id="rated-field"><input type="checkbox" name="rated" id="rated"> Rated (changes both players' ratings; games from a custom position are casual)</label>
+        <div id="rated-field">
+          <label class="check"><input type="checkbox" name="rated" id="rated"${me.guest ? ' disabled' : ' checked'}> Rated (changes both players' ratings; games from a custom position are casual)</label>
+          ${me.guest ? '<p class="muted rated-guest">Guests play casual games: <a href="/signup" data-link>keep this account</a> with a name and a password to play rated.</p>' : ''}
+        </div>
         <label class="field">Start position (Merge-FEN, optional)
           <input name="fen" id="fen" placeholder="the usual start" autocomplete="off" spellcheck="false"></label>
         <p class="error-text" id="new-error" role="alert"></p>
@@ -121,11 +124,26 @@ export async function mount(root) {
   const preVariant = pre.get('variant');
   if ([...variantIn.options].some((o) => o.value === preVariant)) variantIn.value = /** @type {string} */ (preVariant);
   const kind = $('#kind', HTMLSelectElement);
+  const ratedIn = $('#rated', HTMLInputElement);
+  // Rated by default (issue: most games between players are meant to
+  // count). The box follows what the game can be: games against the
+  // computer and from a custom position are always casual (the server
+  // refuses `rated` for them), and guests play casual games; the player's
+  // own choice comes back when the game can be rated again.
+  let ratedChoice = !me.guest;
+  const syncRated = () => {
+    const can = !me.guest && kind.value !== 'ai' && !fenIn.value.trim();
+    ratedIn.disabled = !can;
+    ratedIn.checked = can && ratedChoice;
+  };
+  ratedIn.onchange = () => { ratedChoice = ratedIn.checked; };
+  fenIn.addEventListener('input', syncRated);
   const syncKind = () => {
     $('#dest-field').classList.toggle('hidden', kind.value !== 'user');
     $('#level-field').classList.toggle('hidden', kind.value !== 'ai');
     // Games against the computer are casual.
     $('#rated-field').classList.toggle('hidden', kind.value === 'ai');
+    syncRated();
   };
   kind.onchange = syncKind;
   syncKind();
@@ -203,7 +221,7 @@ export async function mount(root) {
     /** @type {{ variant: string, color: string, fen?: string, rated?: boolean, level?: number } & Record<string, unknown>} */
     const body = { variant: variantIn.value, color: $('#color', HTMLSelectElement).value, ...time.fields };
     if (fenIn.value.trim()) body.fen = fenIn.value.trim();
-    if (kind.value !== 'ai' && $('#rated', HTMLInputElement).checked) body.rated = true;
+    if (kind.value !== 'ai' && ratedIn.checked) body.rated = true;
     try {
       if (kind.value === 'ai') {
         body.level = Number(levelIn.value);

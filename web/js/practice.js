@@ -4,6 +4,7 @@
 
 import { api, esc, failure, toast } from './api.js';
 import { Board } from './board.js';
+import { addResizeHandle } from './boardsize.js';
 import { copyText, finder, showPositionResult } from './common.js';
 import { VARIANT_OPTIONS, knownVariant } from './fen.js';
 import { renderMoves } from './movelist.js';
@@ -72,6 +73,7 @@ export function mount(root) {
     onMove: (uci) => load(st.variant, st.fen, [...st.moves, uci], 'move'),
     onIllegal: (from, to) => load(st.variant, st.fen, [...st.moves, from + to], 'quiet'),
   });
+  addResizeHandle($('#board-host'));
 
   function link() {
     const p = new URLSearchParams();

@@ -23,21 +23,33 @@ const PAD = 28;
 
 /** Milliseconds of a rating-history point `[year, month 0-11, day, rating]` (noon UTC). @param {Point} p */
 const pointTime = (p) => Date.UTC(p[0], p[1], p[2], 12);
+const DAY_MS = 86_400_000;
+/** Every player's rating in a variant before their first rated game in it (the server's Glicko-2 start). */
+const START_RATING = 1500;
 
 /**
  * The rating history as an inline SVG (no chart library): one line per
  * variant with points, time along, rating up; the lowest and highest
  * ratings labelled on the left. `history`: the rating-history answer.
+ *
+ * The server gives one point a day (the rating after that day's last
+ * rated game), so a new player's first day, however many games it had, is
+ * a single point: alone it would be a lone dot, not a line. Each line
+ * therefore starts from the start rating on the day before its first
+ * point, which is what the rating was at the end of that day (no rated
+ * game yet): the first day's games show as the line's first step. That
+ * start is drawn hollow and has no date of its own.
  * @param {import('./types.js').RatingHistory[]} history
  */
 export function historySvg(history) {
   const series = history.filter((h) => h.points.length);
   if (!series.length) return '<p class="muted" id="history-empty">No rated games yet.</p>';
   const all = series.flatMap((h) => h.points);
-  const t0 = Math.min(...all.map(pointTime));
-  const t1 = Math.max(...all.map(pointTime));
-  let lo = Math.min(...all.map((p) => p[3]));
-  let hi = Math.max(...all.map((p) => p[3]));
+  const times = all.map(pointTime).concat(series.map((h) => pointTime(h.points[0]) - DAY_MS));
+  const t0 = Math.min(...times);
+  const t1 = Math.max(...times);
+  let lo = Math.min(START_RATING, ...all.map((p) => p[3]));
+  let hi = Math.max(START_RATING, ...all.map((p) => p[3]));
   if (hi - lo < 50) { lo -= 25; hi += 25; }
   /** @param {number} t */
   const x = (t) => (t1 === t0 ? (PAD + GRAPH_W) / 2 : PAD + ((t - t0) / (t1 - t0)) * (GRAPH_W - PAD - 8));
@@ -46,12 +58,15 @@ export function historySvg(history) {
   const lines = series.map((h, i) => {
     const key = (VARIANTS.find((v) => v.name === h.name) || {}).key || h.name;
     const pts = h.points.map((p) => /** @type {[number, number, Point]} */ ([x(pointTime(p)), y(p[3]), p]));
-    const poly = pts.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ');
+    const sx = x(pointTime(h.points[0]) - DAY_MS), sy = y(START_RATING);
+    const poly = [[sx, sy], ...pts].map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ');
+    const start = `<circle class="start" cx="${sx.toFixed(1)}" cy="${sy.toFixed(1)}" r="3"><title>${esc(h.name)}: the start rating, ${START_RATING}, before the first rated game</title></circle>`;
     const dots = pts.map(([px, py, p]) => `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="4"><title>${esc(h.name)} ${p[0]}-${String(p[1] + 1).padStart(2, '0')}-${String(p[2]).padStart(2, '0')}: ${p[3]}</title></circle>`).join('');
-    return `<g class="series s${i}" data-variant="${esc(key)}" data-points="${h.points.length}"><polyline points="${poly}"></polyline>${dots}</g>`;
+    return `<g class="series s${i}" data-variant="${esc(key)}" data-points="${h.points.length}"><polyline points="${poly}"></polyline>${start}${dots}</g>`;
   }).join('');
   const legend = series.map((h, i) => `<span class="legend s${i}"><i aria-hidden="true"></i>${esc(h.name)}</span>`).join('');
-  return `<svg class="rating-graph" viewBox="0 0 ${GRAPH_W} ${GRAPH_H}" role="img" aria-label="rating history: ${series.map((h) => `${esc(h.name)}, ${h.points.length} days`).join('; ')}">
+  const days = (/** @type {number} */ n) => `${n} ${n === 1 ? 'day' : 'days'}`;
+  return `<svg class="rating-graph" viewBox="0 0 ${GRAPH_W} ${GRAPH_H}" role="img" aria-label="rating history: ${series.map((h) => `${esc(h.name)}, ${days(h.points.length)}`).join('; ')}">
       <line class="axis" x1="${PAD}" x2="${PAD}" y1="0" y2="${GRAPH_H}"></line>
       <text x="2" y="${(y(hi) + 4).toFixed(1)}">${Math.round(hi)}</text><text x="2" y="${(y(lo) + 4).toFixed(1)}">${Math.round(lo)}</text>
       ${lines}

@@ -49,8 +49,8 @@ const STORE_KEY = 'chessmerge-quick';
  * @property {boolean} [cancelled] cancelled before its answer came
  */
 
-/** The card's HTML (the lobby puts it in its page). */
-export function quickHtml() {
+/** The card's HTML (the lobby puts it in its page); `guest`: the player is a guest (casual games only). @param {boolean} [guest] */
+export function quickHtml(guest = false) {
   const clock = QUICK_CLOCKS.map(([m, i, speed]) => `<button type="button" class="quick-tc" data-seek="${m}+${i}" data-time="${m}" data-increment="${i}"><span class="q-main">${m}+${i}</span><span class="q-sub">${speed}</span></button>`).join('');
   const days = `<button type="button" class="quick-tc" data-seek="${QUICK_DAYS}d" data-days="${QUICK_DAYS}"><span class="q-main">${QUICK_DAYS} days</span><span class="q-sub">Correspondence</span></button>`;
   const custom = '<button type="button" class="quick-tc" data-seek="custom" aria-expanded="false" aria-controls="quick-custom"><span class="q-main">Custom</span><span class="q-sub">your own clock</span></button>';
@@ -61,7 +61,7 @@ export function quickHtml() {
       <div class="quick-opts">
         <label class="field">Variant <select id="quick-variant">${VARIANT_OPTIONS}</select></label>
         <label class="field">Opponent's rating <select id="quick-range"><option value="">Any rating</option>${RANGES.map((d) => `<option value="${d}">±${d}</option>`).join('')}</select></label>
-        <label class="check quick-rated"><input type="checkbox" id="quick-rated"> Rated</label>
+        <label class="check quick-rated"${guest ? ' title="Guests play casual games: keep this account to play rated"' : ''}><input type="checkbox" id="quick-rated"${guest ? ' disabled' : ' checked'}> Rated${guest ? ' <span class="muted">(not for guests)</span>' : ''}</label>
       </div>
       <div class="quick-grid" role="group" aria-label="Time controls: press one to seek a game">${clock}${days}${custom}</div>
       <form id="quick-custom" class="quick-custom hidden" aria-label="Custom seek" novalidate>
@@ -93,7 +93,7 @@ export function quickHtml() {
  * `close()` aborts a waiting real-time seek (the lobby is left); `gone(id)`
  * tells that an open challenge left the lobby (a waiting one may be ours).
  * @param {HTMLElement} card
- * @param {{ username: string }} me
+ * @param {{ username: string, guest?: boolean }} me
  * @param {{ onGame: (gameId: string) => void, onWaiting: (challengeId: string) => void }} hooks
  */
 export function mountQuick(card, me, hooks) {
@@ -113,15 +113,19 @@ export function mountQuick(card, me, hooks) {
   const tcIn = el('#quick-tc', HTMLSelectElement);
   let closed = false;
 
-  // The choices of the last visit.
+  // The choices of the last visit. Seeks are rated by default: only a
+  // choice of casual is kept (`casual`), so that the `rated: false` every
+  // visit stored while casual was the default does not outlive it. A guest
+  // seeks casual games only (the box is off and disabled).
   try {
     const kept = JSON.parse(localStorage.getItem(STORE_KEY) || '{}');
     if (VARIANTS.some((v) => v.key === kept.variant)) variantIn.value = kept.variant;
-    if (typeof kept.rated === 'boolean') ratedIn.checked = kept.rated;
+    if (kept.casual === true) ratedIn.checked = false;
     if (RANGES.map(String).includes(kept.range)) rangeIn.value = kept.range;
   } catch { /* none kept */ }
+  if (me.guest) ratedIn.checked = false;
   const keep = () => {
-    try { localStorage.setItem(STORE_KEY, JSON.stringify({ variant: variantIn.value, rated: ratedIn.checked, range: rangeIn.value })); } catch { /* private mode */ }
+    try { localStorage.setItem(STORE_KEY, JSON.stringify({ variant: variantIn.value, casual: !me.guest && !ratedIn.checked, range: rangeIn.value })); } catch { /* private mode */ }
   };
 
   // My rating in each variant (what the server pairs by): my profile's, or
