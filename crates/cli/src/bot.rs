@@ -353,7 +353,7 @@ impl Bridge {
         let mut lines = self.stream(&format!("/api/bot/game/stream/{id}")).await?;
         let full = match lines.next::<GameLine>().await? {
             Some(GameLine::Full(full)) => full,
-            Some(GameLine::Event(_) | GameLine::Chat(_)) => {
+            Some(GameLine::Event(_)) => {
                 bail!("the game stream did not start with its gameFull")
             }
             None => bail!("the game stream ended before its gameFull"),

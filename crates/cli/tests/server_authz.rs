@@ -134,6 +134,10 @@ fn empty(_: &Fixture) -> Value {
     json!({})
 }
 
+fn report_of_white(f: &Fixture) -> Value {
+    json!({"username": f.white.name, "reason": "other", "text": "a test report"})
+}
+
 fn short_pgn(_: &Fixture) -> Value {
     json!({"pgn": "[Variant \"chessmerge\"]\n\n1. Nd2 e6 *"})
 }
@@ -363,7 +367,8 @@ const MATRIX: &[Row] = &[
     ),
     // PGN import: any signed-in user.
     with_body(row("POST", "/api/import", Nothing, USERS_200), short_pgn),
-    // Chat: players write, anyone reads.
+    // Chat: players write in their room (the spectators' room is any
+    // registered player's), anyone reads what they may read.
     with_body(
         row("POST", "/api/board/game/{id}/chat", Game, PLAYERS_ONLY),
         chat_line,
@@ -440,6 +445,33 @@ const MATRIX: &[Row] = &[
         Nothing,
         [401, 200, 400, 200, 200, 200],
     ),
+    row(
+        "POST",
+        "/api/rel/mute/{username}",
+        Nothing,
+        [401, 200, 400, 200, 200, 200],
+    ),
+    row("GET", "/api/rel/muting", Nothing, USERS_200),
+    row(
+        "POST",
+        "/api/rel/unmute/{username}",
+        Nothing,
+        [401, 200, 400, 200, 200, 200],
+    ),
+    // Reports: any registered player, of anyone but themself.
+    with_body(
+        row(
+            "POST",
+            "/api/report",
+            Nothing,
+            [401, 200, 400, 200, 200, 200],
+        ),
+        report_of_white,
+    ),
+    // The current games and a player's imports: public.
+    row("GET", "/api/tv/channels", Nothing, ALL_200),
+    row("GET", "/api/tv/{variant}", Nothing, ALL_200),
+    row("GET", "/api/games/imported/{username}", Nothing, ALL_200),
     // Sessions and tokens: each user sees and ends only their own.
     row("GET", "/api/tokens", Nothing, USERS_200),
     row(
@@ -570,6 +602,7 @@ fn concrete_path(template: &str, f: &Fixture, id: Option<&str>) -> String {
         .replace("{move}", "e2e3")
         .replace("{nb}", "10")
         .replace("{perfType}", "chessmerge")
+        .replace("{variant}", "chessmerge")
         .replace("{accept}", "yes")
         .replace("{seconds}", "15")
 }

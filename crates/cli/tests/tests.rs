@@ -58,3 +58,6 @@ mod server_security;
 mod server_shared_limits;
 /// The site: preferences, guest accounts, your-move and draw notices.
 mod server_site;
+/// Issue 47: game chat for players and spectators, mutes, reports,
+/// spectators counted, the current games, imported games listed.
+mod server_social;

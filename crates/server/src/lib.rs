@@ -191,6 +191,13 @@ pub enum UserAction {
         #[arg(long)]
         password_stdin: bool,
     },
+    /// List the open reports players filed (oldest first), or close one
+    /// that has been dealt with.
+    Reports {
+        /// Close the report with this number.
+        #[arg(long)]
+        close: Option<i64>,
+    },
 }
 
 /// Runs an operator's account command; what it prints goes to standard output.
@@ -241,6 +248,28 @@ pub fn run_user(args: UserArgs) -> anyhow::Result<()> {
                     user.username,
                     ended.len()
                 );
+            }
+            UserAction::Reports { close: Some(id) } => {
+                if !store.close_report(id, now_ms()).await? {
+                    anyhow::bail!("no open report number {id}");
+                }
+                eprintln!("report {id} closed");
+            }
+            UserAction::Reports { close: None } => {
+                for r in store.open_reports(1000).await? {
+                    let game = r
+                        .game_id
+                        .map(|g| format!(" in game {g}"))
+                        .unwrap_or_default();
+                    println!(
+                        "#{} {} reports {} ({}){game}: {}",
+                        r.id,
+                        r.reporter,
+                        r.reported,
+                        r.reason,
+                        r.text.replace('\n', " / ")
+                    );
+                }
             }
         }
         Ok(())

@@ -44,6 +44,8 @@ pub struct Inner {
     pub live_analyses: Arc<live_analysis::LiveAnalyses>,
     /// Who holds a live connection (the bot API's online flags).
     pub presence: Arc<presence::Presence>,
+    /// Each game's spectators on this node.
+    pub crowds: Arc<presence::Crowds>,
     /// The accounts, password hashing and failed-login limits.
     pub login: Arc<Login>,
     /// The site's addresses: its base URL, its host names, trusted proxies.
@@ -113,6 +115,10 @@ pub struct Login {
 pub struct Sockets {
     /// The games domain (moves sent over the socket).
     pub games: Arc<games::Games>,
+    /// The accounts (whom a follower has muted).
+    pub accounts: Arc<accounts::Accounts>,
+    /// Each game's spectators on this node.
+    pub crowds: Arc<presence::Crowds>,
     /// Live feeds of games, users and the lobby.
     pub feeds: live::Feeds,
     /// Who holds a live connection.
@@ -129,6 +135,8 @@ impl FromRef<AppState> for Sockets {
     fn from_ref(state: &AppState) -> Sockets {
         Sockets {
             games: state.games.clone(),
+            accounts: state.accounts.clone(),
+            crowds: state.crowds.clone(),
             feeds: state.feeds.clone(),
             presence: state.presence.clone(),
             sockets: state.sockets.clone(),
@@ -259,6 +267,7 @@ impl AppState {
             computer,
             analyses,
             presence: Arc::default(),
+            crowds: Arc::default(),
             login: Arc::new(Login {
                 accounts,
                 secure_cookies: base_url.starts_with("https:"),

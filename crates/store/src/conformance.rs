@@ -319,24 +319,27 @@ async fn blocks_and_follows_are_one_way_kept_once_and_go_with_the_account(s: &St
     let a = s.create_user("block_a", "h", 0).await.unwrap();
     let b = s.create_user("block_b", "h", 0).await.unwrap();
     let c = s.create_user("guest-blockc", "", 0).await.unwrap();
-    assert!(!s.blocks(a.id, b.id).await.unwrap());
-    assert!(s.block(a.id, b.id, 10).await.unwrap());
+    assert!(!s.related(Relation::Block, a.id, b.id).await.unwrap());
+    assert!(s.relate(Relation::Block, a.id, b.id, 10).await.unwrap());
     assert!(
-        s.block(a.id, b.id, 11).await.unwrap(),
+        s.relate(Relation::Block, a.id, b.id, 11).await.unwrap(),
         "again: still blocked"
     );
-    assert!(s.block(a.id, c.id, 12).await.unwrap());
+    assert!(s.relate(Relation::Block, a.id, c.id, 12).await.unwrap());
     assert!(
-        !s.block(a.id, crate::model::UserId(i64::MAX), 13)
+        !s.relate(Relation::Block, a.id, crate::model::UserId(i64::MAX), 13)
             .await
             .unwrap(),
         "no such account"
     );
-    assert!(s.blocks(a.id, b.id).await.unwrap());
-    assert!(!s.blocks(b.id, a.id).await.unwrap(), "one way");
+    assert!(s.related(Relation::Block, a.id, b.id).await.unwrap());
+    assert!(
+        !s.related(Relation::Block, b.id, a.id).await.unwrap(),
+        "one way"
+    );
     let names = |v: Vec<User>| v.into_iter().map(|u| u.username).collect::<Vec<_>>();
     assert_eq!(
-        names(s.blocked_users(a.id).await.unwrap()),
+        names(s.related_users(Relation::Block, a.id, 100).await.unwrap()),
         ["guest-blockc", "block_b"]
     );
     // Names found by their beginning, any case; guests left out; `_` is
@@ -358,33 +361,87 @@ async fn blocks_and_follows_are_one_way_kept_once_and_go_with_the_account(s: &St
     assert!(s.users_named_from("guest-b", 10).await.unwrap().is_empty());
     assert!(s.users_named_from("%", 10).await.unwrap().is_empty());
     // Follows: one way, kept once, listed by name.
-    assert!(s.follow(b.id, a.id, 14).await.unwrap());
+    assert!(s.relate(Relation::Follow, b.id, a.id, 14).await.unwrap());
     assert!(
-        s.follow(b.id, a.id, 15).await.unwrap(),
+        s.relate(Relation::Follow, b.id, a.id, 15).await.unwrap(),
         "again: still followed"
     );
-    assert!(s.follow(b.id, c.id, 16).await.unwrap());
+    assert!(s.relate(Relation::Follow, b.id, c.id, 16).await.unwrap());
     assert!(
-        !s.follow(b.id, crate::model::UserId(i64::MAX), 17)
+        !s.relate(Relation::Follow, b.id, crate::model::UserId(i64::MAX), 17)
             .await
             .unwrap()
     );
-    assert!(s.follows(b.id, a.id).await.unwrap());
-    assert!(!s.follows(a.id, b.id).await.unwrap());
+    assert!(s.related(Relation::Follow, b.id, a.id).await.unwrap());
+    assert!(!s.related(Relation::Follow, a.id, b.id).await.unwrap());
     assert_eq!(
-        names(s.followed_users(b.id, 10).await.unwrap()),
+        names(s.related_users(Relation::Follow, b.id, 10).await.unwrap()),
         ["block_a", "guest-blockc"]
     );
-    assert_eq!(names(s.followed_users(b.id, 1).await.unwrap()), ["block_a"]);
-    assert!(s.unfollow(b.id, a.id).await.unwrap());
-    assert!(!s.unfollow(b.id, a.id).await.unwrap());
-    assert!(s.unblock(a.id, b.id).await.unwrap());
-    assert!(!s.unblock(a.id, b.id).await.unwrap(), "once");
-    assert!(!s.blocks(a.id, b.id).await.unwrap());
+    assert_eq!(
+        names(s.related_users(Relation::Follow, b.id, 1).await.unwrap()),
+        ["block_a"]
+    );
+    assert!(s.unrelate(Relation::Follow, b.id, a.id).await.unwrap());
+    assert!(!s.unrelate(Relation::Follow, b.id, a.id).await.unwrap());
+    assert!(s.unrelate(Relation::Block, a.id, b.id).await.unwrap());
+    assert!(
+        !s.unrelate(Relation::Block, a.id, b.id).await.unwrap(),
+        "once"
+    );
+    assert!(!s.related(Relation::Block, a.id, b.id).await.unwrap());
+    // Mutes are a relation of their own; reports are filed up to a cap of
+    // open ones per reporter, listed oldest first and closed once.
+    assert!(s.relate(Relation::Mute, a.id, b.id, 18).await.unwrap());
+    assert!(!s.related(Relation::Block, a.id, b.id).await.unwrap());
+    assert_eq!(
+        names(s.related_users(Relation::Mute, a.id, 100).await.unwrap()),
+        ["block_b"]
+    );
+    let report = |text: &str| NewReport {
+        reporter_id: a.id,
+        reported_id: b.id,
+        reason: "insult".into(),
+        text: text.into(),
+        game_id: None,
+        created_at: 20,
+    };
+    let first = s.add_report(&report("one"), 2).await.unwrap().unwrap();
+    let second = s.add_report(&report("two"), 2).await.unwrap().unwrap();
+    assert!(second > first);
+    assert_eq!(
+        s.add_report(&report("three"), 2).await.unwrap(),
+        None,
+        "two open at most"
+    );
+    let open = s.open_reports(10).await.unwrap();
+    assert_eq!(
+        open.iter()
+            .map(|r| (r.reporter.as_str(), r.reported.as_str(), r.text.as_str()))
+            .collect::<Vec<_>>(),
+        [("block_a", "block_b", "one"), ("block_a", "block_b", "two")]
+    );
+    assert!(s.close_report(first, 30).await.unwrap());
+    assert!(!s.close_report(first, 31).await.unwrap(), "once");
+    assert!(
+        s.add_report(&report("three"), 2).await.unwrap().is_some(),
+        "room again"
+    );
+    assert_eq!(s.open_reports(10).await.unwrap().len(), 2);
     // A pruned guest's blocks go with it.
     assert!(s.prune_guests(1, 1).await.unwrap() >= 1);
-    assert!(s.blocked_users(a.id).await.unwrap().is_empty());
-    assert!(s.followed_users(b.id, 10).await.unwrap().is_empty());
+    assert!(
+        s.related_users(Relation::Block, a.id, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        s.related_users(Relation::Follow, b.id, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &Store) {
@@ -444,20 +501,60 @@ async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &Store) {
         text: text.to_owned(),
         created_at: 9,
     };
-    assert!(
-        s.add_chat_line(&line("hello", bot.id, ChatRoom::Player), 2)
-            .await
-            .unwrap()
+    // Each line is the game's next version, with its event; a room holds
+    // at most `per_room` lines, one player at most `per_player` of them.
+    let limits = ChatLimits {
+        per_room: 2,
+        per_player: 1,
+    };
+    let v0 = s.game(&g.id).await.unwrap().unwrap().version;
+    assert_eq!(
+        s.add_chat_line(
+            &line("hello", bot.id, ChatRoom::Player),
+            limits,
+            "{\"type\":\"chatLine\"}"
+        )
+        .await
+        .unwrap(),
+        ChatAdded::Stored(v0 + 1)
     );
-    assert!(
-        s.add_chat_line(&line("hi", human.id, ChatRoom::Spectator), 2)
-            .await
-            .unwrap()
+    assert_eq!(s.game(&g.id).await.unwrap().unwrap().version, v0 + 1);
+    let events = s.game_events_since(&g.id, v0).await.unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        (events[0].seq, &*events[0].payload),
+        (v0 + 1, "{\"type\":\"chatLine\"}")
     );
-    assert!(
-        !s.add_chat_line(&line("third", bot.id, ChatRoom::Player), 2)
+    assert_eq!(
+        s.add_chat_line(&line("again", bot.id, ChatRoom::Player), limits, "{}")
             .await
-            .unwrap()
+            .unwrap(),
+        ChatAdded::SaidEnough
+    );
+    assert_eq!(
+        s.add_chat_line(&line("hi", human.id, ChatRoom::Spectator), limits, "{}")
+            .await
+            .unwrap(),
+        ChatAdded::Stored(v0 + 2)
+    );
+    assert_eq!(
+        s.add_chat_line(&line("hey", human.id, ChatRoom::Player), limits, "{}")
+            .await
+            .unwrap(),
+        ChatAdded::Stored(v0 + 3)
+    );
+    let third = s.create_user("Third1", "hash", 5).await.unwrap();
+    assert_eq!(
+        s.add_chat_line(&line("third", third.id, ChatRoom::Player), limits, "{}")
+            .await
+            .unwrap(),
+        ChatAdded::RoomFull
+    );
+    let mut nowhere = line("lost", bot.id, ChatRoom::Player);
+    nowhere.game_id = "nochat00".parse().unwrap();
+    assert_eq!(
+        s.add_chat_line(&nowhere, limits, "{}").await.unwrap(),
+        ChatAdded::NoGame
     );
     let chat = s.chat_lines(&g.id).await.unwrap();
     let seen: Vec<(&str, &str, ChatRoom)> = chat
@@ -468,7 +565,8 @@ async fn bots_are_accounts_without_games_and_chat_is_bounded(s: &Store) {
         seen,
         [
             ("Botty", "hello", ChatRoom::Player),
-            ("Human1", "hi", ChatRoom::Spectator)
+            ("Human1", "hi", ChatRoom::Spectator),
+            ("Human1", "hey", ChatRoom::Player)
         ]
     );
     assert!(

@@ -46,6 +46,7 @@ use std::sync::Arc;
 use tokio::sync::broadcast;
 
 pub use postgres::{PgStore, is_postgres_url};
+pub use shared::relations::Relation;
 pub use sqlite::SqliteStore;
 
 use crate::model::{
@@ -162,6 +163,64 @@ pub struct ChatLine {
     pub room: ChatRoom,
     /// What was said.
     pub text: String,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+/// How much one game's chat holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChatLimits {
+    /// Lines in one room (the players' or the spectators').
+    pub per_room: i64,
+    /// Lines one player may say in one room.
+    pub per_player: i64,
+}
+
+/// What became of a chat line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChatAdded {
+    /// Stored, as the game's event of this version.
+    Stored(i64),
+    /// The room holds [`ChatLimits::per_room`] lines.
+    RoomFull,
+    /// The speaker said [`ChatLimits::per_player`] lines there.
+    SaidEnough,
+    /// No such game.
+    NoGame,
+}
+
+/// A player's report of another (a chat line, or their conduct), as filed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewReport {
+    /// Who reports.
+    pub reporter_id: UserId,
+    /// Whom.
+    pub reported_id: UserId,
+    /// The reason's word (`insult`, `spam`, `cheat`, `other`).
+    pub reason: String,
+    /// What the reporter says (a chat line quoted, or their words).
+    pub text: String,
+    /// The game it happened in, if any.
+    pub game_id: Option<GameId>,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+/// An open report, as the operator reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Its number.
+    pub id: i64,
+    /// The reporter's name.
+    pub reporter: String,
+    /// The reported player's name.
+    pub reported: String,
+    /// The reason's word.
+    pub reason: String,
+    /// What the reporter says.
+    pub text: String,
+    /// The game, if any.
+    pub game_id: Option<GameId>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
 }

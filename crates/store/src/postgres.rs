@@ -70,6 +70,7 @@ const MIGRATIONS: &[Migration] = embedded!("postgres";
     10 "shared limits: allowances and leases" "0010_shared_limits.sql",
     11 "pending challenges by age, blocks and follows" "0011_challenge_expiry_and_blocks.sql",
     12 "clocks, seeks and vacations" "0012_clocks.sql",
+    13 "chat mutes and reports" "0013_chat_mutes_and_reports.sql",
 );
 
 /// Advisory lock keys: migrations, and the order of user and lobby events.

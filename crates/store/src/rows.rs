@@ -4,7 +4,7 @@
 use std::str::FromStr;
 
 use super::{
-    Challenge, ChatLine, Game, Perf, RatingPoint, ResultCounts, SideRating, StoreError,
+    Challenge, ChatLine, Game, Perf, RatingPoint, Report, ResultCounts, SideRating, StoreError,
     StoreResult, TokenInfo, TokenKind, User,
 };
 use crate::model::{Color, GameClock, TimeControl, UserId, Variant, parse_color};
@@ -100,6 +100,22 @@ pub(super) fn chat_line(row: &impl Columns) -> StoreResult<ChatLine> {
         username: row.text("username")?,
         room: word(row, "room")?,
         text: row.text("text")?,
+        created_at: row.int("created_at")?,
+    })
+}
+
+pub(super) fn report(row: &impl Columns) -> StoreResult<Report> {
+    let game = row.opt_text("game_id")?;
+    Ok(Report {
+        id: row.int("id")?,
+        reporter: row.text("reporter")?,
+        reported: row.text("reported")?,
+        reason: row.text("reason")?,
+        text: row.text("text")?,
+        game_id: match game {
+            Some(g) => Some(g.parse().map_err(|e| corrupt("game_id", e))?),
+            None => None,
+        },
         created_at: row.int("created_at")?,
     })
 }

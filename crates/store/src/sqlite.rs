@@ -45,6 +45,7 @@ const MIGRATIONS: &[Migration] = embedded!("sqlite";
     13 "game events in a table with row ids" "0013_game_events_by_rowid.sql",
     14 "pending challenges by age, blocks and follows" "0014_challenge_expiry_and_blocks.sql",
     15 "clocks, seeks and vacations" "0015_clocks.sql",
+    16 "chat mutes and reports" "0016_chat_mutes_and_reports.sql",
 );
 
 /// A store in one SQLite file (WAL mode, `synchronous = FULL`).

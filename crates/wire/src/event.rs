@@ -102,6 +102,9 @@ pub enum GameEvent {
     AnalysisProgress(AnalysisProgressJson),
     /// `{"type":"analysisComplete"}` (`"failed":true` when it failed).
     AnalysisComplete(AnalysisCompleteJson),
+    /// `{"type":"chatLine","username","text","room"}`: a line said in the
+    /// game's chat.
+    Chat(ChatLineJson),
 }
 
 /// An analysis's progress.
@@ -126,12 +129,14 @@ pub struct AnalysisCompleteJson {
 impl GameEvent {
     /// Whether a game's feed goes on after this event: the game goes on,
     /// a rematch offer waits for its answer, or the computer analysis is
-    /// under way (progress follows).
-    pub fn more_follows(&self) -> bool {
+    /// under way (progress follows). `None` for a chat line, which says
+    /// nothing about it.
+    pub fn more_follows(&self) -> Option<bool> {
         match self {
-            GameEvent::GameState(s) => s.status.is_ongoing() || s.rematch_offered(),
-            GameEvent::AnalysisProgress(_) => true,
-            GameEvent::AnalysisComplete(_) => false,
+            GameEvent::GameState(s) => Some(s.status.is_ongoing() || s.rematch_offered()),
+            GameEvent::AnalysisProgress(_) => Some(true),
+            GameEvent::AnalysisComplete(_) => Some(false),
+            GameEvent::Chat(_) => None,
         }
     }
 }
@@ -144,12 +149,16 @@ impl<'de> Deserialize<'de> for GameEvent {
         match GameLine::deserialize(de)? {
             GameLine::Event(event) => Ok(event),
             GameLine::Full(_) => Err(serde::de::Error::unknown_variant("gameFull", EVENT_KINDS)),
-            GameLine::Chat(_) => Err(serde::de::Error::unknown_variant("chatLine", EVENT_KINDS)),
         }
     }
 }
 
-const EVENT_KINDS: &[&str] = &["gameState", "analysisProgress", "analysisComplete"];
+const EVENT_KINDS: &[&str] = &[
+    "gameState",
+    "analysisProgress",
+    "analysisComplete",
+    "chatLine",
+];
 
 /// A line of a game's ndjson stream: its `gameFull`, then its events.
 // Read once a line and taken apart at once: boxing the state would only
@@ -159,10 +168,8 @@ const EVENT_KINDS: &[&str] = &["gameState", "analysisProgress", "analysisComplet
 pub enum GameLine {
     /// The whole game.
     Full(Box<GameFullJson>),
-    /// An event.
+    /// An event (a chat line among them).
     Event(GameEvent),
-    /// A line of the game's chat (the bot game stream's `chatLine`).
-    Chat(ChatLineJson),
 }
 
 /// Read as [`GameEvent`] is: `type` first, then the rest by kind.
@@ -182,20 +189,6 @@ impl<'de> Deserialize<'de> for GameLine {
                 if kind == "gameFull" {
                     let full = GameFullJson::deserialize(MapAccessDeserializer::new(map))?;
                     return Ok(GameLine::Full(Box::new(full)));
-                }
-                if kind == "chatLine" {
-                    #[derive(Deserialize)]
-                    struct Fields {
-                        username: String,
-                        text: String,
-                        room: Word,
-                    }
-                    let f = Fields::deserialize(MapAccessDeserializer::new(map))?;
-                    return Ok(GameLine::Chat(ChatLineJson {
-                        username: f.username,
-                        text: f.text,
-                        room: f.room,
-                    }));
                 }
                 game_event(&kind, map).map(GameLine::Event)
             }
@@ -246,13 +239,27 @@ fn game_event<'de, M: serde::de::MapAccess<'de>>(
                 failed: f.failed,
             }))
         }
+        "chatLine" => {
+            #[derive(Deserialize)]
+            struct Fields {
+                username: String,
+                text: String,
+                room: Word,
+            }
+            let f = Fields::deserialize(rest)?;
+            Ok(GameEvent::Chat(ChatLineJson {
+                username: f.username,
+                text: f.text,
+                room: f.room,
+            }))
+        }
         other => Err(serde::de::Error::unknown_variant(other, EVENT_KINDS)),
     }
 }
 
 /// A line of a game's chat as lichess's game streams carry it
-/// (`{"type":"chatLine","username","text","room"}`): the bot game stream
-/// sends each line said after it opened.
+/// (`{"type":"chatLine","username","text","room"}`): stored as one of the
+/// game's events, so every follower gets the lines said after it came.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "chatLine")]
 pub struct ChatLineJson {
@@ -461,7 +468,7 @@ mod tests {
         let read: Event<GameEvent> = Event::parse(event.text()).unwrap();
         assert_eq!(read.value(), event.value());
         assert_eq!(serde_json::to_string(read.value()).unwrap(), event.text());
-        assert!(read.value().more_follows());
+        assert_eq!(read.value().more_follows(), Some(true));
         // Another first field than `type` is not an event.
         assert!(serde_json::from_str::<GameEvent>(r#"{"moves":"","type":"gameState"}"#).is_err());
     }
@@ -470,17 +477,40 @@ mod tests {
     fn a_finished_game_s_feed_goes_on_only_for_a_rematch_offer() {
         let mut s = state();
         s.status = GameStatus::Mate;
-        assert!(!GameEvent::GameState(s.clone()).more_follows());
+        assert_eq!(GameEvent::GameState(s.clone()).more_follows(), Some(false));
         s.rematch = Some(crate::RematchJson {
             by: Some("white".into()),
             ..Default::default()
         });
-        assert!(GameEvent::GameState(s.clone()).more_follows());
+        assert_eq!(GameEvent::GameState(s.clone()).more_follows(), Some(true));
         s.rematch = Some(crate::RematchJson {
             declined: Some(true),
             ..Default::default()
         });
-        assert!(!GameEvent::GameState(s).more_follows());
+        assert_eq!(GameEvent::GameState(s).more_follows(), Some(false));
+    }
+
+    #[test]
+    fn a_chat_line_is_a_game_event_that_says_nothing_of_the_feed_s_end() {
+        let text = r#"{"type":"chatLine","username":"Alice","text":"gg","room":"player"}"#;
+        let read: Event<GameEvent> = Event::parse(text).unwrap();
+        let GameEvent::Chat(line) = read.value() else {
+            panic!("{read:?}")
+        };
+        assert_eq!(
+            (
+                line.username.as_str(),
+                line.text.as_str(),
+                line.room.as_str()
+            ),
+            ("Alice", "gg", "player")
+        );
+        assert_eq!(read.value().more_follows(), None);
+        assert_eq!(serde_json::to_string(read.value()).unwrap(), text);
+        let GameLine::Event(GameEvent::Chat(_)) = serde_json::from_str::<GameLine>(text).unwrap()
+        else {
+            panic!("a stream's chat line reads as an event")
+        };
     }
 
     #[test]

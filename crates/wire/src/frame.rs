@@ -79,6 +79,14 @@ pub enum ServerFrame<'a> {
         /// The event (its text, as written once).
         d: &'a Event<GameEvent>,
     },
+    /// How many spectators a followed game has on this server (lichess's
+    /// round `crowd`), sent when a game is followed and when it changes.
+    Crowd {
+        /// The game.
+        id: &'a str,
+        /// Its spectators' sockets (the players' not counted).
+        spectators: usize,
+    },
     /// A user event.
     Event {
         /// The event (its text, as written once).

@@ -102,7 +102,7 @@ fn incoming(line: GameLine) -> Option<Incoming> {
     match line {
         GameLine::Full(full) => Some(Incoming::Full(full)),
         GameLine::Event(GameEvent::GameState(state)) => Some(Incoming::State(Box::new(state))),
-        GameLine::Event(_) | GameLine::Chat(_) => None,
+        GameLine::Event(_) => None,
     }
 }
 

@@ -357,10 +357,15 @@ fn side_rating(g: &store::Game, color: Color) -> Option<store::SideRating> {
     }
 }
 
-async fn export_json(accounts: &Accounts, games: &Games, g: &store::Game) -> ApiResult<ExportJson> {
-    // A casual game's players show their rating in its variant (as lichess
-    // shows theirs at the game's time; ours is the current one).
-    let shown = if g.is_imported() || g.rated {
+pub(super) async fn export_json(
+    accounts: &Accounts,
+    games: &Games,
+    g: &store::Game,
+) -> ApiResult<ExportJson> {
+    // A casual game's players, and a rated game's until it ends, show their
+    // rating in its variant (as lichess shows theirs at the game's time;
+    // ours is the current one).
+    let shown = if g.is_imported() || (g.rated && !g.is_ongoing()) {
         None
     } else {
         Some(games.players(g).await?)
@@ -502,6 +507,22 @@ pub async fn export(
     }
 }
 
+/// Games as ndjson export lines, one a line.
+pub(super) async fn export_lines(
+    accounts: &Accounts,
+    games: &Games,
+    rows: &[store::Game],
+) -> ApiResult<Response> {
+    let mut body = String::new();
+    for g in rows {
+        let line = serde_json::to_string(&export_json(accounts, games, g).await?)
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        body.push_str(&line);
+        body.push('\n');
+    }
+    Ok(with_type(body, "application/x-ndjson"))
+}
+
 /// A user's finished games: PGN by default, ndjson with
 /// `Accept: application/x-ndjson`, a JSON array with `Accept: application/json`.
 #[utoipa::path(get, path = "/api/games/user/{username}", tag = "games",
@@ -529,14 +550,7 @@ pub async fn user_games(
     let filter = q.filter(&accounts).await?;
     let finished = games.finished_of(user.id, &filter).await?;
     if accepts(&headers, "application/x-ndjson") {
-        let mut body = String::new();
-        for g in &finished {
-            let line = serde_json::to_string(&export_json(&accounts, &games, g).await?)
-                .map_err(|e| ApiError::Internal(e.to_string()))?;
-            body.push_str(&line);
-            body.push('\n');
-        }
-        Ok(with_type(body, "application/x-ndjson"))
+        export_lines(&accounts, &games, &finished).await
     } else if accepts(&headers, "application/json") {
         let mut all = Vec::with_capacity(finished.len());
         for g in &finished {

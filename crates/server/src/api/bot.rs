@@ -25,20 +25,15 @@ use super::board::{MoveParams, play_as};
 use crate::accounts::Accounts;
 use crate::auth::{self, AuthUser, MaybeUser};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Input, MovePath, Path, Query};
+use crate::extract::{MovePath, Path, Query};
 use crate::games::Actor;
 use crate::games::Games;
 use crate::live::Feeds;
-use crate::model::{ChatRoom, GameId};
-use crate::now_ms;
+use crate::model::GameId;
 use crate::presence::Presence;
-use crate::store::{BotUpgrade, ChatLine, TokenKind, User};
+use crate::store::{BotUpgrade, Relation, TokenKind, User};
 use crate::views::{GameFullJson, GameStateJson, OkJson, title_of};
 
-/// Longest chat line, in characters (lichess's limit).
-pub const CHAT_MAX_CHARS: usize = 140;
-/// Most lines a game's chat holds.
-pub const CHAT_MAX_LINES: i64 = 200;
 /// Most tokens one token test may ask about.
 const TOKEN_TEST_MAX: usize = 100;
 /// Most users one status request may ask about.
@@ -160,68 +155,16 @@ pub async fn game_stream(
     if !plays {
         return Err(ApiError::Forbidden(format!("you do not play in game {id}")));
     }
-    let (feed_tx, feed_rx) = mpsc::channel(16);
+    let reader = games.chat_reader(&id, Some(bot)).await?;
     let (tx, rx) = mpsc::channel(16);
     let online = presence.connect(bot.id);
-    // The chat as of now: only lines said after the stream opened are sent.
-    let seen = games.chat_lines(&id).await?.len();
-    tokio::spawn(with_chat(games, id.clone(), seen, feed_rx, tx));
     tokio::spawn(async move {
         let _online = online;
-        if let Err(e) = feeds.game(id.clone(), None, feed_tx).await {
+        if let Err(e) = feeds.game(id.clone(), None, false, reader, tx).await {
             tracing::warn!(game = %id, error = %e, "bot game stream failed");
         }
     });
     Ok(super::stream::ndjson(rx))
-}
-
-/// How often a bot's game stream looks for new chat lines.
-const CHAT_POLL: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// Passes a game feed's items on, adding a `chatLine` for each line of the
-/// game's chat after the first `seen` (lichess's bot game stream carries
-/// the chat; lichess-bot answers commands such as `!help` from it). The
-/// lines are read from the store, so a line said through any node reaches
-/// the bot; ends with the feed or when the follower leaves.
-async fn with_chat(
-    games: Arc<Games>,
-    id: GameId,
-    mut seen: usize,
-    mut feed: mpsc::Receiver<crate::live::FeedItem>,
-    tx: mpsc::Sender<crate::live::FeedItem>,
-) {
-    let mut tick = tokio::time::interval(CHAT_POLL);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            item = feed.recv() => {
-                let Some(item) = item else { return };
-                if tx.send(item).await.is_err() {
-                    return;
-                }
-            }
-            _ = tick.tick() => {
-                let lines = match games.chat_lines(&id).await {
-                    Ok(lines) => lines,
-                    Err(e) => {
-                        tracing::warn!(game = %id, error = %e, "cannot read the chat");
-                        continue;
-                    }
-                };
-                for l in lines.iter().skip(seen) {
-                    let chat = crate::views::ChatLineJson {
-                        username: l.username.clone(),
-                        text: l.text.clone(),
-                        room: crate::views::Word::of(l.room.as_str()),
-                    };
-                    if tx.send(crate::live::FeedItem::Chat(chat)).await.is_err() {
-                        return;
-                    }
-                }
-                seen = seen.max(lines.len());
-            }
-        }
-    }
 }
 
 /// Play a move as a bot (Merge-UCI); the same answers as the board API's.
@@ -285,167 +228,6 @@ pub async fn abort(
 ) -> ApiResult<Json<OkJson>> {
     games.abort(&id, Actor::User(user.bot()?.id)).await?;
     Ok(Json(OkJson::yes()))
-}
-
-/// A chat line to say (JSON or form).
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct ChatParams {
-    /// `player` or `spectator`.
-    #[serde(deserialize_with = "super::params::required")]
-    #[schema(value_type = String)]
-    pub room: ChatRoom,
-    /// 1 to 140 characters, no control characters.
-    pub text: String,
-}
-
-/// Checks a chat line as sent.
-fn chat_line(game: &GameId, by: &User, p: &ChatParams) -> ApiResult<ChatLine> {
-    let text = p.text.trim();
-    let chars = text.chars().count();
-    if chars == 0 {
-        return Err(ApiError::bad("invalid text: empty"));
-    }
-    if chars > CHAT_MAX_CHARS {
-        return Err(ApiError::bad(format!(
-            "invalid text: {chars} characters, at most {CHAT_MAX_CHARS}"
-        )));
-    }
-    if text.chars().any(char::is_control) {
-        return Err(ApiError::bad("invalid text: control characters"));
-    }
-    Ok(ChatLine {
-        game_id: game.clone(),
-        user_id: by.id,
-        username: by.username.clone(),
-        room: p.room,
-        text: text.to_owned(),
-        created_at: now_ms(),
-    })
-}
-
-/// Stores a player's chat line.
-async fn say(games: &Games, id: &GameId, by: &User, p: &ChatParams) -> ApiResult<Json<OkJson>> {
-    let line = chat_line(id, by, p)?;
-    let opponent = games
-        .read(id, |g| {
-            g.row.color_of(by.id).map(|c| g.row.player_id(c.other()))
-        })
-        .await?;
-    let Some(opponent) = opponent else {
-        return Err(ApiError::Forbidden(format!(
-            "only the players of game {id} may chat in it"
-        )));
-    };
-    if let Some(o) = opponent
-        && games.blocks(o, by.id).await?
-    {
-        return Err(ApiError::Forbidden(
-            "your opponent does not take chat from you".into(),
-        ));
-    }
-    if !games.add_chat_line(&line, CHAT_MAX_LINES).await? {
-        return Err(ApiError::Conflict(format!(
-            "the chat of game {id} is full ({CHAT_MAX_LINES} lines)"
-        )));
-    }
-    Ok(Json(OkJson::yes()))
-}
-
-/// Say something in a game's chat, as a bot.
-#[utoipa::path(post, path = "/api/bot/game/{id}/chat", tag = "bot",
-    params(("id" = String, Path, description = "game id")),
-    request_body(content = ChatParams, description = "JSON or form", content_type = "application/x-www-form-urlencoded"),
-    responses(
-        (status = 200, description = "stored", body = OkJson),
-        (status = 400, description = "bad room or text", body = ErrorBody),
-        (status = 401, description = "not authenticated", body = ErrorBody),
-        (status = 403, description = "not a bot, or not your game", body = ErrorBody),
-        (status = 404, description = "no such game", body = ErrorBody),
-        (status = 409, description = "the game's chat is full", body = ErrorBody)),
-    security(("bearer" = [])))]
-pub async fn chat(
-    State(games): State<Arc<Games>>,
-    user: AuthUser,
-    Path(id): Path<GameId>,
-    Input(p): Input<ChatParams>,
-) -> ApiResult<Json<OkJson>> {
-    say(&games, &id, user.bot()?, &p).await
-}
-
-/// Say something in a game's chat, as a human player (board API).
-#[utoipa::path(post, path = "/api/board/game/{id}/chat", tag = "board",
-    params(("id" = String, Path, description = "game id")),
-    request_body(content = ChatParams, description = "JSON or form", content_type = "application/x-www-form-urlencoded"),
-    responses(
-        (status = 200, description = "stored", body = OkJson),
-        (status = 400, description = "bad room or text", body = ErrorBody),
-        (status = 401, description = "not authenticated", body = ErrorBody),
-        (status = 403, description = "a bot, or not your game", body = ErrorBody),
-        (status = 404, description = "no such game", body = ErrorBody),
-        (status = 409, description = "the game's chat is full", body = ErrorBody)),
-    security(("bearer" = []), ("cookie" = [])))]
-pub async fn board_chat(
-    State(games): State<Arc<Games>>,
-    user: AuthUser,
-    Path(id): Path<GameId>,
-    Input(p): Input<ChatParams>,
-) -> ApiResult<Json<OkJson>> {
-    say(&games, &id, user.human()?, &p).await
-}
-
-/// A chat line as read.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ChatLineJson {
-    /// Who said it.
-    pub user: String,
-    /// What was said.
-    pub text: String,
-    /// `player` or `spectator`.
-    pub room: &'static str,
-    /// Milliseconds since the Unix epoch.
-    pub created_at: i64,
-}
-
-/// A game's chat, oldest first (anyone may read it; the page shows it).
-#[utoipa::path(get, path = "/api/board/game/{id}/chat", tag = "board",
-    params(("id" = String, Path, description = "game id")),
-    responses(
-        (status = 400, description = "a malformed game id", body = ErrorBody),
-        (status = 200, description = "the chat lines, oldest first", body = Vec<ChatLineJson>),
-        (status = 404, description = "no such game", body = ErrorBody)))]
-pub async fn read_chat(
-    State(games): State<Arc<Games>>,
-    Path(id): Path<GameId>,
-) -> ApiResult<Json<Vec<ChatLineJson>>> {
-    games.read(&id, |_| ()).await?;
-    let lines = games.chat_lines(&id).await?;
-    Ok(Json(
-        lines
-            .into_iter()
-            .map(|l| ChatLineJson {
-                user: l.username,
-                text: l.text,
-                room: l.room.as_str(),
-                created_at: l.created_at,
-            })
-            .collect(),
-    ))
-}
-
-/// A game's chat as the bot API reads it (the same lines as
-/// `GET /api/board/game/{id}/chat`).
-#[utoipa::path(get, path = "/api/bot/game/{id}/chat", tag = "bot",
-    params(("id" = String, Path, description = "game id")),
-    responses(
-        (status = 400, description = "a malformed game id", body = ErrorBody),
-        (status = 200, description = "the chat lines, oldest first", body = Vec<ChatLineJson>),
-        (status = 404, description = "no such game", body = ErrorBody)))]
-pub async fn read_bot_chat(
-    games: State<Arc<Games>>,
-    id: Path<GameId>,
-) -> ApiResult<Json<Vec<ChatLineJson>>> {
-    read_chat(games, id).await
 }
 
 /// A user's online flag.
@@ -562,8 +344,8 @@ pub async fn user(
     let mut profile = super::profile::profile_json(&accounts, &u, online).await?;
     // As lichess: how the signed-in viewer relates to someone else.
     if let Some(me) = viewer.filter(|me| me.user.id != u.id) {
-        profile.following = Some(accounts.follows(me.user.id, u.id).await?);
-        profile.blocking = Some(accounts.blocks(me.user.id, u.id).await?);
+        profile.following = Some(accounts.related(Relation::Follow, me.user.id, u.id).await?);
+        profile.blocking = Some(accounts.related(Relation::Block, me.user.id, u.id).await?);
     }
     Ok(Json(profile))
 }

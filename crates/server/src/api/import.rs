@@ -9,14 +9,16 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::Response;
 use chessmerge_rules::pgn::{self, PgnReadError};
 use chessmerge_rules::{Color, Outcome};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
+use crate::accounts::Accounts;
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::Input;
+use crate::extract::{Input, Path, Query};
 use crate::games::Games;
 use crate::model::{ChallengeId, GameId, GameStatus};
 use crate::state::Site;
@@ -271,4 +273,39 @@ mod tests {
             (GameStatus::Started, None, None)
         );
     }
+}
+
+/// The query of `GET /api/games/imported/{username}`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ImportedParams {
+    /// How many games: 1 to 100 (default 30).
+    max: Option<i64>,
+}
+
+/// The games a player imported, newest first: ndjson, one game export a
+/// line (an import's players are the PGN's names; an unfinished one has
+/// status `started` and nobody to move in it).
+#[utoipa::path(get, path = "/api/games/imported/{username}", tag = "games",
+    params(("username" = String, Path, description = "the importer"), ImportedParams),
+    responses(
+        (status = 200, description = "ndjson: one game a line", body = views::ExportJson, content_type = "application/x-ndjson"),
+        (status = 400, description = "bad max", body = ErrorBody),
+        (status = 404, description = "no such player", body = ErrorBody)))]
+pub async fn imported(
+    State(accounts): State<Arc<Accounts>>,
+    State(games): State<Arc<Games>>,
+    Path(username): Path<String>,
+    Query(q): Query<ImportedParams>,
+) -> ApiResult<Response> {
+    let max = q.max.unwrap_or(30);
+    if !(1..=100).contains(&max) {
+        return Err(ApiError::bad(format!("invalid max {max}: 1 to 100")));
+    }
+    let user = accounts
+        .user_named(&username)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no player named {username}")))?;
+    let rows = games.imported_by(user.id, max).await?;
+    super::board::export_lines(&accounts, &games, &rows).await
 }

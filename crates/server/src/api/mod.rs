@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod board;
 pub mod bot;
 pub mod challenge;
+pub mod chat;
 pub mod corr;
 pub mod import;
 pub mod levels;
@@ -18,6 +19,7 @@ pub mod seek;
 pub mod site;
 pub mod socket;
 pub mod stream;
+pub mod tv;
 pub mod vacation;
 
 use std::sync::Arc;
@@ -60,15 +62,17 @@ pub const LARGE_BODIES: &[(&str, usize)] = &[("/api/import", import::BODY_LIMIT)
         analysis::request_game_analysis, server_stats,
         live_analysis::stream, live_analysis::stop,
         bot::upgrade, bot::token_test, bot::game_stream, bot::play_move, bot::resign,
-        bot::abort, bot::chat, bot::read_bot_chat, bot::board_chat, bot::read_chat, bot::users_status,
+        bot::abort, chat::bot_chat, chat::read_bot_chat, chat::board_chat, chat::read_chat,
+        chat::report, bot::users_status,
         bot::user, bot::online_bots,
-        import::import_game,
+        import::import_game, import::imported, tv::channels, tv::games_of,
         corr::takeback, corr::bot_takeback, corr::rematch, corr::rematch_answer,
         corr::forecasts, corr::set_forecasts,
         profile::rating_history, vacation::show, vacation::set,
         site::get_preferences, site::set_preferences, site::create_guest, account::claim_guest,
         relations::block, relations::unblock, relations::blocking,
         relations::follow, relations::unfollow, relations::following,
+        relations::mute, relations::unmute, relations::muting,
         players::autocomplete, players::top,
     ),
     components(schemas(ErrorBody)),
@@ -193,6 +197,13 @@ pub fn router(state: AppState) -> Router {
         .route("/api/rel/follow/{username}", post(relations::follow))
         .route("/api/rel/unfollow/{username}", post(relations::unfollow))
         .route("/api/rel/following", get(relations::following))
+        .route("/api/rel/mute/{username}", post(relations::mute))
+        .route("/api/rel/unmute/{username}", post(relations::unmute))
+        .route("/api/rel/muting", get(relations::muting))
+        .route("/api/report", post(chat::report))
+        .route("/api/tv/channels", get(tv::channels))
+        .route("/api/tv/{variant}", get(tv::games_of))
+        .route("/api/games/imported/{username}", get(import::imported))
         .route("/api/player/autocomplete", get(players::autocomplete))
         .route("/api/player/top/{nb}/{perfType}", get(players::top))
         .route("/api/account/guest/claim", post(account::claim_guest))
@@ -225,7 +236,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/board/game/{id}/draw/{accept}", post(board::draw))
         .route(
             "/api/board/game/{id}/chat",
-            get(bot::read_chat).post(bot::board_chat),
+            get(chat::read_chat).post(chat::board_chat),
         )
         .route(
             "/api/board/game/{id}/takeback/{accept}",
@@ -252,7 +263,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/bot/game/{id}/abort", post(bot::abort))
         .route(
             "/api/bot/game/{id}/chat",
-            get(bot::read_bot_chat).post(bot::chat),
+            get(chat::read_bot_chat).post(chat::bot_chat),
         )
         .route("/api/bot/online", get(bot::online_bots))
         .route("/api/users/status", get(bot::users_status))

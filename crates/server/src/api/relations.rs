@@ -1,7 +1,9 @@
 //! Relations between players (lichess's `/api/rel/...`): following (the
-//! friends list, with who is online and playing) and blocking. A player
-//! someone blocks may not challenge them, write in the chat of their games
-//! or follow them; the blocked player is told so when they try.
+//! friends list, with who is online and playing), blocking and muting. A
+//! player someone blocks may not challenge them, write in the chat of
+//! their games or follow them; the blocked player is told so when they
+//! try. A muted player's chat lines are not shown to the player who muted
+//! them (they are not told).
 
 use std::sync::Arc;
 
@@ -16,7 +18,7 @@ use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Path;
 use crate::presence::Presence;
-use crate::store::User;
+use crate::store::{Relation, User};
 use crate::views::OkJson;
 
 /// The account named `name`, not the caller's own (`what` they would do
@@ -69,8 +71,19 @@ pub async fn unblock(
     user: AuthUser,
     Path(name): Path<String>,
 ) -> ApiResult<Json<OkJson>> {
-    let other = other_player(&accounts, &user.user, &name, "unblock").await?;
-    accounts.unblock(user.user.id, other.id).await?;
+    drop_relation(&accounts, &user, &name, Relation::Block, "unblock").await
+}
+
+/// `user` drops `rel` to the player named `name` (`verb`: the request's).
+async fn drop_relation(
+    accounts: &Accounts,
+    user: &AuthUser,
+    name: &str,
+    rel: Relation,
+    verb: &str,
+) -> ApiResult<Json<OkJson>> {
+    let other = other_player(accounts, &user.user, name, verb).await?;
+    accounts.unrelate(rel, user.user.id, other.id).await?;
     Ok(Json(OkJson::yes()))
 }
 
@@ -91,7 +104,9 @@ pub async fn blocking(
     State(accounts): State<Arc<Accounts>>,
     user: AuthUser,
 ) -> ApiResult<Json<BlockingJson>> {
-    let blocked = accounts.blocked_users(user.user.id).await?;
+    let blocked = accounts
+        .related_users(Relation::Block, user.user.id)
+        .await?;
     Ok(Json(BlockingJson {
         blocking: blocked.into_iter().map(|u| u.username).collect(),
     }))
@@ -142,9 +157,70 @@ pub async fn unfollow(
     user: AuthUser,
     Path(name): Path<String>,
 ) -> ApiResult<Json<OkJson>> {
-    let other = other_player(&accounts, &user.user, &name, "unfollow").await?;
-    accounts.unfollow(user.user.id, other.id).await?;
+    drop_relation(&accounts, &user, &name, Relation::Follow, "unfollow").await
+}
+
+/// Mute a player: their lines in game chats are no longer shown to you
+/// (the page leaves them out; they are not told). Muting again changes
+/// nothing.
+#[utoipa::path(post, path = "/api/rel/mute/{username}", tag = "account",
+    params(("username" = String, Path, description = "the player to mute")),
+    responses(
+        (status = 200, description = "muted", body = OkJson),
+        (status = 400, description = "yourself", body = ErrorBody),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 404, description = "no such player", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn mute(
+    State(accounts): State<Arc<Accounts>>,
+    user: AuthUser,
+    Path(name): Path<String>,
+) -> ApiResult<Json<OkJson>> {
+    let other = other_player(&accounts, &user.user, &name, "mute").await?;
+    if !accounts.mute(user.user.id, other.id).await? {
+        return Err(ApiError::NotFound(format!("no player named {name}")));
+    }
     Ok(Json(OkJson::yes()))
+}
+
+/// Unmute a player (one not muted: nothing changes).
+#[utoipa::path(post, path = "/api/rel/unmute/{username}", tag = "account",
+    params(("username" = String, Path, description = "the player to unmute")),
+    responses(
+        (status = 200, description = "not muted (any more)", body = OkJson),
+        (status = 400, description = "yourself", body = ErrorBody),
+        (status = 401, description = "not authenticated", body = ErrorBody),
+        (status = 404, description = "no such player", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn unmute(
+    State(accounts): State<Arc<Accounts>>,
+    user: AuthUser,
+    Path(name): Path<String>,
+) -> ApiResult<Json<OkJson>> {
+    drop_relation(&accounts, &user, &name, Relation::Mute, "unmute").await
+}
+
+/// `GET /api/rel/muting`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MutingJson {
+    /// The names of the players you mute, most recently muted first.
+    pub muting: Vec<String>,
+}
+
+/// The players you mute.
+#[utoipa::path(get, path = "/api/rel/muting", tag = "account",
+    responses(
+        (status = 200, description = "the players you mute", body = MutingJson),
+        (status = 401, description = "not authenticated", body = ErrorBody)),
+    security(("bearer" = []), ("cookie" = [])))]
+pub async fn muting(
+    State(accounts): State<Arc<Accounts>>,
+    user: AuthUser,
+) -> ApiResult<Json<MutingJson>> {
+    let muted = accounts.related_users(Relation::Mute, user.user.id).await?;
+    Ok(Json(MutingJson {
+        muting: muted.into_iter().map(|u| u.username).collect(),
+    }))
 }
 
 /// A followed player, as the friends list shows them.

@@ -19,7 +19,11 @@
 //!   go; a follower that falls behind gets the whole list again.
 //!
 //! Server to client: `{"t":"hello","user":...}` first; then
-//! `{"t":"gameFull"|"gameState","id":GAME,"v":N,"d":{...}}`, user events as
+//! `{"t":"gameFull"|"gameState","id":GAME,"v":N,"d":{...}}` (a followed
+//! game's events: its states, its analysis's progress, and the lines of its
+//! chat the socket's user may read; a finished game stays followed, for its
+//! chat), `{"t":"crowd","id":GAME,"spectators":N}` (when a game is followed
+//! and as its spectators come and go), user events as
 //! `{"t":"event","d":{...}}`, lobby frames as above, and
 //! `{"t":"error","status":STATUS,"error":TEXT,"code":WORD}` (the words of
 //! the HTTP error bodies' `code`).
@@ -30,7 +34,7 @@ use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use chessmerge_rules::UciMove;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use crate::auth::{AuthUser, ClientIp, MaybeUser};
@@ -98,31 +102,74 @@ fn error_frame(id: Option<&GameId>, e: &ApiError) -> String {
     .text()
 }
 
+/// The spectators' count of game `id` as it is now.
+fn crowd_frame(id: &GameId, crowd: &mut watch::Receiver<usize>) -> String {
+    let spectators = *crowd.borrow_and_update();
+    ServerFrame::Crowd {
+        id: id.as_str(),
+        spectators,
+    }
+    .text()
+}
+
+/// Follows game `id` for the socket: its events (chat lines as `viewer`
+/// may read them), on past its end, and its spectators' count; `viewer`
+/// counts as a spectator unless they play in it.
 fn spawn_game(
-    feeds: &Feeds,
+    state: &Sockets,
+    viewer: Option<User>,
     id: GameId,
     after: Option<i64>,
     out: mpsc::Sender<String>,
 ) -> JoinHandle<()> {
-    let feeds = feeds.clone();
+    let (feeds, games, crowds) = (
+        state.feeds.clone(),
+        state.games.clone(),
+        state.crowds.clone(),
+    );
     tokio::spawn(async move {
+        let reader = match games.chat_reader(&id, viewer.as_ref()).await {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = out.send(error_frame(Some(&id), &e.into())).await;
+                return;
+            }
+        };
+        let _seat = (!reader.plays).then(|| crowds.sit(&id));
+        let mut crowd = crowds.watch(&id);
         let (tx, mut rx) = mpsc::channel(16);
-        let feed = feeds.game(id.clone(), after, tx);
+        let feed = feeds.game(id.clone(), after, true, reader, tx);
         let forward = async {
-            while let Some(item) = rx.recv().await {
-                let id = id.as_str();
-                let text = match &item {
-                    FeedItem::Full(v, d) => ServerFrame::GameFull { id, v: *v, d },
-                    FeedItem::State(v, d) => ServerFrame::GameState { id, v: *v, d },
-                    FeedItem::Event(_) | FeedItem::Chat(_) | FeedItem::KeepAlive => continue,
-                }
-                .text();
+            // The count follows the game's first frame, then each change.
+            let mut counted = false;
+            loop {
+                let text = tokio::select! {
+                    item = rx.recv() => {
+                        let Some(item) = item else { break };
+                        let id = id.as_str();
+                        match &item {
+                            FeedItem::Full(v, d) => ServerFrame::GameFull { id, v: *v, d },
+                            FeedItem::State(v, d) => ServerFrame::GameState { id, v: *v, d },
+                            FeedItem::Event(_) | FeedItem::KeepAlive => continue,
+                        }
+                        .text()
+                    }
+                    Ok(()) = crowd.changed(), if counted => crowd_frame(&id, &mut crowd),
+                };
                 if out.send(text).await.is_err() {
                     break;
+                }
+                if !counted {
+                    counted = true;
+                    if out.send(crowd_frame(&id, &mut crowd)).await.is_err() {
+                        break;
+                    }
                 }
             }
         };
         let (result, ()) = tokio::join!(feed, forward);
+        drop(crowd);
+        crowds.release(&id);
         if let Err(e) = result {
             let _ = out.send(error_frame(Some(&id), &e.into())).await;
         }
@@ -311,7 +358,7 @@ async fn handle(
             if let Some(old) = subs.remove(&id) {
                 old.abort();
             }
-            let h = spawn_game(&state.feeds, id.clone(), v, out.clone());
+            let h = spawn_game(state, user.cloned(), id.clone(), v, out.clone());
             subs.insert(id, h);
             None
         }

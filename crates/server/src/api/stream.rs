@@ -50,7 +50,6 @@ fn ndjson_until_idle<H: Send + 'static>(
                 FeedItem::Full(_, full) => line(&full),
                 FeedItem::State(_, event) => line(&event),
                 FeedItem::Event(event) => line(&event),
-                FeedItem::Chat(chat) => line(&chat),
                 FeedItem::KeepAlive => keep_alive(),
             };
             if news {
@@ -98,7 +97,8 @@ pub(crate) fn ndjson_response(body: Body) -> Response {
         .into_response()
 }
 
-/// Stream a game: `gameFull`, then a `gameState` after every change (ndjson).
+/// Stream a game: `gameFull`, then a `gameState` after every change and
+/// a `chatLine` for each line of its chat the caller may read (ndjson).
 /// The stream ends after the state that finishes the game.
 #[utoipa::path(get, path = "/api/board/game/stream/{id}", tag = "board",
     params(("id" = String, Path, description = "game id")),
@@ -118,7 +118,7 @@ pub async fn game_stream(
 ) -> ApiResult<Response> {
     // A signed-out client holds a few streams per address, each ending
     // when its game stays quiet (the page's spectators use the socket).
-    let held = match user {
+    let held = match &user {
         Some(_) => None,
         None => {
             let slot = anonymous.per_address.take(address).ok_or_else(|| {
@@ -132,10 +132,12 @@ pub async fn game_stream(
         }
     };
     // Unknown games are a 404 before the stream starts.
-    games.read(&id, |_| ()).await?;
+    let reader = games
+        .chat_reader(&id, user.as_ref().map(|u| &u.user))
+        .await?;
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
-        if let Err(e) = feeds.game(id.clone(), None, tx).await {
+        if let Err(e) = feeds.game(id.clone(), None, false, reader, tx).await {
             tracing::warn!(game = %id, error = %e, "game stream failed");
         }
     });

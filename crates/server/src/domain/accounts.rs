@@ -8,12 +8,16 @@ use std::sync::Arc;
 use crate::model::{GameId, UserId, Variant};
 use crate::now_ms;
 use crate::store::{
-    Allowance, BotUpgrade, EndTokens, NewToken, Perf, RatingPoint, Refused, ResultCounts, Store,
-    StoreResult, TokenInfo, TokenKind, User,
+    Allowance, BotUpgrade, EndTokens, NewReport, NewToken, Perf, RatingPoint, Refused, Relation,
+    ResultCounts, Store, StoreResult, TokenInfo, TokenKind, User,
 };
 
 /// How many players one may follow (lichess's figure).
 pub const MAX_FOLLOWING: i64 = 400;
+/// How many blocked or muted players a list shows (the newest).
+pub const MAX_LISTED: i64 = 1000;
+/// How many reports one player may have open at once.
+pub const MAX_OPEN_REPORTS: i64 = 10;
 
 /// What became of a follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,50 +53,71 @@ impl Accounts {
         self.store.user_by_id(id).await
     }
 
-    /// `user` blocks `blocked` (see [`Store::block`]); neither follows the
-    /// other any more.
+    /// `user` blocks `blocked` (see [`Relation::Block`]); neither follows
+    /// the other any more.
     pub async fn block(&self, user: UserId, blocked: UserId) -> StoreResult<bool> {
-        if !self.store.block(user, blocked, now_ms()).await? {
+        if !self
+            .store
+            .relate(Relation::Block, user, blocked, now_ms())
+            .await?
+        {
             return Ok(false);
         }
-        self.store.unfollow(user, blocked).await?;
-        self.store.unfollow(blocked, user).await?;
+        self.store.unrelate(Relation::Follow, user, blocked).await?;
+        self.store.unrelate(Relation::Follow, blocked, user).await?;
         Ok(true)
     }
 
-    /// Whether `user` blocks `other`.
-    pub async fn blocks(&self, user: UserId, other: UserId) -> StoreResult<bool> {
-        self.store.blocks(user, other).await
+    /// `user` mutes `muted` (again: no change); false when an account is gone.
+    pub async fn mute(&self, user: UserId, muted: UserId) -> StoreResult<bool> {
+        self.store
+            .relate(Relation::Mute, user, muted, now_ms())
+            .await
+    }
+
+    /// Whether `user` has `rel` to `other`.
+    pub async fn related(&self, rel: Relation, user: UserId, other: UserId) -> StoreResult<bool> {
+        self.store.related(rel, user, other).await
+    }
+
+    /// `user` drops `rel` to `other`; false when there was none.
+    pub async fn unrelate(&self, rel: Relation, user: UserId, other: UserId) -> StoreResult<bool> {
+        self.store.unrelate(rel, user, other).await
+    }
+
+    /// The players `user` blocks or mutes, the most recent first (at
+    /// most [`MAX_LISTED`]).
+    pub async fn related_users(&self, rel: Relation, user: UserId) -> StoreResult<Vec<User>> {
+        self.store.related_users(rel, user, MAX_LISTED).await
     }
 
     /// `user` follows `followed`, unless `followed` blocks them or `user`
     /// follows [`MAX_FOLLOWING`] players already.
     pub async fn follow(&self, user: UserId, followed: UserId) -> StoreResult<Follow> {
-        if self.store.blocks(followed, user).await? {
+        if self.store.related(Relation::Block, followed, user).await? {
             return Ok(Follow::Blocked);
         }
-        if self.store.follows(user, followed).await? {
+        if self.store.related(Relation::Follow, user, followed).await? {
             return Ok(Follow::Done);
         }
-        let following = self.store.followed_users(user, MAX_FOLLOWING).await?;
+        let following = self
+            .store
+            .related_users(Relation::Follow, user, MAX_FOLLOWING)
+            .await?;
         if following.len() >= MAX_FOLLOWING as usize {
             return Ok(Follow::TooMany);
         }
-        Ok(if self.store.follow(user, followed, now_ms()).await? {
-            Follow::Done
-        } else {
-            Follow::Gone
-        })
-    }
-
-    /// `user` no longer follows `followed`; false when they did not.
-    pub async fn unfollow(&self, user: UserId, followed: UserId) -> StoreResult<bool> {
-        self.store.unfollow(user, followed).await
-    }
-
-    /// Whether `user` follows `other`.
-    pub async fn follows(&self, user: UserId, other: UserId) -> StoreResult<bool> {
-        self.store.follows(user, other).await
+        Ok(
+            if self
+                .store
+                .relate(Relation::Follow, user, followed, now_ms())
+                .await?
+            {
+                Follow::Done
+            } else {
+                Follow::Gone
+            },
+        )
     }
 
     /// The players `user` follows, by name, each with their most recently
@@ -102,7 +127,10 @@ impl Accounts {
         for (friend, game) in self.store.followed_playing(user).await? {
             playing.entry(friend).or_insert(game);
         }
-        let friends = self.store.followed_users(user, MAX_FOLLOWING).await?;
+        let friends = self
+            .store
+            .related_users(Relation::Follow, user, MAX_FOLLOWING)
+            .await?;
         Ok(friends
             .into_iter()
             .map(|u| {
@@ -112,14 +140,14 @@ impl Accounts {
             .collect())
     }
 
-    /// `user` no longer blocks `blocked`; false when they did not.
-    pub async fn unblock(&self, user: UserId, blocked: UserId) -> StoreResult<bool> {
-        self.store.unblock(user, blocked).await
-    }
-
-    /// The players `user` blocks, most recently blocked first.
-    pub async fn blocked_users(&self, user: UserId) -> StoreResult<Vec<User>> {
-        self.store.blocked_users(user).await
+    /// Files a report, unless its reporter has [`MAX_OPEN_REPORTS`] open;
+    /// true when filed.
+    pub async fn report(&self, report: &NewReport) -> StoreResult<bool> {
+        Ok(self
+            .store
+            .add_report(report, MAX_OPEN_REPORTS)
+            .await?
+            .is_some())
     }
 
     /// A new account; `Conflict` when the name is taken.

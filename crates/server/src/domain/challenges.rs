@@ -15,7 +15,7 @@ use crate::model::{
     UserId, Variant,
 };
 use crate::ratings::Glicko;
-use crate::store::{self, Challenge, NewEvents, Store, StoreError, StoreResult, User};
+use crate::store::{self, Challenge, NewEvents, Relation, Store, StoreError, StoreResult, User};
 use crate::views::{self, ChallengeJson, LobbyEvent, LobbyKind, LobbyNews, Players, UserEvent};
 
 /// How many open challenges the lobby list holds at most (and by default).
@@ -695,7 +695,7 @@ impl Challenges {
             })?,
         };
         let them = &dest.username;
-        if self.store.blocks(dest.id, by.id).await? {
+        if self.store.related(Relation::Block, dest.id, by.id).await? {
             return Err(ChallengeError::Refused(format!(
                 "{them} does not accept challenges from you"
             )));

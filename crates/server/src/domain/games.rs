@@ -32,11 +32,13 @@ use crate::store::{self, GameCommit, NewEvents, Store, StoreError};
 use crate::views::{self, NowPlayingJson, Players, UserEvent};
 
 mod cache;
+pub mod chat;
 pub mod clock;
 mod corr;
 mod records;
 mod vacation;
 use cache::{CommitGuard, Slot};
+pub use chat::{CHAT_LIMITS, ChatError, ChatReader};
 use corr::Extra;
 pub use corr::{Forecasts, RematchStart};
 pub use vacation::{DAYS_PER_YEAR, VacationError, left_ms};

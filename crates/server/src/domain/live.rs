@@ -19,7 +19,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 use serde::de::DeserializeOwned;
 
 use crate::challenges;
-use crate::games::{GameError, Games};
+use crate::games::{ChatReader, GameError, Games};
 use crate::model::{GameId, UserId, Variant};
 use crate::store::{Committed, Store, StoreError, StoredEvent, Topic};
 use crate::views::{
@@ -376,6 +376,34 @@ fn read<T: DeserializeOwned + 'static>(e: &StoredEvent) -> Option<Event<T>> {
     }
 }
 
+/// Where a game's feed is: the last version it passed, whether the game
+/// (and what follows its end) is over, and whether it is being played
+/// (which decides who reads which chat room).
+#[derive(Debug, Clone, Copy)]
+struct Cursor {
+    last: i64,
+    finished: bool,
+    ongoing: bool,
+}
+
+impl Cursor {
+    /// Moves past the event of version `seq`; whether the follower is sent
+    /// it (a chat line the reader may not read is passed over).
+    fn pass(&mut self, seq: i64, event: &GameEvent, reader: &ChatReader) -> bool {
+        self.last = seq;
+        if let GameEvent::GameState(s) = event {
+            self.ongoing = s.status.is_ongoing();
+        }
+        if let Some(more) = event.more_follows() {
+            self.finished = !more;
+        }
+        match event {
+            GameEvent::Chat(line) => reader.shows_line(line, self.ongoing),
+            _ => true,
+        }
+    }
+}
+
 /// One item of a feed.
 #[derive(Debug, Clone)]
 pub enum FeedItem {
@@ -386,8 +414,6 @@ pub enum FeedItem {
     State(i64, Event<GameEvent>),
     /// A user-level event.
     Event(Event<UserEvent>),
-    /// A line of the game's chat (the bot game stream's `chatLine`).
-    Chat(views::ChatLineJson),
     /// Nothing happened for a while.
     KeepAlive,
 }
@@ -477,12 +503,16 @@ impl Feeds {
     /// Feeds a game's updates into `tx`: its full description first (when
     /// `after` is `None`, or when `after` is newer than the game), or every
     /// stored state after version `after`; then each change as it is
-    /// committed. Ends once a finished state has been sent, when `tx` is
-    /// closed, or at shutdown.
+    /// committed, chat lines as `reader` may read them. Ends once a
+    /// finished state has been sent (unless `past_end`: the page's socket
+    /// follows a finished game on, for its chat; the ndjson streams end
+    /// with the game, as lichess's do), when `tx` is closed, or at shutdown.
     pub async fn game(
         &self,
         id: GameId,
         after: Option<i64>,
+        past_end: bool,
+        reader: ChatReader,
         tx: mpsc::Sender<FeedItem>,
     ) -> Result<(), FeedError> {
         let mut sub = self.hub.game(id.clone());
@@ -491,32 +521,35 @@ impl Feeds {
             .games
             .read(&id, |g| (g.row.version, g.row.is_ongoing(), g.row.variant))
             .await?;
-        let mut last;
-        let mut finished;
+        let mut at = Cursor {
+            last: 0,
+            finished: false,
+            ongoing,
+        };
         match after {
             Some(v) if v <= version => {
-                last = v;
-                finished = v == version && !ongoing && !self.analysing(&id, version).await?;
+                at.last = v;
+                at.finished = !ongoing && !self.analysing(&id, version).await?;
                 if v < version {
-                    let (l, f) = self.fill(&id, variant, v, &tx).await?;
+                    self.fill(&id, variant, &reader, &mut at, &tx).await?;
                     if tx.is_closed() {
                         return Ok(());
                     }
-                    (last, finished) = (l, f);
                 }
             }
             // No version, or one this game never had: start from the whole game.
             _ => {
                 let (v, full, going) = self.game_full(&id).await?;
-                last = v;
-                finished =
+                at.last = v;
+                at.ongoing = going;
+                at.finished =
                     !going && !full.state.rematch_offered() && !self.analysing(&id, v).await?;
                 if tx.send(FeedItem::Full(v, Box::new(full))).await.is_err() {
                     return Ok(());
                 }
             }
         }
-        while !finished {
+        while past_end || !at.finished {
             let Some(next) = next_or_keepalive(&mut sub, &mut shutdown).await else {
                 return Ok(());
             };
@@ -530,9 +563,10 @@ impl Feeds {
                     seq,
                     event,
                     completed,
-                }) if seq == last + 1 => {
-                    last = seq;
-                    finished = !event.value().more_follows();
+                }) if seq == at.last + 1 => {
+                    if !at.pass(seq, event.value(), &reader) {
+                        continue;
+                    }
                     // Read from the store when another node committed it.
                     let event = completed
                         .get_or_init(|| views::complete_state(event, variant))
@@ -541,11 +575,10 @@ impl Feeds {
                         return Ok(());
                     }
                 }
-                Some(Live::Event { seq, .. }) if seq <= last => {}
+                Some(Live::Event { seq, .. }) if seq <= at.last => {}
                 // A gap, or we fell behind: read what we missed from the store.
                 Some(Live::Event { .. }) | Some(Live::Resync) => {
-                    let (l, f) = self.fill(&id, variant, last, &tx).await?;
-                    (last, finished) = (l, f);
+                    self.fill(&id, variant, &reader, &mut at, &tx).await?;
                     if tx.is_closed() {
                         return Ok(());
                     }
@@ -562,32 +595,32 @@ impl Feeds {
         Ok(last
             .as_ref()
             .and_then(read::<GameEvent>)
-            .is_some_and(|e| e.value().more_follows()))
+            .is_some_and(|e| e.value().more_follows() == Some(true)))
     }
 
-    /// Sends the stored states after `after`; returns the last version sent
-    /// and whether it finished the game.
+    /// Sends the stored states after `at.last`, moving `at` on.
     async fn fill(
         &self,
         id: &GameId,
         variant: Variant,
-        after: i64,
+        reader: &ChatReader,
+        at: &mut Cursor,
         tx: &mpsc::Sender<FeedItem>,
-    ) -> Result<(i64, bool), FeedError> {
-        let mut last = after;
-        let mut finished = false;
-        for stored in self.store.game_events_since(id, after).await? {
-            last = stored.seq;
+    ) -> Result<(), FeedError> {
+        for stored in self.store.game_events_since(id, at.last).await? {
             let Some(event) = read::<GameEvent>(&stored) else {
+                at.last = stored.seq;
                 continue;
             };
-            finished = !event.value().more_follows();
+            if !at.pass(stored.seq, event.value(), reader) {
+                continue;
+            }
             let event = views::complete_state(event, variant);
             if tx.send(FeedItem::State(stored.seq, event)).await.is_err() {
                 break;
             }
         }
-        Ok((last, finished))
+        Ok(())
     }
 
     /// Feeds a user's events into `tx`: first a `gameStart` for each ongoing
@@ -756,7 +789,7 @@ mod tests {
         for _ in 0..2 {
             let (tx, mut rx) = mpsc::channel(16);
             let (f, id) = (feeds.clone(), row.id.clone());
-            tokio::spawn(async move { f.game(id, None, tx).await });
+            tokio::spawn(async move { f.game(id, None, false, ChatReader::default(), tx).await });
             assert!(matches!(rx.recv().await, Some(FeedItem::Full(..))));
             followers.push(rx);
         }

@@ -729,7 +729,7 @@ mod tests {
     fn analysis_events_keep_the_feed_open_until_complete() {
         let e: GameEvent =
             serde_json::from_str(&progress_event(ProgressJson { done: 3, total: 9 })).unwrap();
-        assert!(e.more_follows());
+        assert_eq!(e.more_follows(), Some(true));
         assert_eq!(
             e,
             GameEvent::AnalysisProgress(AnalysisProgressJson { done: 3, total: 9 })
@@ -741,7 +741,7 @@ mod tests {
         );
         for failed in [false, true] {
             let e: GameEvent = serde_json::from_str(&complete_event(failed)).unwrap();
-            assert!(!e.more_follows());
+            assert_eq!(e.more_follows(), Some(false));
         }
     }
 

@@ -325,6 +325,21 @@ impl From<GameError> for ApiError {
     }
 }
 
+impl From<crate::games::ChatError> for ApiError {
+    fn from(e: crate::games::ChatError) -> Self {
+        use crate::games::ChatError;
+        match e {
+            ChatError::Game(e) => ApiError::Game(e),
+            e @ (ChatError::NotAPlayer(_) | ChatError::Guest | ChatError::Blocked) => {
+                ApiError::Forbidden(e.to_string())
+            }
+            e @ (ChatError::RoomFull { .. } | ChatError::SaidEnough) => {
+                ApiError::Conflict(e.to_string())
+            }
+        }
+    }
+}
+
 impl From<ChallengeError> for ApiError {
     fn from(e: ChallengeError) -> Self {
         ApiError::Challenge(e)

@@ -1,9 +1,9 @@
-//! Accounts: users, bots, guests, chat lines, preferences, blocks, follows.
+//! Accounts: users, bots, guests, preferences, the friends' games.
 //!
 //! Written once for both backends (see [`super`]).
 
 use crate::model::{GameId, UserId};
-use crate::{BotUpgrade, ChatLine, GUEST_KEY_PATTERN, StoreResult, User, Vacation, rows};
+use crate::{BotUpgrade, GUEST_KEY_PATTERN, StoreResult, User, Vacation, rows};
 
 /// [`crate::Store::prune_guests`]'s statement. The tables that refer to
 /// users without `ON DELETE CASCADE` are checked; the rest (tokens,
@@ -153,101 +153,6 @@ written_once! {
         Ok(r.rows_affected())
     }
 
-    /// Adds a line to a game's chat unless it already holds `max_lines`;
-    /// true when stored.
-    pub async fn add_chat_line<'a>(
-        &'a self,
-        line: &'a ChatLine,
-        max_lines: i64,
-    ) -> StoreResult<bool> {
-        self.read(1);
-        let r = sqlx::query(
-            "INSERT INTO chat_lines (game_id, user_id, room, text, created_at)
-             SELECT $1, $2, $3, $4, $5
-             WHERE (SELECT COUNT(*) FROM chat_lines WHERE game_id = $1) < $6",
-        )
-        .bind(line.game_id.as_str())
-        .bind(line.user_id.0)
-        .bind(line.room.as_str())
-        .bind(&line.text)
-        .bind(line.created_at)
-        .bind(max_lines)
-        .execute(self.writes())
-        .await?;
-        Ok(r.rows_affected() == 1)
-    }
-
-    /// A game's chat, oldest first (`username` filled in).
-    pub async fn chat_lines<'a>(&'a self, game: &'a GameId) -> StoreResult<Vec<ChatLine>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT c.game_id, c.user_id, u.username, c.room, c.text, c.created_at
-             FROM chat_lines c JOIN users u ON u.id = c.user_id
-             WHERE c.game_id = $1 ORDER BY c.id",
-        )
-        .bind(game.as_str())
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::chat_line)
-    }
-
-    /// `user` blocks `blocked` (again: no change); false when either
-    /// account is gone.
-    pub async fn block(&self, user: UserId, blocked: UserId, now: i64) -> StoreResult<bool> {
-        self.shared.count_tx(1);
-        let done = sqlx::query(
-            "INSERT INTO blocks (user_id, blocked_id, created_at)
-             SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM users WHERE id = $1)
-                AND EXISTS (SELECT 1 FROM users WHERE id = $2)
-             ON CONFLICT (user_id, blocked_id) DO NOTHING",
-        )
-        .bind(user.0)
-        .bind(blocked.0)
-        .bind(now)
-        .execute(self.writes())
-        .await?;
-        if done.rows_affected() == 1 {
-            return Ok(true);
-        }
-        self.blocks(user, blocked).await
-    }
-
-    /// `user` no longer blocks `blocked`; false when they did not.
-    pub async fn unblock(&self, user: UserId, blocked: UserId) -> StoreResult<bool> {
-        self.shared.count_tx(1);
-        let done = sqlx::query("DELETE FROM blocks WHERE user_id = $1 AND blocked_id = $2")
-            .bind(user.0)
-            .bind(blocked.0)
-            .execute(self.writes())
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    /// Whether `user` blocks `other`.
-    pub async fn blocks(&self, user: UserId, other: UserId) -> StoreResult<bool> {
-        self.read(1);
-        let row: Option<(i64,)> =
-            sqlx::query_as("SELECT blocked_id FROM blocks WHERE user_id = $1 AND blocked_id = $2")
-                .bind(user.0)
-                .bind(other.0)
-                .fetch_optional(&self.pool)
-                .await?;
-        Ok(row.is_some())
-    }
-
-    /// The players `user` blocks, by name, most recently blocked first.
-    pub async fn blocked_users(&self, user: UserId) -> StoreResult<Vec<User>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT u.* FROM blocks b JOIN users u ON u.id = b.blocked_id
-             WHERE b.user_id = $1 ORDER BY b.created_at DESC, u.id",
-        )
-        .bind(user.0)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::user)
-    }
-
     /// Registered players (not guests) whose names begin with `prefix`
     /// (any case), by name, at most `limit`.
     pub async fn users_named_from<'a>(&'a self, prefix: &'a str, limit: i64) -> StoreResult<Vec<User>> {
@@ -260,64 +165,6 @@ written_once! {
         )
         .bind(pattern)
         .bind(crate::GUEST_KEY_PATTERN)
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        rows::all(r, rows::user)
-    }
-
-    /// `user` follows `followed` (again: no change); false when either
-    /// account is gone.
-    pub async fn follow(&self, user: UserId, followed: UserId, now: i64) -> StoreResult<bool> {
-        self.shared.count_tx(1);
-        let done = sqlx::query(
-            "INSERT INTO follows (user_id, followed_id, created_at)
-             SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM users WHERE id = $1)
-                AND EXISTS (SELECT 1 FROM users WHERE id = $2)
-             ON CONFLICT (user_id, followed_id) DO NOTHING",
-        )
-        .bind(user.0)
-        .bind(followed.0)
-        .bind(now)
-        .execute(self.writes())
-        .await?;
-        if done.rows_affected() == 1 {
-            return Ok(true);
-        }
-        self.follows(user, followed).await
-    }
-
-    /// `user` no longer follows `followed`; false when they did not.
-    pub async fn unfollow(&self, user: UserId, followed: UserId) -> StoreResult<bool> {
-        self.shared.count_tx(1);
-        let done = sqlx::query("DELETE FROM follows WHERE user_id = $1 AND followed_id = $2")
-            .bind(user.0)
-            .bind(followed.0)
-            .execute(self.writes())
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    /// Whether `user` follows `other`.
-    pub async fn follows(&self, user: UserId, other: UserId) -> StoreResult<bool> {
-        self.read(1);
-        let row: Option<(i64,)> =
-            sqlx::query_as("SELECT followed_id FROM follows WHERE user_id = $1 AND followed_id = $2")
-                .bind(user.0)
-                .bind(other.0)
-                .fetch_optional(&self.pool)
-                .await?;
-        Ok(row.is_some())
-    }
-
-    /// The players `user` follows, by name, at most `limit`.
-    pub async fn followed_users(&self, user: UserId, limit: i64) -> StoreResult<Vec<User>> {
-        self.read(1);
-        let r = sqlx::query(
-            "SELECT u.* FROM follows f JOIN users u ON u.id = f.followed_id
-             WHERE f.user_id = $1 ORDER BY u.username_key LIMIT $2",
-        )
-        .bind(user.0)
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;

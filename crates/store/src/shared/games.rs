@@ -78,6 +78,42 @@ written_once! {
         rows::all(r, rows::game)
     }
 
+    /// The ongoing games of `variant` between two players (no computer,
+    /// no import) whose players are rated highest together (their current
+    /// ratings in the variant, 1500 for a player without one), at most
+    /// `limit`: the current games page.
+    pub async fn best_ongoing_games(&self, variant: Variant, limit: i64) -> StoreResult<Vec<Game>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT g.* FROM games g
+             LEFT JOIN perfs w ON w.user_id = g.white_id AND w.variant = g.variant
+             LEFT JOIN perfs b ON b.user_id = g.black_id AND b.variant = g.variant
+             WHERE g.status = 'started' AND g.variant = $1
+                AND g.white_id IS NOT NULL AND g.black_id IS NOT NULL
+             ORDER BY COALESCE(w.rating, 1500) + COALESCE(b.rating, 1500) DESC, g.updated_at DESC, g.id
+             LIMIT $2",
+        )
+        .bind(variant.id())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::game)
+    }
+
+    /// The games `user` imported, newest first, at most `limit`.
+    pub async fn imported_games(&self, user: UserId, limit: i64) -> StoreResult<Vec<Game>> {
+        self.read(1);
+        let r = sqlx::query(
+            "SELECT g.* FROM game_imports i JOIN games g ON g.id = i.game_id
+             WHERE i.importer_id = $1 ORDER BY i.created_at DESC, g.id LIMIT $2",
+        )
+        .bind(user.0)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::all(r, rows::game)
+    }
+
     /// The user's finished games, newest first.
     pub async fn finished_games(&self, user_id: UserId, limit: i64) -> StoreResult<Vec<Game>> {
         self.read(1);

@@ -89,8 +89,14 @@ impl Challenges {
             }
             let theirs = rating(&self.store, c.challenger_id, terms.variant).await?;
             if !within(seek.rating_range, theirs)
-                || self.store.blocks(by.id, c.challenger_id).await?
-                || self.store.blocks(c.challenger_id, by.id).await?
+                || self
+                    .store
+                    .related(Relation::Block, by.id, c.challenger_id)
+                    .await?
+                || self
+                    .store
+                    .related(Relation::Block, c.challenger_id, by.id)
+                    .await?
             {
                 continue;
             }

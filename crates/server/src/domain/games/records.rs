@@ -2,7 +2,8 @@
 //! handlers reach the store's game rows only through here.
 
 use super::*;
-use crate::store::{ChatLine, GameFilter, GameImport, StoreResult, StoreStats};
+use crate::model::Variant;
+use crate::store::{GameFilter, GameImport, StoreResult, StoreStats};
 
 impl Games {
     /// The user's ongoing games, the most recently changed first.
@@ -33,19 +34,19 @@ impl Games {
         Ok(())
     }
 
-    /// Whether `user` blocks `other` (their chat lines are refused).
-    pub async fn blocks(&self, user: UserId, other: UserId) -> StoreResult<bool> {
-        self.store.blocks(user, other).await
+    /// The ongoing games of `variant` between two players, the best
+    /// rated first, at most `limit` (the current games page).
+    pub async fn best_ongoing(
+        &self,
+        variant: Variant,
+        limit: i64,
+    ) -> StoreResult<Vec<store::Game>> {
+        self.store.best_ongoing_games(variant, limit).await
     }
 
-    /// A game's chat, oldest first.
-    pub async fn chat_lines(&self, id: &GameId) -> StoreResult<Vec<ChatLine>> {
-        self.store.chat_lines(id).await
-    }
-
-    /// Adds a line to a game's chat unless it holds `max_lines`; true when stored.
-    pub async fn add_chat_line(&self, line: &ChatLine, max_lines: i64) -> StoreResult<bool> {
-        self.store.add_chat_line(line, max_lines).await
+    /// The games `user` imported, newest first, at most `limit`.
+    pub async fn imported_by(&self, user: UserId, limit: i64) -> StoreResult<Vec<store::Game>> {
+        self.store.imported_games(user, limit).await
     }
 
     /// Stores an imported game with its first event, unless its importer
