@@ -1,6 +1,8 @@
 // Accessibility checked by a machine (issue 47): axe-core, injected into
 // every page of the site (a timed game's clocks too, the lobby's quick
-// pairing with a seek waiting) in the light and the dark theme, on a desktop
+// pairing with a seek waiting, the current games, a game's chat with its
+// report form open, an unfinished imported game) in the light and the dark
+// theme, on a desktop
 // (1366×900) and a phone (390×844, touch); any serious or critical
 // violation (contrast included) fails. Each page is also photographed
 // into e2e/artifacts/ (a11y-<theme>-<viewport>-<page>.png). Then what axe
@@ -81,9 +83,16 @@ async function world() {
   }
   // An open challenge with a clock, on the lobby's list.
   await post(ben, '/api/challenge/open', { color: 'random', variant: 'chessmerge', 'clock.limit': 180, 'clock.increment': 2 });
+  // Chat: the players' room of the game under way; both rooms of the finished one.
+  await post(ben, `/api/board/game/${g.id}/chat`, { room: 'player', text: 'good luck, ann' });
+  await post(ann, `/api/board/game/${g.id}/chat`, { room: 'player', text: 'thanks, you too' });
+  await post(ann, `/api/board/game/${done.id}/chat`, { room: 'player', text: 'gg' });
+  await post(ben, `/api/board/game/${done.id}/chat`, { room: 'spectator', text: 'a short one' });
+  // An unfinished import: on ann's profile, and its own page.
+  const imported = await post(ann, '/api/import', { pgn: '[White "Ann Ames"]\n[Black "Bo Berg"]\n[Variant "chessmerge"]\n\n1. Nd2 e6 *' });
   await ann.context().close();
   await ben.context().close();
-  setup = { game: g.id, done: done.id, challenge: ch.id, timed: timed.id, days: days.id };
+  setup = { game: g.id, done: done.id, challenge: ch.id, timed: timed.id, days: days.id, imported: imported.id };
   return setup;
 }
 
@@ -96,10 +105,11 @@ const SIGNED_OUT = [
   ['rules-chessplus', '/rules/chessplus', '.rules-text'],
   ['rules-fusion', '/rules/fusion', '.rules-text'],
   ['not-found', '/no/such/page', '[data-view=not-found]'],
+  ['tv', '/tv', '[data-view=tv] .tv-tile'],
 ];
 
 /** The pages signed in as ann. */
-function signedIn({ game, done, challenge, timed, days }) {
+function signedIn({ game, done, challenge, timed, days, imported }) {
   return [
     ['lobby', '/', '#open-list'],
     // Quick pairing: a real-time seek waiting (its button says so and
@@ -118,7 +128,7 @@ function signedIn({ game, done, challenge, timed, days }) {
     ['editor', '/editor', '[data-view=editor]'],
     ['analysis', '/analysis', '.board'],
     ['settings', '/settings', '[data-view=settings]'],
-    ['profile', '/@/ann', '[data-view=profile]'],
+    ['profile', '/@/ann', '#imported-games li'],
     // Someone else's: Follow and Block.
     ['profile-other', '/@/ben', '#block-player'],
     ['players', '/players', '#top-chessmerge li'],
@@ -130,6 +140,14 @@ function signedIn({ game, done, challenge, timed, days }) {
     // Both clocks, White's running; a correspondence game's days.
     ['game-clock', `/${timed}`, '.clock.running'],
     ['game-days', `/${days}`, '.clock.days:not(.hidden)'],
+    // The chat: ben's line reported (the form open), then the current games and an unfinished import.
+    ['game-chat-report', `/${game}`, '#chat .chat-line[data-user=ben]', async (page) => {
+      await page.locator('#chat .chat-line[data-user=ben]').getByRole('button', { name: 'Report ben' }).click();
+      await page.locator('#report-form').waitFor();
+      await page.locator('#chat-box').scrollIntoViewIfNeeded();
+    }],
+    ['tv', '/tv', '[data-view=tv] .tv-tile'],
+    ['game-import-unfinished', `/${imported}`, '#result:not(.hidden)'],
   ];
 }
 

@@ -5,6 +5,7 @@
 //   /import        PGN import     /editor          board editor
 //   /analysis[/{id}] analysis board (live engine, variation tree)
 //   /@/{name}      a player's profile  /players  player search, leaderboards
+//   /tv            current games, to watch
 //   /{id}          a game (or a challenge to accept); anything else: not found
 
 import { api, currentUser, esc, failure, setCurrentUser, toast } from './api.js';
@@ -89,6 +90,7 @@ async function route() {
   else if (path === '/import') view = (await import('./import.js')).mount(root);
   else if (path === '/editor') view = (await import('./editor.js')).mount(root);
   else if (path === '/players') view = (await import('./players.js')).mount(root);
+  else if (path === '/tv') view = (await import('./tv.js')).mount(root);
   else if ((m = /^\/analysis(?:\/([A-Za-z0-9]{8}))?$/.exec(path))) view = (await import('./analysisboard.js')).mount(root, m[1]);
   else if ((m = /^\/rules(?:\/([a-z]+))?$/.exec(path))) view = (await import('./rules.js')).mount(root, m[1] || 'chessmerge');
   else if ((m = /^\/@\/([^/]+)$/.exec(path)) && (name = decodeName(m[1]))) view = (await import('./profile.js')).mount(root, name);

@@ -16,7 +16,8 @@ import { GameClocks } from './clock.js';
 import { finder, oneAtATime, otherColor } from './common.js';
 import { ForecastPanel, renderAfterGame, takebackNews } from './corr.js';
 import { parseUci } from './fen.js';
-import { layoutHtml, renderActions, renderAnalysis, renderChat, renderPlayer, renderPremove, renderReviewing, renderStatus, renderVariantLine } from './gamepanels.js';
+import { GameChat } from './chat.js';
+import { layoutHtml, renderActions, renderAnalysis, renderCrowd, renderPlayer, renderPremove, renderReviewing, renderStatus, renderVariantLine, unfinishedImport } from './gamepanels.js';
 import { Live } from './live.js';
 import { GLYPHS, renderMoves } from './movelist.js';
 import { Review, bindKeys, plyFromHash } from './review.js';
@@ -44,7 +45,7 @@ export async function mount(root, id) {
     return () => {};
   }
   root.innerHTML = layoutHtml(id);
-  return new GamePage(root, id, g, !!me).start();
+  return new GamePage(root, id, g, me).start();
 }
 
 /**
@@ -83,13 +84,14 @@ export function gameFromPush(g, d) {
 
 /** One game page while it is shown. */
 class GamePage {
-  /** @param {HTMLElement} root @param {string} id @param {Game} g @param {boolean} signedIn */
-  constructor(root, id, g, signedIn) {
+  /** @param {HTMLElement} root @param {string} id @param {Game} g @param {import('./types.js').Account | null} me */
+  constructor(root, id, g, me) {
     this.root = root;
     /** An element of the page's frame. */
     this.el = finder(root);
     this.id = id;
-    this.signedIn = signedIn;
+    this.me = me;
+    this.signedIn = !!me;
     // ---- the state ----
     /** The game as the page last took it (fetched, or from a push). */
     this.g = g;
@@ -152,7 +154,17 @@ class GamePage {
       game: id,
       onEvent: (d) => this.onEvent(d),
       onGame: (gid, t, v, d, full) => this.onPush(gid, t, v, d, full),
+      onChat: (gid, v, line) => this.onChatLine(gid, v, line),
+      onCrowd: (gid, n) => { if (gid === this.id && this.alive) renderCrowd(this.root, n); },
       onStatus: (up) => this.onStatus(up),
+    });
+    /** The chat box: its lines come on the game's feed. */
+    this.chat = new GameChat(this.el('#chat-box'), {
+      id,
+      me,
+      live: () => this.live.up,
+      // The feed reads the viewer's mutes when it is followed: follow it afresh.
+      onUnmute: () => this.live.subscribe(this.id, this.version),
     });
   }
 
@@ -190,11 +202,12 @@ class GamePage {
     this.el('#back-to-game').onclick = () => review.goTo(review.present);
     const unbindKeys = bindKeys((what) => review.step(what, this.g.ply));
     this.render();
-    this.loadChat();
+    this.chat.load();
     const askedPly = plyFromHash();
     review.load().then(() => { if (this.alive && askedPly !== null) review.goTo(askedPly); });
     return () => {
       this.alive = false;
+      this.chat.close();
       clearInterval(this.ticker);
       clearTimeout(this.flagTimer);
       unbindKeys();
@@ -238,6 +251,9 @@ class GamePage {
     // Conditional moves are for games without a running clock.
     this.forecasts.update(g, this.clocks.known && !this.clocks.realtime);
     renderAnalysis(root, g, review, { id: this.id, signedIn: this.signedIn, onRequest: () => this.requestAnalysis() });
+    this.chat.update(g);
+    // An imported game nobody plays on is no live game: no "Live" line.
+    this.el('#conn').classList.toggle('hidden', unfinishedImport(g));
     // The analysis board: for a finished game, or for spectators (a player's own ongoing game: no engine help).
     const analyse = this.el('#analyse', HTMLAnchorElement);
     analyse.classList.toggle('hidden', g.status === 'started' && !!g.you);
@@ -334,15 +350,6 @@ class GamePage {
     if (!this.live.up) this.refresh();
   }
 
-  /** The game's chat (bots say things through the bot API); read again with each new state. */
-  async loadChat() {
-    /** @type {import('./types.js').ChatLine[]} */
-    let lines = [];
-    try { lines = await api('GET', `/api/board/game/${encodeURIComponent(this.id)}/chat`); } catch { return; }
-    if (!this.alive) return;
-    renderChat(this.el('#chat'), lines);
-  }
-
   // ---- newer states of the game: fetched or pushed ----
 
   /**
@@ -354,7 +361,6 @@ class GamePage {
     // The time control comes with the feed's gameFull only: a fetched game keeps it.
     if (n.clock === undefined && old.clock !== undefined) n = { ...n, clock: old.clock, daysPerTurn: old.daysPerTurn, speed: old.speed };
     this.g = n;
-    this.loadChat();
     this.version = n.version;
     this.live.seen(this.id, this.version);
     if (this.pending && this.version > this.sentAt) this.pending = false;
@@ -438,6 +444,26 @@ class GamePage {
   }
 
   /**
+   * A line of the game's chat, pushed on its feed: it goes to the chat box.
+   * It takes a version of the game as a state does (no state changes with
+   * it): the next one is taken as the page's; after a gap (lines the
+   * viewer may not read take versions too) the game is fetched.
+   * @param {string} gid @param {number} v @param {import('./types.js').ChatLineEvent} line
+   */
+  onChatLine(gid, v, line) {
+    if (gid !== this.id || !this.alive) return;
+    this.chat.take(v, line);
+    if (v <= this.version) return;
+    if (v === this.version + 1) {
+      this.version = v;
+      this.g = { ...this.g, version: v };
+      this.live.seen(this.id, v);
+    } else {
+      this.refresh();
+    }
+  }
+
+  /**
    * User events about this game (offers and refusals, a rematch's start): fetch it again and follow it.
    * @param {import('./types.js').UserEvent} d
    */
@@ -460,8 +486,13 @@ class GamePage {
     // server replays what we missed; fetch as well in case of a gap. The
     // replayed states' clocks are as they were then: a timed game follows
     // from a fresh gameFull instead.
+    // The chat: lines missed come with the replay; after a fresh gameFull
+    // (no replay), the chat is read again.
     if (up && this.wasDown) {
-      if (this.clocks.timing) this.live.subscribe(this.id, null);
+      if (this.clocks.timing) {
+        this.live.subscribe(this.id, null);
+        this.chat.load();
+      }
       this.refresh();
     }
     this.wasDown = !up;

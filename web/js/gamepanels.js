@@ -3,6 +3,7 @@
 // game.js calls them on every change and gives them its actions.
 
 import { botTag, esc } from './api.js';
+import { CHAT_HTML } from './chat.js';
 import { cap, finder, moveNumber, otherColor, outcomeHead, playerName, resultText } from './common.js';
 import { drawGraph, evalText } from './graph.js';
 import { GLYPHS } from './movelist.js';
@@ -44,13 +45,13 @@ export function layoutHtml(id) {
         </details>
         ${NAV_HTML}
         <div id="analysis-panel"></div>
-        <div class="chat hidden" id="chat" aria-label="chat"></div>
+        ${CHAT_HTML}
         <div class="row">
           <button type="button" id="flip" title="Flip the board">Flip board</button>
           <a id="pgn" href="/game/export/${esc(id)}" download="chessmerge-${esc(id)}.pgn">Download PGN</a>
           <a id="analyse" href="/analysis/${esc(id)}" data-link class="hidden">Analyse</a>
         </div>
-        <div class="conn" id="conn" aria-live="polite">Connecting…</div>
+        <div class="conn-row"><div class="conn" id="conn" aria-live="polite">Connecting…</div><div class="crowd hidden" id="crowd" data-spectators="0"></div></div>
         <p class="muted" id="variant-line"></p>
       </aside>
     </div>`;
@@ -65,7 +66,7 @@ export function layoutHtml(id) {
 export function renderPlayer(el, g, color) {
   const p = g[color];
   const name = p.aiLevel ? esc(`Computer (level ${p.aiLevel})`) : userLink(p.name, !!p.id);
-  el.className = 'player' + (g.status === 'started' && g.turn === color ? ' to-move' : '');
+  el.className = 'player' + (g.status === 'started' && g.turn === color && !unfinishedImport(g) ? ' to-move' : '');
   el.dataset.color = color;
   const r = shownRating(p);
   el.innerHTML = `<span class="dot ${color}" aria-hidden="true"></span><span>${name}${botTag(p)}${g.you === color ? ' (you)' : ''}${ratingHtml(r.rating, r.provisional)}${diffHtml(p.ratingDiff)}</span>`;
@@ -78,7 +79,7 @@ export function renderPlayer(el, g, color) {
  */
 export function renderVariantLine(root, g) {
   const rules = `/rules/${encodeURIComponent(g.variant.key)}`;
-  /** @type {HTMLElement} */ (root.querySelector('#variant-line')).innerHTML = `<a href="${rules}" data-link id="variant-rules" title="the rules of ${esc(g.variant.name)}">${esc(g.variant.name)}</a> · ${g.rated ? 'rated' : 'casual'} · game ${esc(g.id)}`;
+  /** @type {HTMLElement} */ (root.querySelector('#variant-line')).innerHTML = `<a href="${rules}" data-link id="variant-rules" title="the rules of ${esc(g.variant.name)}">${esc(g.variant.name)}</a> · ${g.source === 'import' ? 'imported' : g.rated ? 'rated' : 'casual'} · game ${esc(g.id)}`;
   const legend = /** @type {HTMLAnchorElement} */ (root.querySelector('#legend-rules'));
   legend.href = rules;
   legend.textContent = `The rules of ${g.variant.name}`;
@@ -94,7 +95,15 @@ export function renderStatus(root, g) {
   const status = /** @type {HTMLElement} */ (root.querySelector('#status'));
   const banner = /** @type {HTMLElement} */ (root.querySelector('#result'));
   const res = resultText(g);
-  const title = `ChessMerge: ${g.white.name} vs ${g.black.name}`;
+  const title = `ChessMerge: ${g.white.name} vs ${g.black.name}${g.source === 'import' ? ' (imported)' : ''}`;
+  if (unfinishedImport(g)) {
+    // Not a game under way: nobody moves in it, whoever's turn its last position is.
+    banner.classList.remove('hidden');
+    banner.innerHTML = '<strong>Unfinished</strong>An imported game: its PGN gives no result, and nobody plays it on.';
+    status.textContent = 'Imported game, unfinished';
+    document.title = title;
+    return;
+  }
   if (res) {
     banner.classList.remove('hidden');
     const detail = g.you && g.winner ? `${res.head}${/^(by|on) /.test(res.why) ? ' ' : ': '}${res.why}` : res.why;
@@ -312,10 +321,16 @@ function renderTakeback(actions, notice, g, you, act) {
 }
 
 /**
- * The game's chat lines (bots say things through the bot API); hidden while empty.
- * @param {HTMLElement} el @param {import('./types.js').ChatLine[]} lines
+ * The spectators' count ("2 spectators"; nothing at 0), as the game's feed
+ * tells it.
+ * @param {HTMLElement} root @param {number} n
  */
-export function renderChat(el, lines) {
-  el.classList.toggle('hidden', lines.length === 0);
-  el.innerHTML = lines.map((l) => `<div class="chat-line${l.room === 'spectator' ? ' muted' : ''}"><strong>${esc(l.user)}</strong> ${esc(l.text)}</div>`).join('');
+export function renderCrowd(root, n) {
+  const el = /** @type {HTMLElement} */ (root.querySelector('#crowd'));
+  el.dataset.spectators = String(n);
+  el.classList.toggle('hidden', n <= 0);
+  el.textContent = n <= 0 ? '' : `${n} ${n === 1 ? 'spectator' : 'spectators'}`;
 }
+
+/** An imported game without a result: nobody plays it on (it is no live game). @param {Game} g */
+export const unfinishedImport = (g) => g.source === 'import' && g.status === 'started';

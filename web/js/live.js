@@ -3,6 +3,11 @@
 // last version seen, so the server replays exactly what was missed; the
 // lobby subscription is resent too, and the server answers it with the
 // whole list of open challenges again.
+//
+// A followed game's feed also carries the lines of its chat the socket's
+// user may read (`gameState` frames whose `d.type` is `chatLine`: they go
+// to `onChat`, never to `onGame`, as they are no state of the game) and
+// its spectators' count (`crowd` frames, to `onCrowd`).
 
 import { ApiError } from './api.js';
 
@@ -14,7 +19,8 @@ import { ApiError } from './api.js';
  *   | { t: 'event', d: import('./types.js').UserEvent }
  *   | { t: 'lobby', d: import('./types.js').LobbyChange }
  *   | { t: 'gameFull', id: string, v: number, d: import('./types.js').GameFull }
- *   | { t: 'gameState', id: string, v: number, d: import('./types.js').GameState }
+ *   | { t: 'gameState', id: string, v: number, d: import('./types.js').GameState | import('./types.js').ChatLineEvent }
+ *   | { t: 'crowd', id: string, spectators: number }
  *   | { t: 'ack', a: number }
  *   | { t: 'error', a?: number, status: number, error: string, code: import('./types.js').ErrorCode }
  *   | { t: 'pong' }} ServerFrame
@@ -30,14 +36,19 @@ export class Live {
    * @param {(event: import('./types.js').UserEvent) => void} [handlers.onEvent] a user event (`d` of `{"t":"event"}`), or `{type: 'hello'}`
    * @param {(id: string, type: 'gameFull' | 'gameState', version: number, state: import('./types.js').GameState, full: import('./types.js').GameFull | null) => void} [handlers.onGame]
    *   a game's state: pushed, or a `gameFull`'s `state` (then `full` is the whole `gameFull`: its clock, days per move, speed)
+   * @param {(id: string, version: number, line: import('./types.js').ChatLineEvent) => void} [handlers.onChat]
+   *   a line said in a followed game's chat (one the socket's user may read); it takes a version of the game, as its states do
+   * @param {(id: string, spectators: number) => void} [handlers.onCrowd] a followed game's spectators' count: when it is followed, then as it changes
    * @param {(up: boolean) => void} [handlers.onStatus] the socket opened or dropped
    * @param {(change: import('./types.js').LobbyChange) => void} [handlers.onLobby] the open challenges' list, then each change
    * @param {string} [handlers.game]
    */
-  constructor({ onEvent, onGame, onStatus, onLobby, game } = {}) {
+  constructor({ onEvent, onGame, onChat, onCrowd, onStatus, onLobby, game } = {}) {
     this.game = game || null;
     this.onEvent = onEvent || (() => {});
     this.onGame = onGame || (() => {});
+    this.onChat = onChat || (() => {});
+    this.onCrowd = onCrowd || (() => {});
     this.onStatus = onStatus || (() => {});
     this.onLobby = onLobby || (() => {});
     this.lobby = false;
@@ -81,10 +92,19 @@ export class Live {
       if (msg.t === 'event') this.onEvent(msg.d);
       else if (msg.t === 'lobby') this.onLobby(msg.d);
       else if (msg.t === 'gameFull' || msg.t === 'gameState') {
+        // Only a game still followed: a frame already on its way when the page unsubscribed is dropped.
+        if (!this.subs.has(msg.id)) return;
         const last = this.subs.get(msg.id);
         if (last == null || msg.v > last) this.subs.set(msg.id, msg.v);
-        const state = msg.t === 'gameFull' ? msg.d.state : msg.d;
-        if (state) this.onGame(msg.id, msg.t, msg.v, state, msg.t === 'gameFull' ? msg.d : null);
+        if (msg.t === 'gameFull') {
+          if (msg.d.state) this.onGame(msg.id, 'gameFull', msg.v, msg.d.state, msg.d);
+        } else if (msg.d && msg.d.type === 'chatLine') {
+          this.onChat(msg.id, msg.v, /** @type {import('./types.js').ChatLineEvent} */ (msg.d));
+        } else if (msg.d) {
+          this.onGame(msg.id, 'gameState', msg.v, /** @type {import('./types.js').GameState} */ (msg.d), null);
+        }
+      } else if (msg.t === 'crowd') {
+        if (this.subs.has(msg.id)) this.onCrowd(msg.id, msg.spectators);
       } else if ((msg.t === 'ack' || msg.t === 'error') && msg.a != null) {
         const w = this.acks.get(msg.a);
         if (!w) return;

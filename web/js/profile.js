@@ -1,10 +1,10 @@
 // A player's profile at /@/{name} (lichess's path): ratings per variant
 // with a history graph, games won/drawn/lost per variant, every finished
-// game paged and filtered by variant and result, "Challenge this player"
-// (the lobby's friend form, filled in), Follow / Unfollow and Block /
-// Unblock.
+// game paged and filtered by variant and result, the games they imported
+// (their PGN's names, finished or not), "Challenge this player" (the
+// lobby's friend form, filled in), Follow / Unfollow and Block / Unblock.
 
-import { api, botTag, currentUser, esc, failure, toast } from './api.js';
+import { api, apiLines, botTag, currentUser, esc, failure, toast } from './api.js';
 import { navigate, notFound } from './app.js';
 import { speedName } from './clock.js';
 import { cap, finishedText } from './common.js';
@@ -88,6 +88,35 @@ export function gameRow(g, userId) {
     </li>`;
 }
 
+/** Imported games listed on a profile (the newest). */
+const IMPORTED_MAX = 30;
+
+/**
+ * An imported game's result in words: "Unfinished" for one whose PGN
+ * gives none (it is no game under way), else who won and the score.
+ * @param {import('./types.js').ExportedGame} g
+ */
+export function importedResult(g) {
+  if (g.status === 'started') return 'Unfinished';
+  if (g.status === 'aborted') return 'Aborted';
+  if (g.winner === 'white') return 'White won · 1-0';
+  if (g.winner === 'black') return 'Black won · 0-1';
+  return 'Draw · ½-½';
+}
+
+/** One imported game as the profile lists it: the PGN's names, the variant, when, the result. @param {import('./types.js').ExportedGame} g */
+export function importedRow(g) {
+  /** @param {import('./types.js').ExportPlayer} p */
+  const name = (p) => (p.user ? p.user.name : p.name || '?');
+  const date = new Date(g.createdAt);
+  return `<li data-game="${esc(g.id)}" data-status="${esc(g.status)}">
+      <span class="pgn-names">${esc(name(g.players.white))} vs ${esc(name(g.players.black))}</span>
+      <span class="muted">${esc(variantName(g.variant))} · imported <time datetime="${date.toISOString()}">${esc(date.toLocaleDateString())}</time></span>
+      <span class="result">${esc(importedResult(g))}</span>
+      <a href="/${esc(g.id)}" data-link class="to-game">Open game</a>
+    </li>`;
+}
+
 /** @param {HTMLElement} root @param {string} name */
 export async function mount(root, name) {
   const me = await currentUser().catch(() => null);
@@ -149,6 +178,10 @@ export async function mount(root, name) {
         <ul class="items" id="profile-games" aria-live="polite"></ul>
         <div class="row pager"><button type="button" id="newer">Newer</button><span id="page-no" class="muted"></span><button type="button" id="older">Older</button></div>
       </section>
+      <section class="card hidden" id="imported-card" aria-labelledby="imported-h"><h2 id="imported-h">Imported games</h2>
+        <p class="muted">Games ${itsMe ? 'you' : esc(u.username)} imported from PGN, under the names the PGN gives.</p>
+        <ul class="items" id="imported-games"></ul>
+      </section>
     </div>`;
 
   const $ = finder(root);
@@ -174,6 +207,13 @@ export async function mount(root, name) {
   api('GET', `/api/user/${encodeURIComponent(u.username)}/rating-history`).then((/** @type {import('./types.js').RatingHistory[]} */ h) => {
     if (alive) $('#history').innerHTML = historySvg(h);
   }).catch((e) => { if (alive) $('#history').innerHTML = `<p class="error-text">${esc(e.message)}</p>`; });
+
+  // Imported games: the card shows only when there are some.
+  apiLines(`/api/games/imported/${encodeURIComponent(u.username)}?max=${IMPORTED_MAX}`).then((/** @type {import('./types.js').ExportedGame[]} */ games) => {
+    if (!alive || !games.length) return;
+    $('#imported-games').innerHTML = games.map(importedRow).join('');
+    $('#imported-card').classList.remove('hidden');
+  }).catch(() => { /* no list: the card stays hidden */ });
 
   // The list's state lives in the address (?page=&variant=&result=), so a
   // reload or a shared link shows the same page.

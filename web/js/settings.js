@@ -2,11 +2,13 @@
 // before resigning, browser notifications, who may challenge you. Kept with the account when
 // signed in (GET/POST /api/account/preferences), in this browser when not;
 // every change is saved at once and applied to the page. Signed in, also
-// the correspondence vacation switch (GET/POST /api/account/vacation).
+// the correspondence vacation switch (GET/POST /api/account/vacation) and
+// the players muted in games' chats, each to unmute (GET /api/rel/muting).
 
 import { api, currentUser, esc, failure, toast } from './api.js';
 import { Board } from './board.js';
 import { finder } from './common.js';
+import { userLink } from './users.js';
 import { PAIR_SIZES, THEMES, WHO_MAY_CHALLENGE, askNotifications, currentPrefs, loadPrefs, savePrefs, tone } from './site.js';
 
 const SAMPLE = 'r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5(NP)2/PPPP2PP/RNBQK2R w KQkq - 0 1';
@@ -49,6 +51,48 @@ async function mountVacation(card) {
   }
 }
 
+/** The players muted in games' chats, each with Unmute. @param {HTMLElement} card */
+async function mountMuted(card) {
+  card.innerHTML = `<h2 id="muted-h">Muted players</h2>
+    <p class="muted">Their lines in games' chats are hidden from you (they are not told). Mute a player from one of their lines in a game's chat.</p>
+    <ul class="items" id="muted-list" aria-labelledby="muted-h" tabindex="-1"><li class="muted">Loading…</li></ul>
+    <p id="muted-status" role="status"></p>`;
+  const list = /** @type {HTMLElement} */ (card.querySelector('#muted-list'));
+  const status = /** @type {HTMLElement} */ (card.querySelector('#muted-status'));
+  /** @param {string[]} names */
+  const show = (names) => {
+    list.innerHTML = names.length
+      ? names.map((n) => `<li data-muted="${esc(n)}"><span>${userLink(n)}</span><button type="button" data-unmute="${esc(n)}" aria-label="Unmute ${esc(n)}">Unmute</button></li>`).join('')
+      : '<li class="muted" id="muted-none">You mute nobody.</li>';
+  };
+  /** @type {string[]} */
+  let names = [];
+  try {
+    names = (/** @type {{ muting: string[] }} */ (await api('GET', '/api/rel/muting'))).muting || [];
+  } catch (ex) {
+    list.innerHTML = `<li class="error-text">${esc(failure(ex).message)}</li>`;
+    return;
+  }
+  show(names);
+  list.addEventListener('click', async (e) => {
+    const b = /** @type {Element} */ (e.target).closest('button[data-unmute]');
+    if (!(b instanceof HTMLButtonElement)) return;
+    const name = /** @type {string} */ (b.dataset.unmute);
+    b.disabled = true;
+    try {
+      await api('POST', `/api/rel/unmute/${encodeURIComponent(name)}`);
+    } catch (ex) {
+      toast(failure(ex).message);
+      b.disabled = false;
+      return;
+    }
+    names = names.filter((n) => n !== name);
+    show(names);
+    status.textContent = `You no longer mute ${name}.`;
+    list.focus();
+  });
+}
+
 /** @param {HTMLElement} root */
 export async function mount(root) {
   document.title = 'Settings · ChessMerge';
@@ -74,6 +118,7 @@ export async function mount(root) {
       </form>
       <div class="card"><h2>Preview</h2><div id="pref-preview"></div></div>
       ${me ? '<div class="card stack" id="vacation" data-view="vacation"></div>' : ''}
+      ${me ? '<div class="card stack" id="muted-card"></div>' : ''}
     </div>`;
   const $ = finder(root);
   const board = new Board($('#pref-preview'), { label: 'preview board' });
@@ -82,6 +127,8 @@ export async function mount(root) {
   const status = $('#pref-status');
   const vacation = root.querySelector('#vacation');
   if (vacation instanceof HTMLElement) mountVacation(vacation);
+  const muted = root.querySelector('#muted-card');
+  if (muted instanceof HTMLElement) mountMuted(muted);
   $('#settings').addEventListener('change', async (e) => {
     // Every field of the form is named after its setting.
     const el = /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target);

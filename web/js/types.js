@@ -55,6 +55,7 @@
  * @property {LegalMove[]} legalMoves
  * @property {Color | null} you the viewer's colour, null for a spectator
  * @property {boolean} rated
+ * @property {string} [source] how the game came about: `friend`, `ai`, `import` (a PGN's game: nobody plays it), ...
  * @property {RatingDiff | null} [ratingDiff]
  * @property {ClockConfig | null} [clock] a real-time game's clock (from the `gameFull` the page follows; `GET /api/game/{id}` has none)
  * @property {number} [daysPerTurn] a correspondence game's days per move (likewise)
@@ -231,7 +232,20 @@
  * @property {ReviewPosition[]} [positions]
  */
 
-/** A line of a game's chat (`GET /api/board/game/{id}/chat`). @typedef {{ user: string, text: string, room: 'player' | 'spectator', createdAt: number }} ChatLine */
+/** A game's chat room: the players' or the spectators'. @typedef {'player' | 'spectator'} ChatRoom */
+
+/** A line of a game's chat (`GET /api/board/game/{id}/chat`). @typedef {{ user: string, text: string, room: ChatRoom, createdAt: number }} ChatLine */
+
+/**
+ * A line said in a game's chat, pushed on the game's feed (`d` of a
+ * `{"t":"gameState"}` frame whose `type` is `chatLine`).
+ * @typedef {{ type: 'chatLine', username: string, text: string, room: ChatRoom }} ChatLineEvent
+ */
+
+/**
+ * A variant's best game under way (`GET /api/tv/channels`, by the variant's name).
+ * @typedef {{ user: LightUser, rating?: number, gameId: string, color: Color }} TvChannel
+ */
 
 /** An engine's score from White's view: centipawns, or mate in that many moves (negative: Black mates). @typedef {{ cp?: number, mate?: number | null }} Score */
 
@@ -278,6 +292,10 @@
  * @property {Color} [winner]
  * @property {{ white: ExportPlayer, black: ExportPlayer }} players
  * @property {string} [speed] lichess's speed word (`correspondence` for untimed games too)
+ * @property {number} [lastMoveAt]
+ * @property {string} [source] `friend`, `ai`, `import`, ...
+ * @property {string} [fen] the position now (Merge-FEN)
+ * @property {string} [moves] space-separated Merge-UCI
  */
 
 /** @typedef {{ user?: LightUser, aiLevel?: number, name?: string, rating?: number, ratingDiff?: number }} ExportPlayer */
