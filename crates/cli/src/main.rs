@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod bot;
+mod chances;
 mod datagen;
 mod loadtest;
 mod matches;
@@ -56,6 +57,8 @@ enum Command {
     Tune(tune::TuneArgs),
     /// Train the engine's network on self-play data.
     TrainNet(train_net::TrainNetArgs),
+    /// Fit the analysis's winning-chances curve to self-play results.
+    FitChances(chances::FitChancesArgs),
 }
 
 fn main() -> ExitCode {
@@ -95,6 +98,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Datagen(args) => datagen::run(args)?,
         Command::Tune(args) => tune::run(args)?,
         Command::TrainNet(args) => train_net::run(args)?,
+        Command::FitChances(args) => chances::run(args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -19,7 +19,8 @@
 //! at the end `{"type":"analysisComplete"}`, stored in the same transaction
 //! as the result. The result holds the evaluations only; marks and
 //! accuracy are computed from them when read ([`judge`], [`accuracy`]), by
-//! lichess's formulas (see docs/analysis.md).
+//! lichess's formulas with each variant's winning-chances curve
+//! ([`chances_k`]; see docs/analysis.md).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -27,7 +28,7 @@ use std::time::Duration;
 
 use chessmerge_engine::Limits;
 use chessmerge_engine::search::ReportedScore;
-use chessmerge_rules::{Color, Game as RulesGame};
+use chessmerge_rules::{Color, Game as RulesGame, Variant};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use utoipa::ToSchema;
@@ -155,11 +156,49 @@ pub struct StoredAnalysis {
     pub positions: Vec<PositionEval>,
 }
 
-/// Lichess's winning chances of a score, on [-1, 1]: `2/(1+exp(-0.00368208·cp)) - 1`,
-/// with the score first capped at ±1000 centipawns (lichess's "ceiled").
-pub fn winning_chances(cp: i32) -> f64 {
+/// The constant `k` of each variant's winning-chances curve
+/// ([`winning_chances`]).
+///
+/// Standard chess keeps lichess's constant, fitted to human games. Each
+/// other variant's is lichess's times the ratio of the variant's `k` to
+/// standard's, both fitted the same way to the engine's self-play (so the
+/// engine's own strength, which sets the absolute `k` of its games, cancels
+/// out):
+///
+/// ```text
+/// chessmerge datagen --variant V --games 600 --nodes 20000 --seed 1 --threads 2 --out V-20k.txt
+/// chessmerge fit-chances chessmerge-20k.txt chessplus-20k.txt fusion-20k.txt standard-20k.txt
+/// ```
+///
+/// | variant    | games | positions | k (self-play) | k / standard's (5%-95%) | k here   |
+/// |------------|-------|-----------|---------------|-------------------------|----------|
+/// | chessmerge | 600   | 18,893    | 0.003788      | 0.877 (0.734-1.084)     | 0.00323  |
+/// | chessplus  | 600   | 18,389    | 0.003634      | 0.841 (0.684-1.025)     | 0.00310  |
+/// | fusion     | 600   | 35,980    | 0.005490      | 1.271 (1.070-1.486)     | 0.00468  |
+/// | standard   | 600   | 48,080    | 0.004320      | 1                       | 0.003682 |
+///
+/// (20,000 nodes a move, not the analysis's [`ANALYSIS_NODES`], for time;
+/// positions scored within ±1000 cp; at 5,000 nodes, 300 games each, the
+/// ratios were 0.73, 0.82 and 1.18.) A smaller `k` judges the same drop of
+/// centipawns more leniently: from a level position an inaccuracy is a
+/// drop of 55 cp in standard chess, 62 in ChessMerge, 65 in Chessplus and
+/// 43 in Fusion Chess.
+pub const fn chances_k(variant: Variant) -> f64 {
+    match variant {
+        Variant::ChessMerge => 0.003_23,
+        Variant::Chessplus => 0.003_10,
+        Variant::Fusion => 0.004_68,
+        Variant::Standard => 0.003_682_08,
+    }
+}
+
+/// Winning chances of a score in `variant`, on [-1, 1]:
+/// `2/(1+exp(-k·cp)) - 1` with the variant's [`chances_k`] (in standard
+/// chess lichess's curve), the score first capped at ±1000 centipawns
+/// (lichess's "ceiled").
+pub fn winning_chances(variant: Variant, cp: i32) -> f64 {
     let cp = cp.clamp(-1000, 1000) as f64;
-    2.0 / (1.0 + (-0.003_682_08 * cp).exp()) - 1.0
+    2.0 / (1.0 + (-chances_k(variant) * cp).exp()) - 1.0
 }
 
 /// The mark of a move.
@@ -222,13 +261,19 @@ fn pov(e: Eval, side: Color, to_move: Color) -> Eval {
 /// created for the opponent is marked by how bad the position already was
 /// (worse than -999: inaccuracy; -700: mistake; else blunder), a mate lost
 /// by what is left (better than 999: inaccuracy; 700: mistake; else
-/// blunder); a mate kept or delayed is not marked.
-pub fn judge(before: Eval, after: Eval, mover: Color) -> Option<(Judgment, Cause)> {
+/// blunder); a mate kept or delayed is not marked. Winning chances are
+/// those of `variant`'s curve.
+pub fn judge(
+    variant: Variant,
+    before: Eval,
+    after: Eval,
+    mover: Color,
+) -> Option<(Judgment, Cause)> {
     let prev = pov(before, mover, mover);
     let next = pov(after, mover, mover.other());
     match (prev, next) {
         (Eval::Cp(p), Eval::Cp(n)) => {
-            let drop = winning_chances(p) - winning_chances(n);
+            let drop = winning_chances(variant, p) - winning_chances(variant, n);
             let j = if drop >= 0.3 {
                 Judgment::Blunder
             } else if drop >= 0.2 {
@@ -283,14 +328,15 @@ pub fn comment(j: Judgment, cause: Cause, best_san: Option<&str>) -> String {
 }
 
 /// Win percentage (0-100) of a side for accuracy: 50 + 50 · winning
-/// chances, with a mate counted as ±1000 centipawns (as lichess does).
-fn win_percent(e: Eval, side: Color, to_move: Color) -> f64 {
+/// chances (`variant`'s curve), with a mate counted as ±1000 centipawns
+/// (as lichess does).
+fn win_percent(variant: Variant, e: Eval, side: Color, to_move: Color) -> f64 {
     let cp = match pov(e, side, to_move) {
         Eval::Cp(c) => c,
         Eval::Mate(n) if n > 0 => 1000,
         Eval::Mate(_) => -1000,
     };
-    50.0 + 50.0 * winning_chances(cp)
+    50.0 + 50.0 * winning_chances(variant, cp)
 }
 
 /// Lichess's accuracy of one move from the mover's win percentage before
@@ -364,6 +410,7 @@ pub fn judged(game: &RulesGame, analysis: &StoredAnalysis) -> Option<Judged> {
     let mut marks = Vec::with_capacity(game.moves().len());
     let mut summary = SummaryJson::default();
     let mut accuracies: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let variant = game.variant();
     for (i, &played) in game.moves().iter().enumerate() {
         let mover = positions[i].turn();
         let (before, after) = (&analysis.positions[i], &analysis.positions[i + 1]);
@@ -373,7 +420,7 @@ pub fn judged(game: &RulesGame, analysis: &StoredAnalysis) -> Option<Judged> {
         };
         // The engine cannot tell you to play what you played.
         let better = before.best.as_deref().filter(|b| *b != played.to_string());
-        let mark = better.and_then(|_| judge(before.eval, after.eval, mover));
+        let mark = better.and_then(|_| judge(variant, before.eval, after.eval, mover));
         let side = match mover {
             Color::White => &mut summary.white,
             Color::Black => &mut summary.black,
@@ -401,8 +448,8 @@ pub fn judged(game: &RulesGame, analysis: &StoredAnalysis) -> Option<Judged> {
         plies.push(entry);
         marks.push(mark.map(|(j, _)| j));
         accuracies[mover as usize].push(move_accuracy(
-            win_percent(before.eval, mover, mover),
-            win_percent(after.eval, mover, mover.other()),
+            win_percent(variant, before.eval, mover, mover),
+            win_percent(variant, after.eval, mover, mover.other()),
         ));
     }
     summary.white.accuracy = accuracy(&accuracies[Color::White as usize]).map(|a| a.round() as u32);
@@ -746,52 +793,126 @@ mod tests {
     }
 
     #[test]
-    fn winning_chances_follow_lichess() {
-        assert_eq!(winning_chances(0), 0.0);
-        assert!((winning_chances(100) - 0.1820).abs() < 1e-3);
-        assert!((winning_chances(-300) + 0.5023).abs() < 1e-3);
-        // Capped at ±1000.
-        assert_eq!(winning_chances(5000), winning_chances(1000));
+    fn winning_chances_follow_lichess_in_standard_chess() {
+        let wc = |cp| winning_chances(Variant::Standard, cp);
+        assert_eq!(wc(0), 0.0);
+        assert!((wc(100) - 0.1820).abs() < 1e-3);
+        assert!((wc(-300) + 0.5023).abs() < 1e-3);
+        // Capped at ±1000, in every variant.
+        for v in Variant::ALL {
+            assert_eq!(winning_chances(v, 5000), winning_chances(v, 1000));
+            assert_eq!(winning_chances(v, 0), 0.0);
+            assert!((winning_chances(v, -250) + winning_chances(v, 250)).abs() < 1e-12);
+        }
     }
 
     #[test]
     fn drops_of_winning_chances_mark_moves() {
         use Color::*;
+        use Variant::Standard;
         // +0.5 -> +0.2 for White: a drop of 0.055, not marked.
-        assert_eq!(judge(Eval::Cp(50), Eval::Cp(20), White), None);
+        assert_eq!(judge(Standard, Eval::Cp(50), Eval::Cp(20), White), None);
         // +1.0 -> -1.0: a drop of 0.364: blunder.
         assert_eq!(
-            judge(Eval::Cp(100), Eval::Cp(-100), White),
+            judge(Standard, Eval::Cp(100), Eval::Cp(-100), White),
             Some((Judgment::Blunder, Cause::Chances))
         );
         // Black's view: -1.0 -> 0 is a loss of 0.182 for Black: inaccuracy.
         assert_eq!(
-            judge(Eval::Cp(-100), Eval::Cp(0), Black),
+            judge(Standard, Eval::Cp(-100), Eval::Cp(0), Black),
             Some((Judgment::Inaccuracy, Cause::Chances))
         );
         // +0.0 -> -1.5: drop 0.269: mistake.
         assert_eq!(
-            judge(Eval::Cp(0), Eval::Cp(-150), White),
+            judge(Standard, Eval::Cp(0), Eval::Cp(-150), White),
             Some((Judgment::Mistake, Cause::Chances))
         );
         // A missed mate in one with +3 left is a blunder; with +10 an inaccuracy.
         assert_eq!(
-            judge(Eval::Mate(1), Eval::Cp(300), White),
+            judge(Standard, Eval::Mate(1), Eval::Cp(300), White),
             Some((Judgment::Blunder, Cause::MateLost))
         );
         assert_eq!(
-            judge(Eval::Mate(-1), Eval::Cp(-1000), Black),
+            judge(Standard, Eval::Mate(-1), Eval::Cp(-1000), Black),
             Some((Judgment::Inaccuracy, Cause::MateLost))
         );
         // Allowing a mate from a level position.
         assert_eq!(
-            judge(Eval::Cp(0), Eval::Mate(-2), White),
+            judge(Standard, Eval::Cp(0), Eval::Mate(-2), White),
             Some((Judgment::Blunder, Cause::MateCreated))
         );
         // Mating, or a longer mate, is not marked.
-        assert_eq!(judge(Eval::Mate(1), Eval::Mate(0), White), None);
-        assert_eq!(judge(Eval::Mate(2), Eval::Mate(3), White), None);
-        assert_eq!(judge(Eval::Mate(-2), Eval::Mate(-1), White), None);
+        assert_eq!(judge(Standard, Eval::Mate(1), Eval::Mate(0), White), None);
+        assert_eq!(judge(Standard, Eval::Mate(2), Eval::Mate(3), White), None);
+        assert_eq!(judge(Standard, Eval::Mate(-2), Eval::Mate(-1), White), None);
+    }
+
+    #[test]
+    fn the_same_drop_is_judged_by_each_variants_curve() {
+        use Variant::*;
+        let mark = |v, cp| judge(v, Eval::Cp(0), Eval::Cp(cp), Color::White).map(|m| m.0);
+        // ChessMerge and Chessplus (smaller k): more lenient than chess;
+        // Fusion Chess (larger k): stricter.
+        assert!(chances_k(ChessMerge) < chances_k(Standard));
+        assert!(chances_k(Chessplus) < chances_k(Standard));
+        assert!(chances_k(Fusion) > chances_k(Standard));
+        // Level to -0.58: 0.106 of winning chances lost in chess, 0.093 in
+        // ChessMerge, 0.090 in Chessplus, 0.135 in Fusion Chess.
+        assert_eq!(mark(Standard, -58), Some(Judgment::Inaccuracy));
+        assert_eq!(mark(ChessMerge, -58), None);
+        assert_eq!(mark(Chessplus, -58), None);
+        assert_eq!(mark(Fusion, -58), Some(Judgment::Inaccuracy));
+        // Level to -0.45: only Fusion Chess marks it.
+        assert_eq!(mark(Standard, -45), None);
+        assert_eq!(mark(Fusion, -45), Some(Judgment::Inaccuracy));
+        // Level to -1.5: a mistake in chess and ChessMerge, a blunder in
+        // Fusion Chess.
+        assert_eq!(mark(Standard, -150), Some(Judgment::Mistake));
+        assert_eq!(mark(ChessMerge, -150), Some(Judgment::Mistake));
+        assert_eq!(mark(Fusion, -150), Some(Judgment::Blunder));
+        // The accuracy of the move follows the same curve.
+        let acc = |v| {
+            move_accuracy(
+                win_percent(v, Eval::Cp(0), Color::White, Color::White),
+                win_percent(v, Eval::Cp(-58), Color::White, Color::Black),
+            )
+        };
+        assert!(acc(ChessMerge) > acc(Standard) && acc(Standard) > acc(Fusion));
+    }
+
+    #[test]
+    fn a_game_is_judged_by_its_variants_curve() {
+        // The same moves and evaluations: White's first move loses 0.58.
+        let judged_in = |v| {
+            let mut game = RulesGame::new(Position::new(v));
+            game.play_uci("e2e3").unwrap();
+            game.play_uci("e7e6").unwrap();
+            let at = |eval, best: &str| PositionEval {
+                eval,
+                best: Some(best.to_owned()),
+                best_san: Some(best.to_owned()),
+                depth: 1,
+                nodes: 1,
+            };
+            let analysis = StoredAnalysis {
+                nodes_per_position: 1,
+                engine: String::new(),
+                time_ms: 0,
+                positions: vec![
+                    at(Eval::Cp(0), "g1f3"),
+                    at(Eval::Cp(-58), "e7e6"),
+                    at(Eval::Cp(-58), "g1f3"),
+                ],
+            };
+            judged(&game, &analysis).unwrap()
+        };
+        let chess = judged_in(Variant::Standard);
+        let merge = judged_in(Variant::ChessMerge);
+        assert_eq!(chess.summary.white.inaccuracy, 1);
+        assert_eq!(chess.plies[0].judgment.as_ref().unwrap().name, "Inaccuracy");
+        assert_eq!(merge.summary.white.inaccuracy, 0);
+        assert!(merge.plies[0].judgment.is_none());
+        assert!(merge.summary.white.accuracy > chess.summary.white.accuracy);
     }
 
     #[test]
