@@ -502,6 +502,9 @@ pub async fn ws_connect_to(url: &str, cookie: Option<&str>) -> Ws {
     ws
 }
 
+/// The socket's next frame, spectators' counts (`crowd`) passed over:
+/// they come and go with other followers, and the tests that count them
+/// read them on their own (`server_social`).
 pub async fn ws_next(ws: &mut Ws) -> Value {
     loop {
         let msg = tokio::time::timeout(TIMEOUT, ws.next())
@@ -510,7 +513,10 @@ pub async fn ws_next(ws: &mut Ws) -> Value {
             .expect("socket closed")
             .unwrap();
         if let Message::Text(t) = msg {
-            return serde_json::from_str(&t).unwrap();
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["t"] != "crowd" {
+                return v;
+            }
         }
     }
 }
