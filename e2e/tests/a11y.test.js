@@ -213,10 +213,18 @@ test('the players\' dots stand out from the page in both themes (at least 3:1)',
     await page.locator('.player .dot.black').waitFor();
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     for (const colour of ['white', 'black']) {
-      const dot = await page.locator(`.player .dot.${colour}`).first().evaluate((el) => {
-        const s = getComputedStyle(el);
-        return { fill: s.backgroundColor, edge: s.borderTopColor, width: parseFloat(s.borderTopWidth) };
-      });
+      // Read again while the player bars are redrawn (a chat line or a
+      // spectator arriving re-renders them): a dot taken out of the page
+      // has no computed style.
+      let dot = { fill: '', edge: '', width: NaN };
+      for (let i = 0; i < 20 && !dot.fill; i++) {
+        if (i) await page.waitForTimeout(150);
+        dot = await page.locator(`.player .dot.${colour}`).first().evaluate((el) => {
+          if (!el.isConnected) return { fill: '', edge: '', width: NaN };
+          const s = getComputedStyle(el);
+          return { fill: s.backgroundColor, edge: s.borderTopColor, width: parseFloat(s.borderTopWidth) };
+        });
+      }
       // The dot is seen by its fill, or by an edge at least 2 px wide.
       const seen = Math.max(contrast(dot.fill, bg), dot.width >= 2 ? contrast(dot.edge, bg) : 0);
       assert.ok(seen >= 3, `${dark ? 'dark' : 'light'} theme: the ${colour} dot (${dot.fill}, edge ${dot.edge} ${dot.width}px) on ${bg}: ${seen.toFixed(2)}:1`);
