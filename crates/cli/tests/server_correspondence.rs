@@ -100,6 +100,14 @@ async fn takebacks_are_proposed_declined_accepted_and_pushed_with_a_lower_ply() 
     assert_eq!(full["state"]["wtakeback"], false);
     let mut b_events = b.stream("/api/stream/event").await;
     let mut w_events = w.stream("/api/stream/event").await;
+    // An event stream sends what is committed after it began: its first
+    // line (the game under way) says it has begun.
+    for events in [&mut b_events, &mut w_events] {
+        assert_eq!(
+            events.next_of("gameStart").await["game"]["gameId"],
+            id.as_str()
+        );
+    }
 
     // White proposes; Black is told live (stream and events), and declines.
     assert_eq!(tb(&w, "yes").await.0, StatusCode::OK);
